@@ -1,0 +1,50 @@
+/*
+ * aiocann simulator: the kernel header. A simulator kernel is C (or C++) compiled for the host
+ * with this header, so it keeps its Ascend C signature:
+ *
+ *   #include "kernel_operator.h"
+ *   extern "C" __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR tiling)
+ *   {
+ *       int64_t idx = GetBlockIdx(), num = GetBlockNum();
+ *       ...
+ *   }
+ *
+ * (`extern "C"` only in C++; a C kernel writes `__global__ __aicore__ void add_custom(...)`.)
+ * Every block of a launch runs the function once on one of the device's AI-core threads;
+ * GetBlockIdx() is the block's index in [0, GetBlockNum()). Build with aiocann.sim.build_kernel.
+ */
+#ifndef AIOCANN_KERNEL_OPERATOR_H_
+#define AIOCANN_KERNEL_OPERATOR_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aclsim_kernel.h"
+
+#define __global__ __attribute__((visibility("default")))
+#define __aicore__
+#define __gm__
+#define GM_ADDR __gm__ uint8_t *
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Set by the generated entry before each block runs; thread-local because the blocks of a
+ * launch run concurrently on the AI-core threads. Defined in the generated entry stub. */
+extern __thread int64_t aclsim_block_idx __attribute__((visibility("hidden")));
+extern __thread int64_t aclsim_block_num __attribute__((visibility("hidden")));
+
+static inline int64_t GetBlockIdx(void) { return aclsim_block_idx; }
+static inline int64_t GetBlockNum(void) { return aclsim_block_num; }
+
+#ifdef __cplusplus
+}
+
+namespace AscendC {
+using ::GetBlockIdx;
+using ::GetBlockNum;
+}
+#endif
+
+#endif /* AIOCANN_KERNEL_OPERATOR_H_ */

@@ -1,0 +1,318 @@
+/*
+ * aiocann simulator: kernel binaries and their functions.
+ *
+ * A simulator kernel binary is a host shared object exporting aclsim_kernel_abi and the
+ * aclsim_kernels table (see aclsim_kernel.h; aiocann.sim.build_kernel produces them).
+ * aclrtBinaryLoadFromFile dlopen()s the file; aclrtBinaryLoadFromData writes the bytes to an
+ * anonymous memory file and dlopen()s that, so every load from data is an independent copy.
+ *
+ * Lifetimes: a function holds a reference on its binary and every launch task holds one on its
+ * function, so aclrtBinaryUnLoad invalidates the handles at once (later use gets 107017) while
+ * the code stays mapped until the last launch that uses it has run.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* g_binaries */
+static sim_binary **g_binaries;
+static size_t g_nbin, g_capbin;
+
+static void binary_destroy(sim_obj *o)
+{
+    sim_binary *b = (sim_binary *)o;
+    if (b->dl)
+        dlclose(b->dl);
+    free(b->functions);
+    pthread_mutex_destroy(&b->lock);
+    free(b);
+}
+
+static void function_destroy(sim_obj *o)
+{
+    sim_function *f = (sim_function *)o;
+    sim_obj_put(&f->bin->obj);
+    free(f);
+}
+
+static aclError check_options(const aclrtBinaryLoadOptions *options, bool from_file, const char *func)
+{
+    if (!options || options->numOpt == 0)
+        return ACL_SUCCESS;
+    if (!options->options)
+        return sim_fail_(func, ACL_ERROR_INVALID_PARAM, "options->options is NULL but numOpt is %zu", options->numOpt);
+    for (size_t i = 0; i < options->numOpt; i++) {
+        const aclrtBinaryLoadOption *o = &options->options[i];
+        switch (o->type) {
+        case ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD:
+            if (o->value.isLazyLoad > 1)
+                return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "option %zu: isLazyLoad must be 0 or 1, not %u", i,
+                                 o->value.isLazyLoad);
+            break;
+        case ACL_RT_BINARY_LOAD_OPT_MAGIC:
+            if (from_file)
+                return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
+                                 "option %zu: ACL_RT_BINARY_LOAD_OPT_MAGIC is only accepted by aclrtBinaryLoadFromData", i);
+            if (o->value.magic != ACL_RT_BINARY_MAGIC_ELF_AICORE && o->value.magic != ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE &&
+                o->value.magic != ACL_RT_BINARY_MAGIC_ELF_CUBE_CORE)
+                return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "option %zu: 0x%x is not an ACL_RT_BINARY_MAGIC_* value",
+                                 i, o->value.magic);
+            break;
+        case ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE:
+            if (o->value.cpuKernelMode < 0 || o->value.cpuKernelMode > 2)
+                return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "option %zu: cpuKernelMode must be 0, 1 or 2, not %d",
+                                 i, o->value.cpuKernelMode);
+            break;
+        default:
+            return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "option %zu: unknown load option type %d", i, (int)o->type);
+        }
+    }
+    return ACL_SUCCESS;
+}
+
+/* Opens a shared object and checks that it is a simulator kernel binary. */
+static aclError open_binary(const char *path, const char *label, int device, const char *func, aclrtBinHandle *out)
+{
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!dl)
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s is not a loadable kernel binary: %s", label, dlerror());
+    const uint32_t *abi = dlsym(dl, "aclsim_kernel_abi");
+    const aclsim_kernel_desc *kernels = dlsym(dl, "aclsim_kernels");
+    if (!abi || !kernels) {
+        dlclose(dl);
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
+                         "%s is not a simulator kernel binary (no aclsim_kernels table): build it with "
+                         "aiocann.sim.build_kernel",
+                         label);
+    }
+    if (*abi != ACLSIM_KERNEL_ABI_VERSION) {
+        dlclose(dl);
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s has kernel ABI %u, this simulator needs %u: rebuild it",
+                         label, *abi, ACLSIM_KERNEL_ABI_VERSION);
+    }
+    uint32_t n = 0;
+    for (; kernels[n].name; n++) {
+        const aclsim_kernel_desc *k = &kernels[n];
+        bool ok = k->entry && k->num_params <= ACLSIM_MAX_KERNEL_PARAMS && (k->num_params == 0 || (k->param_sizes && k->param_kinds));
+        for (uint32_t i = 0; ok && i < k->num_params; i++)
+            ok = k->param_sizes[i] >= 1 && k->param_sizes[i] <= 8;
+        if (!ok) {
+            dlclose(dl);
+            return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s: the descriptor of kernel %s is malformed", label,
+                             k->name);
+        }
+    }
+    size_t plen = strlen(label);
+    sim_binary *b = calloc(1, sizeof *b + plen + 1);
+    sim_function **fns = calloc(n ? n : 1, sizeof *fns);
+    if (!b || !fns) {
+        free(b);
+        free(fns);
+        dlclose(dl);
+        return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
+    }
+    sim_obj_init(&b->obj, SIM_KIND_BINARY, binary_destroy);
+    b->dl = dl;
+    b->device = device;
+    b->kernels = kernels;
+    b->num_kernels = n;
+    b->functions = fns;
+    pthread_mutex_init(&b->lock, NULL);
+    memcpy(b->path, label, plen + 1);
+    pthread_mutex_lock(&g_lock);
+    bool room = g_nbin < g_capbin;
+    if (!room) {
+        size_t cap = g_capbin ? g_capbin * 2 : 16;
+        sim_binary **nb = realloc(g_binaries, cap * sizeof *nb);
+        if (nb) {
+            g_binaries = nb;
+            g_capbin = cap;
+            room = true;
+        }
+    }
+    if (!room || !sim_handle_open(&b->obj)) {
+        pthread_mutex_unlock(&g_lock);
+        binary_destroy(&b->obj);
+        return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
+    }
+    g_binaries[g_nbin++] = b;
+    pthread_mutex_unlock(&g_lock);
+    *out = b->obj.handle;
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
+                                         aclrtBinHandle *binHandle)
+{
+    SIM_CHECK_NOT_NULL(binPath);
+    SIM_CHECK_NOT_NULL(binHandle);
+    SIM_REQUIRE_INIT();
+    aclError rc = check_options(options, true, __func__);
+    if (rc)
+        return rc;
+    if (access(binPath, R_OK) != 0)
+        return sim_fail(ACL_ERROR_RT_FILE_OPEN, "cannot open %s: %s", binPath, strerror(errno));
+    return open_binary(binPath, binPath, -1, __func__, binHandle);
+}
+
+SIM_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
+                                         aclrtBinHandle *binHandle)
+{
+    SIM_CHECK_NOT_NULL(data);
+    SIM_CHECK_NOT_NULL(binHandle);
+    if (length == 0)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "length must be greater than 0");
+    aclError rc = check_options(options, false, __func__);
+    if (rc)
+        return rc;
+    sim_context *c = sim_current_context(__func__);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    int device = c->dev->id;
+    sim_obj_put(&c->obj);
+
+    int fd = memfd_create("aclsim-binary", MFD_CLOEXEC);
+    if (fd < 0)
+        return sim_fail(ACL_ERROR_RT_FILE_WRITE, "memfd_create: %s", strerror(errno));
+    const char *p = data;
+    size_t left = length;
+    while (left) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int err = errno;
+            close(fd);
+            return sim_fail(err == EFAULT ? ACL_ERROR_RT_PARAM_INVALID : ACL_ERROR_RT_FILE_WRITE,
+                            "cannot read %zu bytes of binary data at %p: %s", length, data, strerror(err));
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    char path[64], label[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    snprintf(label, sizeof label, "<binary data, %zu bytes>", length);
+    rc = open_binary(path, label, device, __func__, binHandle);
+    close(fd); /* the mapping made by dlopen keeps the contents */
+    return rc;
+}
+
+static sim_binary *take_binary(aclrtBinHandle h)
+{
+    pthread_mutex_lock(&g_lock);
+    sim_binary *b = (sim_binary *)sim_handle_close(h, SIM_KIND_BINARY);
+    if (b) {
+        for (size_t i = 0; i < g_nbin; i++) {
+            if (g_binaries[i] == b) {
+                g_binaries[i] = g_binaries[--g_nbin];
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    return b;
+}
+
+/* Invalidates b's function handles and drops the table's reference on b. */
+static void unload(sim_binary *b)
+{
+    pthread_mutex_lock(&b->lock);
+    b->unloaded = true;
+    for (uint32_t i = 0; i < b->num_kernels; i++) {
+        if (b->functions[i]) {
+            sim_obj *o = sim_handle_close(b->functions[i]->obj.handle, SIM_KIND_FUNCTION);
+            b->functions[i] = NULL;
+            sim_obj_put(o);
+        }
+    }
+    pthread_mutex_unlock(&b->lock);
+    sim_obj_put(&b->obj);
+}
+
+SIM_API aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle)
+{
+    SIM_CHECK_NOT_NULL(binHandle);
+    sim_binary *b = take_binary(binHandle);
+    if (!b)
+        return sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "binary %p is not a loaded binary", binHandle);
+    unload(b);
+    return ACL_SUCCESS;
+}
+
+void sim_binary_unload_all(void)
+{
+    for (;;) {
+        pthread_mutex_lock(&g_lock);
+        void *h = g_nbin ? g_binaries[g_nbin - 1]->obj.handle : NULL;
+        pthread_mutex_unlock(&g_lock);
+        if (!h)
+            return;
+        sim_binary *b = take_binary(h);
+        if (b)
+            unload(b);
+    }
+}
+
+SIM_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
+                                        aclrtFuncHandle *funcHandle)
+{
+    SIM_CHECK_NOT_NULL(binHandle);
+    SIM_CHECK_NOT_NULL(kernelName);
+    SIM_CHECK_NOT_NULL(funcHandle);
+    sim_binary *b = (sim_binary *)sim_handle_get(binHandle, SIM_KIND_BINARY);
+    if (!b)
+        return sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "binary %p is not a loaded binary", binHandle);
+    uint32_t i = 0;
+    while (i < b->num_kernels && strcmp(b->kernels[i].name, kernelName) != 0)
+        i++;
+    if (i == b->num_kernels) {
+        char names[256] = "";
+        size_t used = 0;
+        for (uint32_t k = 0; k < b->num_kernels && used < sizeof names - 1; k++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "", b->kernels[k].name);
+        aclError rc = sim_fail(ACL_ERROR_RT_KERNEL_LOOKUP, "binary %s has no kernel named '%s' (it has: %s)", b->path,
+                               kernelName, b->num_kernels ? names : "none");
+        sim_obj_put(&b->obj);
+        return rc;
+    }
+    aclError rc = ACL_SUCCESS;
+    pthread_mutex_lock(&b->lock);
+    sim_function *f = b->functions[i];
+    if (b->unloaded) {
+        rc = sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "binary %p was unloaded", binHandle);
+    } else if (!f) {
+        f = calloc(1, sizeof *f);
+        if (f) {
+            sim_obj_init(&f->obj, SIM_KIND_FUNCTION, function_destroy);
+            sim_obj_get(&b->obj);
+            f->bin = b;
+            f->desc = &b->kernels[i];
+            if (sim_handle_open(&f->obj))
+                b->functions[i] = f;
+            else {
+                sim_obj_put(&f->obj);
+                f = NULL;
+            }
+        }
+        if (!f)
+            rc = sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+    }
+    if (f)
+        *funcHandle = f->obj.handle;
+    pthread_mutex_unlock(&b->lock);
+    sim_obj_put(&b->obj);
+    return rc;
+}
+
+sim_function *sim_function_get(aclrtFuncHandle h)
+{
+    return (sim_function *)sim_handle_get(h, SIM_KIND_FUNCTION);
+}

@@ -1,0 +1,276 @@
+/*
+ * aiocann simulator: host callbacks (aclrtSubscribeReport / aclrtLaunchCallback /
+ * aclrtProcessReport / aclrtUnSubscribeReport).
+ *
+ * A subscriber is a processing thread, identified by the pthread_self() value it passes to
+ * aclrtSubscribeReport (CPython's threading.get_ident() is that value). Binding rules: a
+ * stream has at most one processing thread (107011 otherwise); a thread serves streams of one
+ * device only (107012). When a stream reaches a callback task, its worker hands a report to
+ * the subscriber's queue; aclrtProcessReport, called by that thread, runs every queued report
+ * in the calling thread. For ACL_CALLBACK_BLOCK the stream's worker waits until the callback
+ * has returned, so later tasks of the stream wait too; for NO_BLOCK it continues at once.
+ *
+ * A subscriber stays registered while it serves a stream or still has reports queued, so a
+ * thread that unsubscribes its last stream can still drain what was already delivered.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+#define MAX_SUBSCRIBERS 1024
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* registry and stream->subscriber */
+static sim_subscriber *g_subs;
+static int g_nsubs;
+
+void sim_subscriber_put(sim_subscriber *sub)
+{
+    if (sub && atomic_fetch_sub(&sub->refs, 1) == 1) {
+        sim_report *r = sub->head;
+        while (r) { /* undelivered non-blocking reports: nobody will run them now */
+            sim_report *n = r->next;
+            free(r);
+            r = n;
+        }
+        pthread_mutex_destroy(&sub->lock);
+        pthread_cond_destroy(&sub->cv);
+        pthread_cond_destroy(&sub->done_cv);
+        free(sub);
+    }
+}
+
+static sim_subscriber *find_locked(uint64_t tid)
+{
+    for (sim_subscriber *s = g_subs; s; s = s->next)
+        if (s->tid == tid)
+            return s;
+    return NULL;
+}
+
+/* Drops the registry's reference once the subscriber serves no stream and has nothing queued.
+ * g_lock held. */
+static void maybe_retire_locked(sim_subscriber *sub)
+{
+    pthread_mutex_lock(&sub->lock);
+    bool idle = sub->num_streams == 0 && sub->head == NULL;
+    pthread_mutex_unlock(&sub->lock);
+    if (!idle)
+        return;
+    for (sim_subscriber **pp = &g_subs; *pp; pp = &(*pp)->next) {
+        if (*pp == sub) {
+            *pp = sub->next;
+            g_nsubs--;
+            sim_subscriber_put(sub);
+            return;
+        }
+    }
+}
+
+static void unbind_locked(sim_stream *s)
+{
+    sim_subscriber *sub = s->subscriber;
+    s->subscriber = NULL;
+    pthread_mutex_lock(&sub->lock);
+    sub->num_streams--;
+    pthread_mutex_unlock(&sub->lock);
+    maybe_retire_locked(sub);
+    sim_subscriber_put(sub); /* the stream's reference */
+}
+
+SIM_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    aclError rc;
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    pthread_mutex_lock(&g_lock);
+    sim_subscriber *sub = find_locked(threadId);
+    if (s->subscriber) {
+        rc = s->subscriber->tid == threadId
+                 ? sim_fail(ACL_ERROR_REPEAT_SUBSCRIBE, "thread %llu already serves this stream",
+                            (unsigned long long)threadId)
+                 : sim_fail(ACL_ERROR_RT_STREAM_SUBSCRIBE, "the stream is already served by thread %llu",
+                            (unsigned long long)s->subscriber->tid);
+    } else if (sub && sub->dev != s->dev) {
+        rc = sim_fail(ACL_ERROR_RT_THREAD_SUBSCRIBE, "thread %llu already serves streams of device %d, not %d",
+                      (unsigned long long)threadId, sub->dev->id, s->dev->id);
+    } else if (!sub && g_nsubs >= MAX_SUBSCRIBERS) {
+        rc = sim_fail(ACL_ERROR_RT_OVER_LIMIT, "already %d subscribed threads (the limit)", g_nsubs);
+    } else {
+        if (!sub) {
+            sub = calloc(1, sizeof *sub);
+            if (!sub) {
+                pthread_mutex_unlock(&g_lock);
+                sim_obj_put(&s->obj);
+                return sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+            }
+            atomic_init(&sub->refs, 1); /* the registry's */
+            sub->tid = threadId;
+            sub->dev = s->dev;
+            pthread_mutex_init(&sub->lock, NULL);
+            pthread_condattr_t ca;
+            pthread_condattr_init(&ca);
+            pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+            pthread_cond_init(&sub->cv, &ca);
+            pthread_condattr_destroy(&ca);
+            pthread_cond_init(&sub->done_cv, NULL);
+            sub->next = g_subs;
+            g_subs = sub;
+            g_nsubs++;
+        }
+        atomic_fetch_add(&sub->refs, 1); /* the stream's */
+        pthread_mutex_lock(&sub->lock);
+        sub->num_streams++;
+        pthread_mutex_unlock(&sub->lock);
+        s->subscriber = sub;
+        rc = ACL_SUCCESS;
+    }
+    pthread_mutex_unlock(&g_lock);
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+SIM_API aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    aclError rc;
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    pthread_mutex_lock(&g_lock);
+    if (!s->subscriber || s->subscriber->tid != threadId) {
+        rc = sim_fail(ACL_ERROR_RT_STREAM_SUBSCRIBE, "the stream is not served by thread %llu",
+                      (unsigned long long)threadId);
+    } else {
+        unbind_locked(s);
+        rc = ACL_SUCCESS;
+    }
+    pthread_mutex_unlock(&g_lock);
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+void sim_callback_stream_gone(sim_stream *s)
+{
+    pthread_mutex_lock(&g_lock);
+    if (s->subscriber)
+        unbind_locked(s);
+    pthread_mutex_unlock(&g_lock);
+}
+
+SIM_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
+                                     aclrtStream stream)
+{
+    SIM_CHECK_NOT_NULL(fn);
+    if (blockType != ACL_CALLBACK_NO_BLOCK && blockType != ACL_CALLBACK_BLOCK)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "blockType %d is neither ACL_CALLBACK_NO_BLOCK nor ACL_CALLBACK_BLOCK",
+                        (int)blockType);
+    aclError rc;
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    if ((rc = sim_stream_check_device(s, __func__))) {
+        sim_obj_put(&s->obj);
+        return rc;
+    }
+    pthread_mutex_lock(&g_lock);
+    sim_subscriber *sub = s->subscriber;
+    if (sub)
+        atomic_fetch_add(&sub->refs, 1); /* the task's */
+    pthread_mutex_unlock(&g_lock);
+    if (!sub) {
+        sim_obj_put(&s->obj);
+        return sim_fail(ACL_ERROR_RT_STREAM_NO_CB_REG,
+                        "no thread processes reports for this stream: call aclrtSubscribeReport first");
+    }
+    sim_task *t = sim_task_new(SIM_TASK_CALLBACK);
+    if (!t) {
+        sim_subscriber_put(sub);
+        sim_obj_put(&s->obj);
+        return sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+    }
+    t->u.callback.sub = sub;
+    t->u.callback.fn = fn;
+    t->u.callback.user_data = userData;
+    t->u.callback.block = blockType == ACL_CALLBACK_BLOCK;
+    if (!sim_stream_submit(s, t))
+        rc = sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block)
+{
+    sim_report stack_report = {.fn = fn, .user_data = user_data, .block = true};
+    sim_report *r = block ? &stack_report : calloc(1, sizeof *r);
+    if (!r) {
+        /* Out of memory for a non-blocking report: run it as a blocking one rather than lose it. */
+        r = &stack_report;
+        block = true;
+    }
+    r->fn = fn;
+    r->user_data = user_data;
+    r->block = block;
+    pthread_mutex_lock(&sub->lock);
+    if (sub->tail)
+        sub->tail->next = r;
+    else
+        sub->head = r;
+    sub->tail = r;
+    pthread_cond_signal(&sub->cv);
+    while (block && !r->done)
+        pthread_cond_wait(&sub->done_cv, &sub->lock);
+    pthread_mutex_unlock(&sub->lock);
+}
+
+SIM_API aclError aclrtProcessReport(int32_t timeout)
+{
+    if (timeout == 0 || timeout < -1)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "timeout %d is invalid (-1 waits forever, > 0 is a limit in ms)",
+                        timeout);
+    uint64_t tid = (uint64_t)pthread_self();
+    pthread_mutex_lock(&g_lock);
+    sim_subscriber *sub = find_locked(tid);
+    if (sub)
+        atomic_fetch_add(&sub->refs, 1);
+    pthread_mutex_unlock(&g_lock);
+    if (!sub)
+        return sim_fail(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                        "the calling thread (%llu) is not subscribed to any stream: call aclrtSubscribeReport",
+                        (unsigned long long)tid);
+
+    struct timespec ts;
+    bool timed = sim_deadline(timeout, &ts);
+    int w = 0;
+    pthread_mutex_lock(&sub->lock);
+    while (!sub->head && w == 0)
+        w = timed ? pthread_cond_timedwait(&sub->cv, &sub->lock, &ts) : pthread_cond_wait(&sub->cv, &sub->lock);
+    sim_report *list = sub->head;
+    sub->head = sub->tail = NULL;
+    pthread_mutex_unlock(&sub->lock);
+
+    aclError rc = ACL_SUCCESS;
+    if (!list)
+        rc = sim_fail(ACL_ERROR_RT_REPORT_TIMEOUT, "no callback report arrived within %d ms", timeout);
+    while (list) {
+        sim_report *r = list;
+        list = r->next;
+        r->fn(r->user_data); /* the user's callback, in this thread, no simulator lock held */
+        if (r->block) {
+            pthread_mutex_lock(&sub->lock);
+            r->done = true; /* r lives on the blocked worker's stack: do not touch it after this */
+            pthread_cond_broadcast(&sub->done_cv);
+            pthread_mutex_unlock(&sub->lock);
+        } else {
+            free(r);
+        }
+    }
+    pthread_mutex_lock(&g_lock);
+    maybe_retire_locked(sub);
+    pthread_mutex_unlock(&g_lock);
+    sim_subscriber_put(sub);
+    return rc;
+}

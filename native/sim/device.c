@@ -1,0 +1,616 @@
+/*
+ * aiocann simulator: devices, contexts and each device's AI-core thread pool.
+ *
+ * A device becomes active on the first aclrtSetDevice (or aclrtCreateContext) and is torn
+ * down when its reference count returns to zero: its streams are drained and stopped, its
+ * memory is released and its threads are joined. The calling thread's current context is a
+ * thread-local *handle*, not a pointer, so a thread whose context died with its device simply
+ * has no context (107002) instead of a dangling pointer.
+ *
+ * The AI cores: `cores_per_device` threads share one FIFO of launches (jobs). An idle core
+ * claims the next block of the job at the head of the queue, so the blocks of one launch run
+ * in parallel and launches from different streams share the cores, as on the device. A core
+ * runs each block under a fault guard (fault.c). A watchdog thread per device ends blocks of
+ * launches whose timeout attribute has expired.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+static sim_device g_devices[SIM_MAX_DEVICES];
+static pthread_once_t g_devices_once = PTHREAD_ONCE_INIT;
+static __thread void *t_ctx; /* handle of the calling thread's current context */
+
+static void devices_init(void)
+{
+    for (int i = 0; i < SIM_MAX_DEVICES; i++) {
+        g_devices[i].id = i;
+        pthread_mutex_init(&g_devices[i].lock, NULL);
+        pthread_mutex_init(&g_devices[i].mem.lock, NULL);
+    }
+}
+
+sim_device *sim_device_at(int i)
+{
+    pthread_once(&g_devices_once, devices_init);
+    return (i >= 0 && i < SIM_MAX_DEVICES) ? &g_devices[i] : NULL;
+}
+
+sim_device *sim_device_of(int32_t id)
+{
+    pthread_mutex_lock(&g_rt.lock);
+    int n = g_rt.initialized ? g_rt.cfg.num_devices : 0;
+    pthread_mutex_unlock(&g_rt.lock);
+    return (id >= 0 && id < n) ? sim_device_at(id) : NULL;
+}
+
+sim_context *sim_current_context(const char *func)
+{
+    sim_obj *o = t_ctx ? sim_handle_get(t_ctx, SIM_KIND_CONTEXT) : NULL;
+    if (!o) {
+        t_ctx = NULL;
+        sim_fail_(func, ACL_ERROR_RT_CONTEXT_NULL,
+                  "the calling thread has no current context: call aclrtSetDevice or aclrtSetCurrentContext");
+        return NULL;
+    }
+    return (sim_context *)o;
+}
+
+/* ------------------------------------------------------------------ AI-core pool --------- */
+
+typedef struct block_call {
+    const aclsim_kernel_desc *desc;
+    const void *args;
+    int64_t idx, num;
+} block_call;
+
+static void run_block(void *arg)
+{
+    block_call *c = arg;
+    c->desc->entry(c->args, c->idx, c->num);
+}
+
+/* The job at the head of the queue if a core may claim a block of it now. */
+static sim_job *claimable(sim_core_pool *p)
+{
+    sim_job *j = p->head;
+    if (!j)
+        return NULL;
+    if (j->batch && j->next_block == 0) {
+        int need = (int)(j->num_blocks < (uint32_t)p->num_cores ? j->num_blocks : (uint32_t)p->num_cores);
+        if (p->idle < need)
+            return NULL;
+    }
+    return j;
+}
+
+static void dequeue(sim_core_pool *p, sim_job *j)
+{
+    sim_job **pp = &p->head, *prev = NULL;
+    while (*pp && *pp != j) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (!*pp)
+        return;
+    *pp = j->next;
+    if (p->tail == j)
+        p->tail = prev;
+    j->next = NULL;
+}
+
+/* Ends a job early: unclaimed blocks count as finished and are never run. Pool lock held. */
+static void abort_job(sim_core_pool *p, sim_job *j)
+{
+    if (j->next_block < j->num_blocks) {
+        dequeue(p, j);
+        j->finished += j->num_blocks - j->next_block;
+        j->next_block = j->num_blocks;
+    }
+    j->abort = true;
+}
+
+static void finish_block(sim_core_pool *p, sim_job *j, uint32_t block, sim_fault f)
+{
+    j->running--;
+    j->finished++;
+    if ((f.sig || j->timed_out) && !j->error) {
+        if (j->timed_out) {
+            j->error = ACL_ERROR_RT_AICORE_TIMEOUT;
+            snprintf(j->errmsg, sizeof j->errmsg,
+                     "kernel %s exceeded its timeout of %llu us; block %u of %u was stopped", j->desc->name,
+                     (unsigned long long)j->timeout_us, block, j->num_blocks);
+        } else {
+            j->error = ACL_ERROR_RT_AICORE_EXCEPTION;
+            snprintf(j->errmsg, sizeof j->errmsg, "kernel %s, block %u of %u: %s at address %p", j->desc->name,
+                     block, j->num_blocks, sim_fault_describe(f.sig), f.addr);
+        }
+        abort_job(p, j);
+    }
+    if (j->finished == j->num_blocks)
+        pthread_cond_broadcast(&j->done_cv);
+}
+
+typedef struct core_arg {
+    sim_core_pool *pool;
+    int index;
+    int device;
+} core_arg;
+
+static void *core_main(void *arg)
+{
+    core_arg a = *(core_arg *)arg;
+    free(arg);
+    sim_core_pool *p = a.pool;
+    sim_core *me = &p->cores[a.index];
+    char name[16];
+    snprintf(name, sizeof name, "aclsim%d-core%d", a.device, a.index);
+    pthread_setname_np(pthread_self(), name);
+    sim_guard *guard = sim_fault_thread_init();
+
+    pthread_mutex_lock(&p->lock);
+    me->guard = guard;
+    while (!p->stop) {
+        sim_job *j = claimable(p);
+        if (!j) {
+            pthread_cond_wait(&p->work_cv, &p->lock);
+            continue;
+        }
+        uint32_t b = j->next_block++;
+        if (b == 0 && j->timeout_us)
+            j->deadline_ns = sim_now_ns() + j->timeout_us * 1000ull;
+        if (j->next_block == j->num_blocks)
+            dequeue(p, j);
+        j->running++;
+        p->idle--;
+        me->job = j;
+        me->block = b;
+        block_call c = {j->desc, j->args, b, j->num_blocks};
+        pthread_mutex_unlock(&p->lock);
+
+        sim_fault f = guard ? sim_guarded_call(guard, run_block, &c) : (run_block(&c), (sim_fault){0, NULL});
+
+        pthread_mutex_lock(&p->lock);
+        me->job = NULL;
+        p->idle++;
+        finish_block(p, j, b, f);
+    }
+    me->guard = NULL;
+    pthread_mutex_unlock(&p->lock);
+    sim_fault_thread_fini(guard);
+    return NULL;
+}
+
+/* Ends the blocks of launches whose timeout has expired. Sleeps while no launch has one. */
+static void *watchdog_main(void *arg)
+{
+    sim_core_pool *p = arg;
+    pthread_setname_np(pthread_self(), "aclsim-watchdog");
+    pthread_mutex_lock(&p->lock);
+    while (!p->stop) {
+        if (p->timed_jobs == 0) {
+            pthread_cond_wait(&p->watchdog_cv, &p->lock);
+            continue;
+        }
+        uint64_t now = sim_now_ns(), next = now + 100000000ull; /* re-check at least every 100 ms */
+        for (int i = 0; i < p->num_cores; i++) {
+            sim_job *j = p->cores[i].job;
+            if (!j || !j->deadline_ns)
+                continue;
+            if (j->deadline_ns <= now) {
+                if (!j->timed_out) {
+                    j->timed_out = true;
+                    abort_job(p, j);
+                }
+                if (p->cores[i].guard)
+                    sim_fault_interrupt(p->cores[i].guard, p->cores[i].thread);
+                next = now + 1000000ull; /* re-send until the block has left the core */
+            } else if (j->deadline_ns < next) {
+                next = j->deadline_ns;
+            }
+        }
+        struct timespec ts = {.tv_sec = (time_t)(next / 1000000000ull), .tv_nsec = (long)(next % 1000000000ull)};
+        pthread_cond_timedwait(&p->watchdog_cv, &p->lock, &ts);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+static int spawn(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 1 << 20);
+    int rc = pthread_create(t, &attr, fn, arg);
+    pthread_attr_destroy(&attr);
+    return rc;
+}
+
+int sim_pool_start(sim_core_pool *p, int num_cores, int device_id)
+{
+    memset(p, 0, sizeof *p);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&p->work_cv, NULL);
+    pthread_cond_init(&p->watchdog_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    p->cores = calloc((size_t)num_cores, sizeof *p->cores);
+    if (!p->cores)
+        return ENOMEM;
+    p->num_cores = num_cores;
+    p->idle = num_cores;
+    if (spawn(&p->watchdog, watchdog_main, p) != 0) {
+        free(p->cores);
+        return EAGAIN;
+    }
+    for (int i = 0; i < num_cores; i++) {
+        core_arg *a = malloc(sizeof *a);
+        int rc = a ? 0 : ENOMEM;
+        if (a) {
+            *a = (core_arg){p, i, device_id};
+            rc = spawn(&p->cores[i].thread, core_main, a);
+            if (rc)
+                free(a);
+        }
+        if (rc) {
+            p->num_cores = i; /* stop what started */
+            sim_pool_stop(p);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+void sim_pool_stop(sim_core_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->stop = true;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_cond_broadcast(&p->watchdog_cv);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < p->num_cores; i++)
+        pthread_join(p->cores[i].thread, NULL);
+    pthread_join(p->watchdog, NULL);
+    free(p->cores);
+    p->cores = NULL;
+    pthread_cond_destroy(&p->work_cv);
+    pthread_cond_destroy(&p->watchdog_cv);
+    pthread_mutex_destroy(&p->lock);
+}
+
+void sim_pool_run(sim_core_pool *p, sim_job *job)
+{
+    pthread_cond_init(&job->done_cv, NULL);
+    pthread_mutex_lock(&p->lock);
+    job->next = NULL;
+    if (p->tail)
+        p->tail->next = job;
+    else
+        p->head = job;
+    p->tail = job;
+    if (job->timeout_us) {
+        p->timed_jobs++;
+        pthread_cond_signal(&p->watchdog_cv);
+    }
+    if (job->num_blocks == 1)
+        pthread_cond_signal(&p->work_cv);
+    else
+        pthread_cond_broadcast(&p->work_cv);
+    while (job->finished < job->num_blocks || job->running > 0)
+        pthread_cond_wait(&job->done_cv, &p->lock);
+    if (job->timeout_us)
+        p->timed_jobs--;
+    pthread_mutex_unlock(&p->lock);
+    pthread_cond_destroy(&job->done_cv);
+}
+
+/* ------------------------------------------------------------------ contexts ------------- */
+
+static void context_destroy(sim_obj *o)
+{
+    free(o);
+}
+
+/* Creates a context with its default stream. Called with d->lock held. */
+static sim_context *context_new(sim_device *d, bool is_default, aclError *rc)
+{
+    sim_context *c = calloc(1, sizeof *c);
+    if (!c) {
+        *rc = sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+        return NULL;
+    }
+    sim_obj_init(&c->obj, SIM_KIND_CONTEXT, context_destroy);
+    c->dev = d;
+    c->is_default = is_default;
+    if (!sim_handle_open(&c->obj)) {
+        free(c);
+        *rc = sim_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "handle table is full");
+        return NULL;
+    }
+    c->default_stream = sim_stream_create(c, true, 0, 0, rc);
+    if (!c->default_stream) {
+        sim_obj_put(sim_handle_close(c->obj.handle, SIM_KIND_CONTEXT));
+        return NULL;
+    }
+    c->next = d->contexts;
+    d->contexts = c;
+    return c;
+}
+
+/* Stops every stream of context c (all of the device's when c is NULL). d->lock held; it is
+ * released while streams drain, since their last tasks may need it. */
+static void stop_streams(sim_device *d, sim_context *c)
+{
+    for (;;) {
+        sim_stream *s = d->streams, *prev = NULL;
+        while (s && c && s->ctx != c) {
+            prev = s;
+            s = s->next;
+        }
+        if (!s)
+            return;
+        if (prev)
+            prev->next = s->next;
+        else
+            d->streams = s->next;
+        d->num_streams--;
+        pthread_mutex_unlock(&d->lock);
+        sim_stream_shutdown(s);
+        pthread_mutex_lock(&d->lock);
+    }
+}
+
+static void context_close(sim_device *d, sim_context *c)
+{
+    stop_streams(d, c);
+    sim_context **pp = &d->contexts;
+    while (*pp && *pp != c)
+        pp = &(*pp)->next;
+    if (*pp)
+        *pp = c->next;
+    sim_obj_put(sim_handle_close(c->obj.handle, SIM_KIND_CONTEXT));
+}
+
+void sim_device_forget_stream(sim_stream *s)
+{
+    sim_device *d = s->dev;
+    pthread_mutex_lock(&d->lock);
+    for (sim_stream **pp = &d->streams; *pp; pp = &(*pp)->next) {
+        if (*pp == s) {
+            *pp = s->next;
+            d->num_streams--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&d->lock);
+}
+
+/* ------------------------------------------------------------------ device lifecycle ----- */
+
+static aclError activate(sim_device *d)
+{
+    aclError rc = ACL_SUCCESS;
+    if (sim_memory_init(&d->mem, g_rt.cfg.device_memory) != 0)
+        return sim_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "cannot reserve %zu bytes of address space for device %d",
+                        g_rt.cfg.device_memory, d->id);
+    if (sim_pool_start(&d->pool, g_rt.cfg.cores_per_device, d->id) != 0) {
+        sim_memory_fini(&d->mem);
+        return sim_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "cannot start the AI-core threads of device %d", d->id);
+    }
+    if (sim_copy_start(&d->copy, d->id) != 0) {
+        sim_pool_stop(&d->pool);
+        sim_memory_fini(&d->mem);
+        return sim_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "cannot start the copy engine of device %d", d->id);
+    }
+    d->active = true;
+    d->default_ctx = context_new(d, true, &rc);
+    if (!d->default_ctx) {
+        d->active = false;
+        sim_copy_stop(&d->copy);
+        sim_pool_stop(&d->pool);
+        sim_memory_fini(&d->mem);
+        return rc;
+    }
+    return ACL_SUCCESS;
+}
+
+void sim_device_teardown(sim_device *d)
+{
+    stop_streams(d, NULL);
+    while (d->contexts)
+        context_close(d, d->contexts);
+    d->default_ctx = NULL;
+    d->active = false;
+    d->refcount = 0;
+    sim_copy_stop(&d->copy);
+    sim_pool_stop(&d->pool);
+    sim_memory_fini(&d->mem);
+}
+
+/* Takes one reference on device id, activating it if needed. Returns it locked. */
+static sim_device *retain(int32_t id, const char *func, aclError *rc)
+{
+    if (!sim_is_initialized()) {
+        *rc = sim_fail_(func, ACL_ERROR_UNINITIALIZE, "aclInit has not been called");
+        return NULL;
+    }
+    sim_device *d = sim_device_of(id);
+    if (!d) {
+        *rc = sim_fail_(func, ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist (%d devices; set AIOCANN_SIM_DEVICES)",
+                        id, g_rt.cfg.num_devices);
+        return NULL;
+    }
+    pthread_mutex_lock(&d->lock);
+    if (!d->active && (*rc = activate(d)) != ACL_SUCCESS) {
+        pthread_mutex_unlock(&d->lock);
+        return NULL;
+    }
+    d->refcount++;
+    return d;
+}
+
+static void release(sim_device *d)
+{
+    if (d->refcount > 0 && --d->refcount == 0 && d->active)
+        sim_device_teardown(d);
+}
+
+SIM_API aclError aclrtSetDevice(int32_t deviceId)
+{
+    aclError rc = ACL_SUCCESS;
+    sim_device *d = retain(deviceId, __func__, &rc);
+    if (!d)
+        return rc;
+    t_ctx = d->default_ctx->obj.handle;
+    pthread_mutex_unlock(&d->lock);
+    return ACL_SUCCESS;
+}
+
+static aclError reset(int32_t deviceId, bool force, const char *func)
+{
+    SIM_REQUIRE_INIT();
+    sim_device *d = sim_device_of(deviceId);
+    if (!d)
+        return sim_fail_(func, ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist", deviceId);
+    pthread_mutex_lock(&d->lock);
+    if (force)
+        d->refcount = 1;
+    release(d);
+    pthread_mutex_unlock(&d->lock);
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtResetDevice(int32_t deviceId) { return reset(deviceId, false, __func__); }
+SIM_API aclError aclrtResetDeviceForce(int32_t deviceId) { return reset(deviceId, true, __func__); }
+
+SIM_API aclError aclrtGetDevice(int32_t *deviceId)
+{
+    SIM_CHECK_NOT_NULL(deviceId);
+    sim_context *c = sim_current_context(__func__);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    *deviceId = c->dev->id;
+    sim_obj_put(&c->obj);
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtGetDeviceCount(uint32_t *count)
+{
+    SIM_CHECK_NOT_NULL(count);
+    SIM_REQUIRE_INIT();
+    *count = (uint32_t)g_rt.cfg.num_devices;
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtSynchronizeDevice(void)
+{
+    sim_context *c = sim_current_context(__func__);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    sim_device *d = c->dev;
+    sim_obj_put(&c->obj);
+
+    /* Snapshot the streams with references, then wait for each outside the device lock. */
+    pthread_mutex_lock(&d->lock);
+    int n = d->num_streams, k = 0;
+    sim_stream **list = calloc((size_t)(n > 0 ? n : 1), sizeof *list);
+    if (!list) {
+        pthread_mutex_unlock(&d->lock);
+        return sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+    }
+    for (sim_stream *s = d->streams; s && k < n; s = s->next) {
+        sim_obj_get(&s->obj);
+        list[k++] = s;
+    }
+    pthread_mutex_unlock(&d->lock);
+
+    aclError first = ACL_SUCCESS;
+    char msg[512];
+    for (int i = 0; i < k; i++) {
+        pthread_mutex_lock(&list[i]->lock);
+        uint64_t target = list[i]->submitted;
+        pthread_mutex_unlock(&list[i]->lock);
+        sim_stream_wait_seq(list[i], target, -1);
+        aclError e = sim_stream_error(list[i], msg, sizeof msg);
+        if (e && !first) {
+            first = e;
+            sim_error_message(__func__, msg);
+        }
+        sim_obj_put(&list[i]->obj);
+    }
+    free(list);
+    return first;
+}
+
+SIM_API aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
+{
+    SIM_CHECK_NOT_NULL(context);
+    aclError rc = ACL_SUCCESS;
+    sim_device *d = retain(deviceId, __func__, &rc);
+    if (!d)
+        return rc;
+    sim_context *c = context_new(d, false, &rc);
+    if (!c) {
+        release(d);
+        pthread_mutex_unlock(&d->lock);
+        return rc;
+    }
+    *context = c->obj.handle;
+    t_ctx = c->obj.handle;
+    pthread_mutex_unlock(&d->lock);
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtDestroyContext(aclrtContext context)
+{
+    SIM_CHECK_NOT_NULL(context);
+    sim_context *c = (sim_context *)sim_handle_get(context, SIM_KIND_CONTEXT);
+    if (!c)
+        return sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "context %p is not a live context", context);
+    if (c->is_default) {
+        sim_obj_put(&c->obj);
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "the default context of a device cannot be destroyed; reset the device");
+    }
+    sim_device *d = c->dev;
+    pthread_mutex_lock(&d->lock);
+    /* Another thread may have closed it between the lookup and the lock. */
+    sim_context *still = (sim_context *)sim_handle_get(context, SIM_KIND_CONTEXT);
+    if (still) {
+        context_close(d, c);
+        sim_obj_put(&still->obj);
+        release(d);
+    }
+    pthread_mutex_unlock(&d->lock);
+    sim_obj_put(&c->obj);
+    if (t_ctx == context)
+        t_ctx = NULL;
+    return still ? ACL_SUCCESS : sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "context %p was already destroyed", context);
+}
+
+SIM_API aclError aclrtSetCurrentContext(aclrtContext context)
+{
+    SIM_CHECK_NOT_NULL(context);
+    sim_obj *o = sim_handle_get(context, SIM_KIND_CONTEXT);
+    if (!o)
+        return sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "context %p is not a live context", context);
+    t_ctx = context;
+    sim_obj_put(o);
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtGetCurrentContext(aclrtContext *context)
+{
+    SIM_CHECK_NOT_NULL(context);
+    sim_context *c = sim_current_context(__func__);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    *context = c->obj.handle;
+    sim_obj_put(&c->obj);
+    return ACL_SUCCESS;
+}

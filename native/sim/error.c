@@ -1,0 +1,75 @@
+/*
+ * aiocann simulator: recent error messages (aclGetRecentErrMsg).
+ *
+ * Every failing call records one line "<api>: <reason>" for the calling thread. The ACL
+ * contract is: newest first, returned and cleared by aclGetRecentErrMsg, and only the pointer
+ * from the latest call stays valid. Both buffers are fixed-size thread-locals, so recording
+ * an error never allocates (it runs on failure paths, including out-of-memory ones).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim.h"
+
+#define SIM_MSG_CAP 4096
+
+static __thread char t_pending[SIM_MSG_CAP]; /* accumulated, newest first */
+static __thread size_t t_pending_len;
+static __thread char t_returned[SIM_MSG_CAP];
+
+static void record(const char *line, size_t n)
+{
+    if (n >= SIM_MSG_CAP - 1)
+        n = SIM_MSG_CAP - 2;
+    /* Prepend: keep as much of the older text as fits after the new line. */
+    size_t keep = t_pending_len;
+    if (n + 1 + keep > SIM_MSG_CAP - 1)
+        keep = SIM_MSG_CAP - 1 - (n + 1);
+    memmove(t_pending + n + 1, t_pending, keep);
+    memcpy(t_pending, line, n);
+    t_pending[n] = '\n';
+    t_pending_len = n + 1 + keep;
+    t_pending[t_pending_len] = '\0';
+}
+
+aclError sim_fail_(const char *func, aclError code, const char *fmt, ...)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof line, "%s: ", func);
+    va_list ap;
+    va_start(ap, fmt);
+    n += vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (n >= (int)sizeof line)
+        n = (int)sizeof line - 1;
+    size_t len = (size_t)n;
+    len += (size_t)snprintf(line + len, sizeof line - len, " (error %d)", code);
+    if (len >= sizeof line)
+        len = sizeof line - 1;
+    record(line, len);
+    return code;
+}
+
+void sim_error_message(const char *func, const char *text)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof line, "%s: %s", func, text);
+    if (n >= (int)sizeof line)
+        n = (int)sizeof line - 1;
+    record(line, (size_t)n);
+}
+
+SIM_API const char *aclGetRecentErrMsg(void)
+{
+    if (t_pending_len == 0)
+        return NULL;
+    size_t n = t_pending_len;
+    if (n > 0 && t_pending[n - 1] == '\n')
+        n--; /* no trailing newline in the returned text */
+    memcpy(t_returned, t_pending, n);
+    t_returned[n] = '\0';
+    t_pending_len = 0;
+    t_pending[0] = '\0';
+    return t_returned;
+}

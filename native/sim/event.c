@@ -1,0 +1,346 @@
+/*
+ * aiocann simulator: events.
+ *
+ * An event counts its records: aclrtRecordEvent takes the next generation at submission time
+ * and the record task, when its stream reaches it, publishes that generation as done with a
+ * CLOCK_MONOTONIC timestamp (nanoseconds; aclrtEventGetTimestamp returns it). A wait
+ * (aclrtStreamWaitEvent, aclrtSynchronizeEvent) captures the newest generation submitted at
+ * the time of the call and waits for it, so a record made after the wait was issued never
+ * satisfies it early, and waiting on a never-recorded event returns at once.
+ *
+ * A record executed on a failed stream completes the event *with that error*: stream waits
+ * propagate it to the waiting stream and aclrtSynchronizeEvent returns it, so no consumer
+ * silently computes on the output of a failed producer, and nobody hangs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+#define KNOWN_FLAGS                                                                                             \
+    (ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE | ACL_EVENT_DEVICE_USE_ONLY |      \
+     ACL_EVENT_EXTERNAL | ACL_EVENT_IPC)
+
+static void event_destroy(sim_obj *o)
+{
+    sim_event *e = (sim_event *)o;
+    atomic_fetch_sub(&e->dev->num_events, 1);
+    pthread_mutex_destroy(&e->lock);
+    pthread_cond_destroy(&e->cv);
+    free(e);
+}
+
+static aclError create(aclrtEvent *event, uint32_t flags, const char *func)
+{
+    SIM_CHECK_NOT_NULL(event);
+    sim_context *c = sim_current_context(func);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    sim_device *d = c->dev;
+    sim_obj_put(&c->obj);
+    if (atomic_fetch_add(&d->num_events, 1) >= g_rt.cfg.max_events) {
+        atomic_fetch_sub(&d->num_events, 1);
+        return sim_fail_(func, ACL_ERROR_RT_NO_EVENT_RESOURCE, "device %d already has %d events (the limit)", d->id,
+                         g_rt.cfg.max_events);
+    }
+    sim_event *e = calloc(1, sizeof *e);
+    if (!e) {
+        atomic_fetch_sub(&d->num_events, 1);
+        return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
+    }
+    sim_obj_init(&e->obj, SIM_KIND_EVENT, event_destroy);
+    e->dev = d;
+    e->flags = flags;
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&e->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (!sim_handle_open(&e->obj)) {
+        event_destroy(&e->obj);
+        return sim_fail_(func, ACL_ERROR_RT_NO_EVENT_RESOURCE, "handle table is full");
+    }
+    *event = e->obj.handle;
+    return ACL_SUCCESS;
+}
+
+/* aclrtCreateEvent's defaults carry timestamps and allow waits and resets. */
+SIM_API aclError aclrtCreateEvent(aclrtEvent *event)
+{
+    return create(event, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE, __func__);
+}
+
+SIM_API aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    if (flag & ~(uint32_t)KNOWN_FLAGS)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "unknown event flag bits 0x%x", flag & ~(uint32_t)KNOWN_FLAGS);
+    return create(event, flag, __func__);
+}
+
+static sim_event *lookup(aclrtEvent event, const char *func, aclError *rc)
+{
+    sim_event *e = (sim_event *)sim_handle_get(event, SIM_KIND_EVENT);
+    if (!e)
+        *rc = sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "event %p is not a live event (destroyed, or not an event)",
+                        event);
+    return e;
+}
+
+SIM_API aclError aclrtDestroyEvent(aclrtEvent event)
+{
+    SIM_CHECK_NOT_NULL(event);
+    /* Allowed while records are pending: their tasks hold references until they execute. */
+    sim_obj *o = sim_handle_close(event, SIM_KIND_EVENT);
+    if (!o)
+        return sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p is not a live event", event);
+    sim_obj_put(o);
+    return ACL_SUCCESS;
+}
+
+/* Shared by record and reset: validates, then enqueues an event task on the stream. */
+static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type, const char *func)
+{
+    SIM_CHECK_NOT_NULL(event);
+    aclError rc;
+    sim_event *e = lookup(event, func, &rc);
+    if (!e)
+        return rc;
+    if (type == SIM_TASK_EVENT_RESET && !(e->flags & ACL_EVENT_SYNC)) {
+        sim_obj_put(&e->obj);
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "event was created without ACL_EVENT_SYNC and cannot be reset");
+    }
+    sim_stream *s = sim_stream_resolve(stream, func, &rc);
+    if (!s) {
+        sim_obj_put(&e->obj);
+        return rc;
+    }
+    if ((rc = sim_stream_check_device(s, func))) {
+        sim_obj_put(&s->obj);
+        sim_obj_put(&e->obj);
+        return rc;
+    }
+    sim_task *t = sim_task_new(type);
+    if (!t) {
+        sim_obj_put(&s->obj);
+        sim_obj_put(&e->obj);
+        return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
+    }
+    t->u.event.event = e; /* the task owns this reference */
+    pthread_mutex_lock(&e->lock);
+    t->u.event.gen = type == SIM_TASK_EVENT_RECORD ? ++e->record_gen : e->record_gen;
+    pthread_mutex_unlock(&e->lock);
+    if (!sim_stream_submit(s, t))
+        rc = sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+SIM_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
+{
+    return submit(event, stream, SIM_TASK_EVENT_RECORD, __func__);
+}
+
+SIM_API aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
+{
+    return submit(event, stream, SIM_TASK_EVENT_RESET, __func__);
+}
+
+SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+{
+    SIM_CHECK_NOT_NULL(event);
+    aclError rc;
+    sim_event *e = lookup(event, __func__, &rc);
+    if (!e)
+        return rc;
+    if (!(e->flags & ACL_EVENT_SYNC)) {
+        sim_obj_put(&e->obj);
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "event was created without ACL_EVENT_SYNC and cannot be waited on");
+    }
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s) {
+        sim_obj_put(&e->obj);
+        return rc;
+    }
+    if ((rc = sim_stream_check_device(s, __func__))) {
+        sim_obj_put(&s->obj);
+        sim_obj_put(&e->obj);
+        return rc;
+    }
+    pthread_mutex_lock(&e->lock);
+    uint64_t gen = e->record_gen;
+    pthread_mutex_unlock(&e->lock);
+    if (gen == 0) { /* never recorded: nothing to wait for */
+        sim_obj_put(&s->obj);
+        sim_obj_put(&e->obj);
+        return ACL_SUCCESS;
+    }
+    sim_task *t = sim_task_new(SIM_TASK_EVENT_WAIT);
+    if (!t) {
+        sim_obj_put(&s->obj);
+        sim_obj_put(&e->obj);
+        return sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+    }
+    t->u.event.event = e;
+    t->u.event.gen = gen;
+    if (!sim_stream_submit(s, t))
+        rc = sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+void sim_event_execute_record(sim_event *e, uint64_t gen, aclError err, const char *msg)
+{
+    pthread_mutex_lock(&e->lock);
+    if (gen > e->done_gen) {
+        e->done_gen = gen;
+        e->timestamp_ns = sim_now_ns();
+        e->error = err;
+        snprintf(e->errmsg, sizeof e->errmsg, "%s", err ? msg : "");
+    }
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->lock);
+}
+
+void sim_event_execute_reset(sim_event *e, uint64_t gen)
+{
+    (void)gen;
+    pthread_mutex_lock(&e->lock);
+    e->reset_gen = e->done_gen; /* records done so far no longer count as "recorded" */
+    e->error = ACL_SUCCESS;
+    pthread_mutex_unlock(&e->lock);
+}
+
+aclError sim_event_execute_wait(sim_event *e, uint64_t gen, char *msg, size_t msglen)
+{
+    pthread_mutex_lock(&e->lock);
+    while (e->done_gen < gen)
+        pthread_cond_wait(&e->cv, &e->lock);
+    aclError err = e->error;
+    if (err)
+        snprintf(msg, msglen, "waited on an event recorded after a failure: %s", e->errmsg);
+    pthread_mutex_unlock(&e->lock);
+    return err;
+}
+
+static bool recorded_locked(const sim_event *e)
+{
+    return e->record_gen > 0 && e->done_gen == e->record_gen && e->done_gen > e->reset_gen;
+}
+
+SIM_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+{
+    SIM_CHECK_NOT_NULL(event);
+    SIM_CHECK_NOT_NULL(status);
+    aclError rc;
+    sim_event *e = lookup(event, __func__, &rc);
+    if (!e)
+        return rc;
+    pthread_mutex_lock(&e->lock);
+    *status = recorded_locked(e) && !e->error ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    pthread_mutex_unlock(&e->lock);
+    sim_obj_put(&e->obj);
+    return ACL_SUCCESS;
+}
+
+static aclError synchronize(aclrtEvent event, int32_t timeout, const char *func)
+{
+    SIM_CHECK_NOT_NULL(event);
+    aclError rc;
+    sim_event *e = lookup(event, func, &rc);
+    if (!e)
+        return rc;
+    struct timespec ts;
+    bool timed = sim_deadline(timeout, &ts);
+    int w = 0;
+    pthread_mutex_lock(&e->lock);
+    uint64_t target = e->record_gen;
+    while (e->done_gen < target && w == 0)
+        w = timed ? pthread_cond_timedwait(&e->cv, &e->lock, &ts) : pthread_cond_wait(&e->cv, &e->lock);
+    if (e->done_gen < target)
+        rc = sim_fail_(func, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "event not complete after %d ms", timeout);
+    else if ((rc = e->error))
+        sim_error_message(func, e->errmsg);
+    pthread_mutex_unlock(&e->lock);
+    sim_obj_put(&e->obj);
+    return rc;
+}
+
+SIM_API aclError aclrtSynchronizeEvent(aclrtEvent event) { return synchronize(event, -1, __func__); }
+
+SIM_API aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
+{
+    if (timeout < -1)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d is invalid (-1 waits forever, >= 0 is a limit in ms)",
+                        timeout);
+    return synchronize(event, timeout, __func__);
+}
+
+/* The timestamp of a completed record, or an error code. e->lock held. */
+static aclError timestamp_locked(sim_event *e, uint64_t *ts, const char *func, const char *which)
+{
+    if (e->flags & (ACL_EVENT_EXTERNAL | ACL_EVENT_IPC))
+        return sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s event is an EXTERNAL or IPC event: no timestamps",
+                         which);
+    if (!(e->flags & ACL_EVENT_TIME_LINE))
+        return sim_fail_(func, ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+                         "%s event was created without ACL_EVENT_TIME_LINE: no timestamps", which);
+    if (!recorded_locked(e)) {
+        if (e->record_gen > e->done_gen)
+            return sim_fail_(func, ACL_ERROR_RT_EVENT_NOT_COMPLETE, "%s event has not completed yet", which);
+        return sim_fail_(func, ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "%s event has not been recorded", which);
+    }
+    *ts = e->timestamp_ns;
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    SIM_CHECK_NOT_NULL(event);
+    SIM_CHECK_NOT_NULL(timestamp);
+    aclError rc;
+    sim_event *e = lookup(event, __func__, &rc);
+    if (!e)
+        return rc;
+    pthread_mutex_lock(&e->lock);
+    rc = timestamp_locked(e, timestamp, __func__, "the");
+    pthread_mutex_unlock(&e->lock);
+    sim_obj_put(&e->obj);
+    return rc;
+}
+
+SIM_API aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
+{
+    SIM_CHECK_NOT_NULL(ms);
+    SIM_CHECK_NOT_NULL(startEvent);
+    SIM_CHECK_NOT_NULL(endEvent);
+    aclError rc;
+    sim_event *a = lookup(startEvent, __func__, &rc);
+    if (!a)
+        return rc;
+    sim_event *b = lookup(endEvent, __func__, &rc);
+    if (!b) {
+        sim_obj_put(&a->obj);
+        return rc;
+    }
+    uint64_t ta = 0, tb = 0;
+    pthread_mutex_lock(&a->lock);
+    rc = timestamp_locked(a, &ta, __func__, "start");
+    pthread_mutex_unlock(&a->lock);
+    if (!rc) {
+        pthread_mutex_lock(&b->lock);
+        rc = timestamp_locked(b, &tb, __func__, "end");
+        pthread_mutex_unlock(&b->lock);
+    }
+    if (!rc && tb < ta)
+        rc = sim_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL, "the end event completed %.3f ms before the start event",
+                      (double)(ta - tb) / 1e6);
+    if (!rc)
+        *ms = (float)((double)(tb - ta) / 1e6);
+    sim_obj_put(&a->obj);
+    sim_obj_put(&b->obj);
+    return rc;
+}

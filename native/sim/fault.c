@@ -1,0 +1,169 @@
+/*
+ * aiocann simulator: contained faults.
+ *
+ * Kernel blocks and copies run on the simulator's worker threads "under a guard": a
+ * sigsetjmp recovery point plus process-wide handlers for SIGSEGV, SIGBUS, SIGFPE and SIGILL.
+ * A fault inside a guarded call (an out-of-bounds access caught by a guard page, a division by
+ * zero, __builtin_trap) jumps back to the recovery point, and the worker reports the failure
+ * on the task's stream (507015 for kernels) instead of the process dying. A fault anywhere else
+ * is passed to the handler that was installed before ours (Python's faulthandler, or the
+ * default action), so the simulator never hides a crash of the host program.
+ *
+ * Kernel timeouts use the same recovery point: the watchdog sends the timeout signal to the
+ * core thread, and the handler jumps out only if the thread's guard was asked to stop.
+ *
+ * The guard pointer is an initial-exec thread-local so the handler reads it without calling
+ * __tls_get_addr (which may allocate, and is not async-signal-safe in a dlopen()ed library).
+ * Each worker has an alternate signal stack, so a kernel that overflows its stack is contained
+ * too. Whatever a kernel held when it faulted (a lock taken inside libc, say) is not
+ * released; simulator kernels, like device kernels, must not call into the host's libraries.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+struct sim_guard {
+    sigjmp_buf jb;
+    volatile sig_atomic_t active;
+    volatile sig_atomic_t interrupt;
+    volatile int sig;
+    void *volatile addr;
+    void *altstack;
+    size_t altstack_len;
+};
+
+static __thread sim_guard *t_guard __attribute__((tls_model("initial-exec")));
+
+static const int k_fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static struct sigaction g_previous[NSIG];
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+int sim_fault_timeout_signal(void) { return SIGRTMAX - 3; }
+
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+    struct sigaction *old = &g_previous[sig];
+    if (old->sa_flags & SA_SIGINFO) {
+        if (old->sa_sigaction) {
+            old->sa_sigaction(sig, si, uc);
+            return;
+        }
+    } else if (old->sa_handler == SIG_IGN) {
+        return;
+    } else if (old->sa_handler != SIG_DFL && old->sa_handler != NULL) {
+        old->sa_handler(sig);
+        return;
+    }
+    /* Default action: restore it and re-deliver, so the process ends with the real signal. */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+    sim_guard *g = t_guard;
+    if (sig == sim_fault_timeout_signal()) {
+        if (g && g->active && g->interrupt) {
+            g->active = 0;
+            g->sig = sig;
+            g->addr = NULL;
+            siglongjmp(g->jb, 1);
+        }
+        return; /* a late timeout request for a call that already returned */
+    }
+    if (g && g->active) {
+        g->active = 0;
+        g->sig = sig;
+        g->addr = si ? si->si_addr : NULL;
+        siglongjmp(g->jb, 1);
+    }
+    chain(sig, si, uc);
+}
+
+static void install_once(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof k_fault_signals / sizeof k_fault_signals[0]; i++)
+        sigaction(k_fault_signals[i], &sa, &g_previous[k_fault_signals[i]]);
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    sigaction(sim_fault_timeout_signal(), &sa, &g_previous[sim_fault_timeout_signal()]);
+}
+
+void sim_fault_install(void) { pthread_once(&g_once, install_once); }
+
+sim_guard *sim_fault_thread_init(void)
+{
+    sim_guard *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    size_t len = 64 * 1024;
+    void *stack = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack != MAP_FAILED) {
+        stack_t ss = {.ss_sp = stack, .ss_size = len, .ss_flags = 0};
+        if (sigaltstack(&ss, NULL) == 0) {
+            g->altstack = stack;
+            g->altstack_len = len;
+        } else {
+            munmap(stack, len);
+        }
+    }
+    t_guard = g;
+    return g;
+}
+
+void sim_fault_thread_fini(sim_guard *g)
+{
+    if (!g)
+        return;
+    t_guard = NULL;
+    if (g->altstack) {
+        stack_t ss = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
+        sigaltstack(&ss, NULL);
+        munmap(g->altstack, g->altstack_len);
+    }
+    free(g);
+}
+
+sim_fault sim_guarded_call(sim_guard *g, sim_guarded_fn fn, void *arg)
+{
+    sim_fault r = {0, NULL};
+    g->interrupt = 0;
+    g->sig = 0;
+    if (sigsetjmp(g->jb, 1) == 0) {
+        g->active = 1;
+        fn(arg);
+        g->active = 0;
+    } else {
+        r.sig = g->sig;
+        r.addr = g->addr;
+    }
+    return r;
+}
+
+void sim_fault_interrupt(sim_guard *g, pthread_t t)
+{
+    g->interrupt = 1;
+    pthread_kill(t, sim_fault_timeout_signal());
+}
+
+const char *sim_fault_describe(int sig)
+{
+    if (sig == sim_fault_timeout_signal())
+        return "timeout";
+    switch (sig) {
+    case SIGSEGV: return "invalid memory access (SIGSEGV)";
+    case SIGBUS: return "bus error (SIGBUS)";
+    case SIGFPE: return "arithmetic exception (SIGFPE)";
+    case SIGILL: return "illegal instruction (SIGILL)";
+    }
+    return "fault";
+}

@@ -1,0 +1,196 @@
+/*
+ * aiocann simulator: kernel launches.
+ *
+ * aclrtLaunchKernelWithConfig takes a host-side args handle: the bytes are copied (with the
+ * placeholders patched) during the call, so the caller may update and relaunch the handle at
+ * once. aclrtLaunchKernel takes args already in device memory; they are read when the kernel
+ * runs. Either way the launch is a task on the stream; when the stream reaches it, all blocks
+ * run on the device's AI cores and the task ends when the last block has returned.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+#define LEGACY_MAX_BLOCKS 65535u
+
+typedef struct launch_cfg {
+    bool batch;
+    uint64_t timeout_us;
+} launch_cfg;
+
+static aclError parse_cfg(const aclrtLaunchKernelCfg *cfg, launch_cfg *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!cfg || cfg->numAttrs == 0)
+        return ACL_SUCCESS;
+    if (!cfg->attrs)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "cfg->attrs is NULL but numAttrs is %zu", cfg->numAttrs);
+    bool have_s = false, have_us = false;
+    for (size_t i = 0; i < cfg->numAttrs; i++) {
+        const aclrtLaunchKernelAttr *a = &cfg->attrs[i];
+        switch (a->id) {
+        case ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE:
+            if (a->value.schemMode > 1)
+                return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "attr %zu: schemMode must be 0 (normal) or 1 (batch), not %u",
+                                i, a->value.schemMode);
+            out->batch = a->value.schemMode == 1;
+            break;
+        case ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE:
+            if ((unsigned)a->value.engineType > ACL_RT_ENGINE_TYPE_AIV)
+                return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "attr %zu: engineType %d is neither AIC nor AIV", i,
+                                (int)a->value.engineType);
+            break;
+        case ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT:
+            have_s = true;
+            out->timeout_us = (uint64_t)a->value.timeout * 1000000ull;
+            break;
+        case ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US:
+            have_us = true;
+            out->timeout_us = ((uint64_t)a->value.timeoutUs.timeoutHigh << 32) | a->value.timeoutUs.timeoutLow;
+            break;
+        case ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE:
+        case ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET:
+        case ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH:
+        case ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP:
+        case ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING:
+            break; /* accepted; no effect on the simulator */
+        default:
+            return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "attr %zu: unknown launch attribute id %d", i, (int)a->id);
+        }
+    }
+    if (have_s && have_us)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID,
+                        "ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT and ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US cannot be combined");
+    return ACL_SUCCESS;
+}
+
+/* Resolves the function and the stream and checks they may be used together. */
+static aclError resolve(aclrtFuncHandle funcHandle, aclrtStream stream, sim_function **fn, sim_stream **st,
+                        const char *func)
+{
+    aclError rc;
+    sim_function *f = sim_function_get(funcHandle);
+    if (!f)
+        return sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "function %p is not a live function handle (binary unloaded?)",
+                         funcHandle);
+    sim_stream *s = sim_stream_resolve(stream, func, &rc);
+    if (!s) {
+        sim_obj_put(&f->obj);
+        return rc;
+    }
+    if ((rc = sim_stream_check_device(s, func)) == ACL_SUCCESS && f->bin->device >= 0 && f->bin->device != s->dev->id)
+        rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
+                       "the binary was loaded from data on device %d and cannot run on device %d", f->bin->device,
+                       s->dev->id);
+    if (rc) {
+        sim_obj_put(&s->obj);
+        sim_obj_put(&f->obj);
+        return rc;
+    }
+    *fn = f;
+    *st = s;
+    return ACL_SUCCESS;
+}
+
+static aclError submit(sim_stream *s, sim_function *f, void *args, bool owns, size_t size, uint32_t numBlocks,
+                       const launch_cfg *cfg, const char *func)
+{
+    sim_task *t = sim_task_new(SIM_TASK_KERNEL);
+    if (!t) {
+        if (owns)
+            free(args);
+        sim_obj_put(&f->obj);
+        return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
+    }
+    t->u.kernel.fn = f; /* the task owns the reference */
+    t->u.kernel.args = args;
+    t->u.kernel.owns_args = owns;
+    t->u.kernel.args_size = size;
+    t->u.kernel.num_blocks = numBlocks;
+    t->u.kernel.batch = cfg->batch;
+    t->u.kernel.timeout_us = cfg->timeout_us;
+    if (!sim_stream_submit(s, t))
+        return sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream,
+                                             aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve)
+{
+    SIM_CHECK_NOT_NULL(funcHandle);
+    SIM_CHECK_NOT_NULL(argsHandle);
+    if (numBlocks == 0)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "numBlocks must be greater than 0");
+    if (reserve)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "reserve must be NULL");
+    launch_cfg lc;
+    aclError rc = parse_cfg(cfg, &lc);
+    if (rc)
+        return rc;
+    sim_function *f;
+    sim_stream *s;
+    if ((rc = resolve(funcHandle, stream, &f, &s, __func__)))
+        return rc;
+    void *args;
+    size_t size;
+    rc = sim_args_prepare_launch(argsHandle, f, &args, &size, __func__);
+    if (rc)
+        sim_obj_put(&f->obj);
+    else
+        rc = submit(s, f, args, true, size, numBlocks, &lc, __func__);
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+SIM_API aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
+                                   size_t argsSize, aclrtStream stream)
+{
+    SIM_CHECK_NOT_NULL(funcHandle);
+    SIM_CHECK_NOT_NULL(argsData);
+    if (numBlocks == 0)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "numBlocks must be greater than 0");
+    if (argsSize == 0)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "argsSize must be greater than 0");
+    if (numBlocks > LEGACY_MAX_BLOCKS)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "numBlocks %u exceeds %u on this launch path", numBlocks,
+                        LEGACY_MAX_BLOCKS);
+    if (!sim_device_range(argsData, argsSize, NULL))
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID,
+                        "argsData [%p, +%zu) is not inside one device allocation (aclrtLaunchKernel takes device memory)",
+                        argsData, argsSize);
+    sim_function *f;
+    sim_stream *s;
+    aclError rc = resolve(funcHandle, stream, &f, &s, __func__);
+    if (rc)
+        return rc;
+    const aclsim_kernel_desc *d = f->desc;
+    size_t need = sim_kernel_args_need(d);
+    launch_cfg lc = {false, 0};
+    if (argsSize < need) {
+        rc = sim_fail(ACL_ERROR_RT_PARAM_INVALID, "kernel %s takes %u parameters (%zu bytes of args) but argsSize is %zu",
+                      d->name, d->num_params, need, argsSize);
+        sim_obj_put(&f->obj);
+    } else {
+        rc = submit(s, f, (void *)argsData, false, argsSize, numBlocks, &lc, __func__);
+    }
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+aclError sim_kernel_execute(sim_stream *s, sim_task *t, char *msg, size_t msglen)
+{
+    sim_job job;
+    memset(&job, 0, sizeof job);
+    job.desc = t->u.kernel.fn->desc;
+    job.args = t->u.kernel.args;
+    job.num_blocks = t->u.kernel.num_blocks;
+    job.batch = t->u.kernel.batch;
+    job.timeout_us = t->u.kernel.timeout_us;
+    sim_pool_run(&s->dev->pool, &job);
+    if (job.error)
+        snprintf(msg, msglen, "%s", job.errmsg);
+    return job.error;
+}

@@ -1,0 +1,711 @@
+/*
+ * aiocann simulator: device memory, pinned host memory, the copy engine, memcpy and memset.
+ *
+ * Device memory. Each active device reserves one range of address space (PROT_NONE,
+ * MAP_NORESERVE) at activation; aclrtMalloc carves allocations out of it, page-granular, each
+ * followed by a guard page, and places the user's block at the *end* of its pages so that an
+ * overrun runs into the guard page and faults (contained by fault.c) instead of corrupting a
+ * neighbour. Sizes follow ACL: the start is 64-byte aligned and the size is rounded up to a
+ * multiple of 32 plus 32 bytes; that rounded size is what aclrtGetMemInfo accounts. Freed
+ * pages return to PROT_NONE, so a kernel still using freed memory faults as well. Because the
+ * ranges are known, "is this device memory, of which device, is [p, p+n) inside one
+ * allocation" is a range check plus a binary search; copies use it to validate pointers and
+ * directions.
+ *
+ * Pinned host memory (aclrtMallocHost) is page-aligned anonymous memory kept in a registry, so
+ * aclrtMemcpyAsync can tell pinned (truly asynchronous) from pageable host memory (the call
+ * waits until the copy is done, as ACL does).
+ *
+ * The copy engine: one thread per device executes copies and memsets in FIFO order, under a
+ * fault guard, so a copy from a bad host pointer fails with 507013 instead of crashing, and
+ * copies overlap with kernels running on the AI cores.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+static size_t page_size(void)
+{
+    static size_t ps;
+    if (!ps)
+        ps = (size_t)sysconf(_SC_PAGESIZE);
+    return ps;
+}
+
+static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+/* ------------------------------------------------------------------ device address space - */
+
+int sim_memory_init(sim_memory *m, size_t capacity)
+{
+    size_t reserve = round_up(capacity * 2 + (1ull << 30), page_size());
+    void *base = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED)
+        return errno;
+    pthread_mutex_lock(&m->lock);
+    m->base = (uintptr_t)base;
+    m->reserved = reserve;
+    m->capacity = capacity;
+    m->used = 0;
+    m->nallocs = 0;
+    m->free = malloc(16 * sizeof *m->free);
+    m->cap_free = m->free ? 16 : 0;
+    m->nfree = m->free ? 1 : 0;
+    if (m->free)
+        m->free[0] = (sim_extent){m->base, reserve};
+    pthread_mutex_unlock(&m->lock);
+    return m->free ? 0 : ENOMEM;
+}
+
+void sim_memory_fini(sim_memory *m)
+{
+    pthread_mutex_lock(&m->lock);
+    if (m->base)
+        munmap((void *)m->base, m->reserved);
+    m->base = 0;
+    m->reserved = 0;
+    m->used = 0;
+    free(m->allocs);
+    free(m->free);
+    m->allocs = NULL;
+    m->free = NULL;
+    m->nallocs = m->cap_allocs = m->nfree = m->cap_free = 0;
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* Index of the first allocation whose user start is > p (binary search). */
+static size_t upper_bound(const sim_memory *m, uintptr_t p)
+{
+    size_t lo = 0, hi = m->nallocs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->allocs[mid].user <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The allocation containing address p, or NULL. m->lock held. */
+static sim_alloc *find_alloc(sim_memory *m, uintptr_t p)
+{
+    size_t i = upper_bound(m, p);
+    if (i == 0)
+        return NULL;
+    sim_alloc *a = &m->allocs[i - 1];
+    return p < a->user + a->rounded ? a : NULL;
+}
+
+static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t ncap = *cap ? *cap * 2 : 64;
+    while (ncap < need)
+        ncap *= 2;
+    void *n = realloc(*arr, ncap * elem);
+    if (!n)
+        return false;
+    *arr = n;
+    *cap = ncap;
+    return true;
+}
+
+static void free_extent(sim_memory *m, uintptr_t start, size_t len)
+{
+    /* Insert sorted, then merge with the neighbours. */
+    size_t i = 0;
+    while (i < m->nfree && m->free[i].start < start)
+        i++;
+    bool merge_prev = i > 0 && m->free[i - 1].start + m->free[i - 1].len == start;
+    bool merge_next = i < m->nfree && start + len == m->free[i].start;
+    if (merge_prev && merge_next) {
+        m->free[i - 1].len += len + m->free[i].len;
+        memmove(&m->free[i], &m->free[i + 1], (m->nfree - i - 1) * sizeof *m->free);
+        m->nfree--;
+    } else if (merge_prev) {
+        m->free[i - 1].len += len;
+    } else if (merge_next) {
+        m->free[i].start = start;
+        m->free[i].len += len;
+    } else if (grow((void **)&m->free, &m->cap_free, m->nfree + 1, sizeof *m->free)) {
+        memmove(&m->free[i + 1], &m->free[i], (m->nfree - i) * sizeof *m->free);
+        m->free[i] = (sim_extent){start, len};
+        m->nfree++;
+    }
+    /* If the extent list cannot grow, the range is leaked from the reservation: harmless. */
+}
+
+static aclError dev_alloc(sim_memory *m, size_t size, void **out, int dev_id)
+{
+    size_t ps = page_size();
+    size_t rounded = round_up(size, 32) + 32;
+    size_t span = round_up(rounded, 64);
+    size_t map_len = round_up(span, ps);
+    size_t need = map_len + ps; /* + guard page */
+
+    pthread_mutex_lock(&m->lock);
+    if (!m->base) {
+        pthread_mutex_unlock(&m->lock);
+        return sim_fail(ACL_ERROR_RT_CONTEXT_NULL, "device %d is not active", dev_id);
+    }
+    if (rounded > m->capacity - m->used) {
+        size_t avail = m->capacity - m->used;
+        pthread_mutex_unlock(&m->lock);
+        return sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                        "device %d is out of memory: %zu bytes requested (%zu with rounding), %zu of %zu free", dev_id,
+                        size, rounded, avail, m->capacity);
+    }
+    size_t i = 0;
+    while (i < m->nfree && m->free[i].len < need)
+        i++;
+    if (i == m->nfree || !grow((void **)&m->allocs, &m->cap_allocs, m->nallocs + 1, sizeof *m->allocs)) {
+        pthread_mutex_unlock(&m->lock);
+        return sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "device %d address space is exhausted (%zu allocations live)",
+                        dev_id, m->nallocs);
+    }
+    uintptr_t map = m->free[i].start;
+    if (mprotect((void *)map, map_len, PROT_READ | PROT_WRITE) != 0) {
+        int err = errno;
+        pthread_mutex_unlock(&m->lock);
+        return sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                        "device %d cannot map %zu bytes: %s (too many live allocations for vm.max_map_count?)", dev_id,
+                        map_len, strerror(err));
+    }
+    m->free[i].start += need;
+    m->free[i].len -= need;
+    if (m->free[i].len == 0) {
+        memmove(&m->free[i], &m->free[i + 1], (m->nfree - i - 1) * sizeof *m->free);
+        m->nfree--;
+    }
+    sim_alloc a = {.user = map + map_len - span, .size = size, .rounded = rounded, .map = map, .map_len = map_len};
+    size_t pos = upper_bound(m, a.user);
+    memmove(&m->allocs[pos + 1], &m->allocs[pos], (m->nallocs - pos) * sizeof *m->allocs);
+    m->allocs[pos] = a;
+    m->nallocs++;
+    m->used += rounded;
+    pthread_mutex_unlock(&m->lock);
+    *out = (void *)a.user;
+    return ACL_SUCCESS;
+}
+
+/* Frees the allocation starting at p if it is one of m's. Returns 1 freed, 0 not m's, -1 if p
+ * is inside an allocation of m but not its start. */
+static int dev_free(sim_memory *m, uintptr_t p)
+{
+    pthread_mutex_lock(&m->lock);
+    if (!m->base || p < m->base || p >= m->base + m->reserved) {
+        pthread_mutex_unlock(&m->lock);
+        return 0;
+    }
+    size_t i = upper_bound(m, p);
+    if (i == 0 || m->allocs[i - 1].user != p) {
+        int inside = find_alloc(m, p) != NULL;
+        pthread_mutex_unlock(&m->lock);
+        return inside ? -1 : 0;
+    }
+    sim_alloc a = m->allocs[i - 1];
+    memmove(&m->allocs[i - 1], &m->allocs[i], (m->nallocs - i) * sizeof *m->allocs);
+    m->nallocs--;
+    m->used -= a.rounded;
+    /* Drop the pages and make them inaccessible again; work still using them faults. */
+    madvise((void *)a.map, a.map_len, MADV_DONTNEED);
+    mprotect((void *)a.map, a.map_len, PROT_NONE);
+    free_extent(m, a.map, a.map_len + page_size());
+    pthread_mutex_unlock(&m->lock);
+    return 1;
+}
+
+/* Classifies [p, p+len): returns 1 if it lies in one device allocation (*dev set), 0 if it is
+ * outside every device's address space (host memory), -1 if it is in a device's space but not
+ * inside one allocation (freed, out of bounds, or spanning two). */
+static int classify(const void *p, size_t len, int *dev)
+{
+    uintptr_t a = (uintptr_t)p;
+    int n = g_rt.cfg.num_devices;
+    for (int i = 0; i < n; i++) {
+        sim_memory *m = &sim_device_at(i)->mem;
+        pthread_mutex_lock(&m->lock);
+        if (m->base && a >= m->base && a < m->base + m->reserved) {
+            sim_alloc *al = find_alloc(m, a);
+            int r = (al && len <= al->user + al->rounded - a) ? 1 : -1;
+            pthread_mutex_unlock(&m->lock);
+            *dev = i;
+            return r;
+        }
+        pthread_mutex_unlock(&m->lock);
+    }
+    return 0;
+}
+
+bool sim_device_range(const void *p, size_t len, int *dev_id)
+{
+    int d = -1;
+    bool ok = classify(p, len, &d) == 1;
+    if (ok && dev_id)
+        *dev_id = d;
+    return ok;
+}
+
+bool sim_in_device_space(const void *p)
+{
+    int d;
+    return classify(p, 1, &d) != 0;
+}
+
+bool sim_host_mapped(const void *p, size_t len)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (a < 4096 || len == 0 || a + len < a || sim_in_device_space(p))
+        return false;
+    size_t ps = page_size();
+    uintptr_t first = a / ps * ps, last = (a + len - 1) / ps * ps;
+    unsigned char vec[64];
+    /* mincore fails with ENOMEM for any unmapped page in the range; check in chunks. */
+    for (uintptr_t pg = first; pg <= last; pg += sizeof vec * ps) {
+        size_t n = (last - pg) / ps + 1;
+        if (n > sizeof vec)
+            n = sizeof vec;
+        if (mincore((void *)pg, n * ps, vec) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ pinned host memory --- */
+
+typedef struct pinned {
+    uintptr_t start;
+    size_t len;
+} pinned;
+
+static pthread_mutex_t g_pinned_lock = PTHREAD_MUTEX_INITIALIZER;
+static pinned *g_pinned;
+static size_t g_npinned, g_cap_pinned;
+
+static size_t pinned_upper(uintptr_t p)
+{
+    size_t lo = 0, hi = g_npinned;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (g_pinned[mid].start <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+bool sim_pinned_range(const void *p, size_t len)
+{
+    uintptr_t a = (uintptr_t)p;
+    pthread_mutex_lock(&g_pinned_lock);
+    size_t i = pinned_upper(a);
+    bool ok = i > 0 && a - g_pinned[i - 1].start < g_pinned[i - 1].len &&
+              len <= g_pinned[i - 1].start + g_pinned[i - 1].len - a;
+    pthread_mutex_unlock(&g_pinned_lock);
+    return ok;
+}
+
+void sim_pinned_free_all(void)
+{
+    pthread_mutex_lock(&g_pinned_lock);
+    for (size_t i = 0; i < g_npinned; i++)
+        munmap((void *)g_pinned[i].start, g_pinned[i].len);
+    free(g_pinned);
+    g_pinned = NULL;
+    g_npinned = g_cap_pinned = 0;
+    pthread_mutex_unlock(&g_pinned_lock);
+}
+
+SIM_API aclError aclrtMallocHost(void **hostPtr, size_t size)
+{
+    SIM_CHECK_NOT_NULL(hostPtr);
+    if (size == 0)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "size must be greater than 0");
+    SIM_REQUIRE_INIT();
+    size_t len = round_up(size, page_size());
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return sim_fail(ACL_ERROR_BAD_ALLOC, "cannot allocate %zu bytes of pinned host memory: %s", size, strerror(errno));
+    pthread_mutex_lock(&g_pinned_lock);
+    if (!grow((void **)&g_pinned, &g_cap_pinned, g_npinned + 1, sizeof *g_pinned)) {
+        pthread_mutex_unlock(&g_pinned_lock);
+        munmap(p, len);
+        return sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+    }
+    size_t i = pinned_upper((uintptr_t)p);
+    memmove(&g_pinned[i + 1], &g_pinned[i], (g_npinned - i) * sizeof *g_pinned);
+    g_pinned[i] = (pinned){(uintptr_t)p, len};
+    g_npinned++;
+    pthread_mutex_unlock(&g_pinned_lock);
+    *hostPtr = p;
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtFreeHost(void *hostPtr)
+{
+    SIM_CHECK_NOT_NULL(hostPtr);
+    pthread_mutex_lock(&g_pinned_lock);
+    size_t i = pinned_upper((uintptr_t)hostPtr);
+    if (i == 0 || g_pinned[i - 1].start != (uintptr_t)hostPtr) {
+        pthread_mutex_unlock(&g_pinned_lock);
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "%p is not the start of memory from aclrtMallocHost", hostPtr);
+    }
+    pinned pn = g_pinned[i - 1];
+    memmove(&g_pinned[i - 1], &g_pinned[i], (g_npinned - i) * sizeof *g_pinned);
+    g_npinned--;
+    pthread_mutex_unlock(&g_pinned_lock);
+    munmap((void *)pn.start, pn.len);
+    return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ malloc / free -------- */
+
+SIM_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    (void)policy; /* every policy gets normal pages; unknown ones are accepted, as in ACL */
+    SIM_CHECK_NOT_NULL(devPtr);
+    if (size == 0)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "size must be greater than 0");
+    sim_context *c = sim_current_context(__func__);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    aclError rc = dev_alloc(&c->dev->mem, size, devPtr, c->dev->id);
+    sim_obj_put(&c->obj);
+    return rc;
+}
+
+SIM_API aclError aclrtFree(void *devPtr)
+{
+    SIM_CHECK_NOT_NULL(devPtr);
+    SIM_REQUIRE_INIT();
+    for (int i = 0; i < g_rt.cfg.num_devices; i++) {
+        int r = dev_free(&sim_device_at(i)->mem, (uintptr_t)devPtr);
+        if (r == 1)
+            return ACL_SUCCESS;
+        if (r == -1)
+            return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "%p is inside a device allocation but not its start", devPtr);
+    }
+    return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "%p is not device memory from aclrtMalloc (already freed?)", devPtr);
+}
+
+SIM_API aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total)
+{
+    SIM_CHECK_NOT_NULL(free);
+    SIM_CHECK_NOT_NULL(total);
+    if ((int)attr < ACL_DDR_MEM || (int)attr > ACL_MEM_P2P_HUGE1G)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "attr %d is not an aclrtMemAttr", (int)attr);
+    sim_context *c = sim_current_context(__func__);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    bool ddr = attr == ACL_DDR_MEM || attr == ACL_DDR_MEM_HUGE || attr == ACL_DDR_MEM_NORMAL ||
+               attr == ACL_DDR_MEM_P2P_HUGE || attr == ACL_DDR_MEM_P2P_NORMAL;
+    sim_memory *m = &c->dev->mem;
+    pthread_mutex_lock(&m->lock);
+    *total = ddr ? 0 : m->capacity;
+    *free = ddr ? 0 : m->capacity - m->used;
+    pthread_mutex_unlock(&m->lock);
+    sim_obj_put(&c->obj);
+    return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ copy engine ---------- */
+
+struct sim_copy_req {
+    sim_copy_req *next;
+    void *dst;
+    const void *src;
+    size_t count;
+    int32_t value;
+    bool is_memset;
+    bool done;
+    sim_fault fault;
+};
+
+typedef struct copy_arg {
+    sim_copy_engine *e;
+    int device;
+} copy_arg;
+
+static void do_copy(void *arg)
+{
+    sim_copy_req *r = arg;
+    if (r->is_memset)
+        memset(r->dst, r->value & 0xFF, r->count);
+    else
+        memmove(r->dst, r->src, r->count);
+}
+
+static void *copy_main(void *arg)
+{
+    copy_arg a = *(copy_arg *)arg;
+    free(arg);
+    sim_copy_engine *e = a.e;
+    char name[16];
+    snprintf(name, sizeof name, "aclsim%d-copy", a.device);
+    pthread_setname_np(pthread_self(), name);
+    sim_guard *guard = sim_fault_thread_init();
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (!e->head && !e->stop)
+            pthread_cond_wait(&e->cv, &e->lock);
+        if (!e->head)
+            break;
+        sim_copy_req *r = e->head;
+        e->head = r->next;
+        if (!e->head)
+            e->tail = NULL;
+        pthread_mutex_unlock(&e->lock);
+        sim_fault f = guard ? sim_guarded_call(guard, do_copy, r) : (do_copy(r), (sim_fault){0, NULL});
+        pthread_mutex_lock(&e->lock);
+        r->fault = f;
+        r->done = true;
+        pthread_cond_broadcast(&e->done_cv);
+    }
+    pthread_mutex_unlock(&e->lock);
+    sim_fault_thread_fini(guard);
+    return NULL;
+}
+
+int sim_copy_start(sim_copy_engine *e, int device_id)
+{
+    e->head = e->tail = NULL;
+    e->stop = false;
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_cond_init(&e->cv, NULL);
+    pthread_cond_init(&e->done_cv, NULL);
+    copy_arg *a = malloc(sizeof *a);
+    if (!a)
+        return ENOMEM;
+    *a = (copy_arg){e, device_id};
+    int rc = pthread_create(&e->thread, NULL, copy_main, a);
+    if (rc)
+        free(a);
+    return rc;
+}
+
+void sim_copy_stop(sim_copy_engine *e)
+{
+    pthread_mutex_lock(&e->lock);
+    e->stop = true;
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->lock);
+    pthread_join(e->thread, NULL);
+    pthread_cond_destroy(&e->cv);
+    pthread_cond_destroy(&e->done_cv);
+    pthread_mutex_destroy(&e->lock);
+}
+
+aclError sim_copy_execute(int device, void *dst, const void *src, size_t count, bool is_memset, int32_t value,
+                          char *msg, size_t msglen)
+{
+    sim_device *d = sim_device_at(device);
+    sim_copy_engine *e = &d->copy;
+    sim_copy_req r = {.dst = dst, .src = src, .count = count, .value = value, .is_memset = is_memset};
+    pthread_mutex_lock(&e->lock);
+    if (e->tail)
+        e->tail->next = &r;
+    else
+        e->head = &r;
+    e->tail = &r;
+    pthread_cond_signal(&e->cv);
+    while (!r.done)
+        pthread_cond_wait(&e->done_cv, &e->lock);
+    pthread_mutex_unlock(&e->lock);
+    if (!r.fault.sig)
+        return ACL_SUCCESS;
+    if (is_memset)
+        snprintf(msg, msglen, "memset of %zu bytes at %p: %s at address %p", count, dst, sim_fault_describe(r.fault.sig),
+                 r.fault.addr);
+    else
+        snprintf(msg, msglen, "copy of %zu bytes from %p to %p: %s at address %p", count, src, dst,
+                 sim_fault_describe(r.fault.sig), r.fault.addr);
+    return ACL_ERROR_RT_SYS_DMA;
+}
+
+/* ------------------------------------------------------------------ memcpy / memset ------ */
+
+static const char *kind_name(aclrtMemcpyKind k)
+{
+    static const char *names[] = {"ACL_MEMCPY_HOST_TO_HOST",          "ACL_MEMCPY_HOST_TO_DEVICE",
+                                  "ACL_MEMCPY_DEVICE_TO_HOST",        "ACL_MEMCPY_DEVICE_TO_DEVICE",
+                                  "ACL_MEMCPY_DEFAULT",               "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE",
+                                  "ACL_MEMCPY_INNER_DEVICE_TO_DEVICE", "ACL_MEMCPY_INTER_DEVICE_TO_DEVICE"};
+    return (unsigned)k < 8 ? names[k] : "?";
+}
+
+/* A validated copy: which engine runs it and whether its host side is pageable. */
+typedef struct copy_plan {
+    int device;
+    bool pageable; /* some host side is not pinned: async copies complete before returning */
+} copy_plan;
+
+static aclError describe_side(const char *func, const char *what, const void *p, size_t count, int cls)
+{
+    if (cls == -1)
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
+                         "%s range [%p, +%zu) is in device memory but not inside one live allocation", what, p, count);
+    return ACL_SUCCESS;
+}
+
+static aclError plan_copy(const char *func, void *dst, size_t destMax, const void *src, size_t count,
+                          aclrtMemcpyKind kind, int current_dev, copy_plan *plan)
+{
+    if (count > destMax)
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds destMax %zu", count, destMax);
+    if ((unsigned)kind > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "kind %d is not an aclrtMemcpyKind", (int)kind);
+    int ddev = -1, sdev = -1;
+    int dcls = classify(dst, count, &ddev), scls = classify(src, count, &sdev);
+    aclError rc;
+    if ((rc = describe_side(func, "dst", dst, count, dcls)) || (rc = describe_side(func, "src", src, count, scls)))
+        return rc;
+    bool dst_dev = dcls == 1, src_dev = scls == 1;
+    bool want_dst_dev, want_src_dev;
+    switch (kind) {
+    case ACL_MEMCPY_HOST_TO_HOST: want_dst_dev = false, want_src_dev = false; break;
+    case ACL_MEMCPY_HOST_TO_DEVICE:
+    case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: want_dst_dev = true, want_src_dev = false; break;
+    case ACL_MEMCPY_DEVICE_TO_HOST: want_dst_dev = false, want_src_dev = true; break;
+    case ACL_MEMCPY_DEFAULT: want_dst_dev = dst_dev, want_src_dev = src_dev; break;
+    default: want_dst_dev = true, want_src_dev = true; break;
+    }
+    if (dst_dev != want_dst_dev || src_dev != want_src_dev)
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s copies %s to %s, but src %p is %s memory and dst %p is %s memory",
+                         kind_name(kind), want_src_dev ? "device" : "host", want_dst_dev ? "device" : "host", src,
+                         src_dev ? "device" : "host", dst, dst_dev ? "device" : "host");
+    if (kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE && ddev != sdev)
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s needs both sides on one device (dst on %d, src on %d)",
+                         kind_name(kind), ddev, sdev);
+    plan->device = dst_dev ? ddev : src_dev ? sdev : current_dev;
+    plan->pageable = (!dst_dev && !sim_pinned_range(dst, count)) || (!src_dev && !sim_pinned_range(src, count));
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+    SIM_CHECK_NOT_NULL(dst);
+    SIM_CHECK_NOT_NULL(src);
+    sim_context *c = sim_current_context(__func__);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    int cur = c->dev->id;
+    sim_obj_put(&c->obj);
+    copy_plan plan;
+    aclError rc = plan_copy(__func__, dst, destMax, src, count, kind, cur, &plan);
+    if (rc || count == 0)
+        return rc;
+    char msg[512];
+    rc = sim_copy_execute(plan.device, dst, src, count, false, 0, msg, sizeof msg);
+    if (rc)
+        sim_error_message(__func__, msg);
+    return rc;
+}
+
+/* Enqueues a copy or memset task and, when the host side is pageable, waits for it. */
+static aclError submit_copy(const char *func, sim_stream *s, void *dst, const void *src, size_t count, bool is_memset,
+                            int32_t value, const copy_plan *plan)
+{
+    sim_task *t = sim_task_new(is_memset ? SIM_TASK_MEMSET : SIM_TASK_MEMCPY);
+    if (!t)
+        return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
+    t->u.copy.dst = dst;
+    t->u.copy.src = src;
+    t->u.copy.count = count;
+    t->u.copy.value = value;
+    t->u.copy.device = plan->device;
+    uint64_t seq = sim_stream_submit(s, t);
+    if (!seq)
+        return sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
+    if (plan->pageable) {
+        sim_stream_wait_seq(s, seq, -1);
+        char msg[512];
+        aclError e = sim_stream_error(s, msg, sizeof msg);
+        if (e) {
+            sim_error_message(func, msg);
+            return e;
+        }
+    }
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                                  aclrtStream stream)
+{
+    SIM_CHECK_NOT_NULL(dst);
+    SIM_CHECK_NOT_NULL(src);
+    aclError rc;
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    copy_plan plan;
+    if (!(rc = sim_stream_check_device(s, __func__)) &&
+        !(rc = plan_copy(__func__, dst, destMax, src, count, kind, s->dev->id, &plan)) && count > 0)
+        rc = submit_copy(__func__, s, dst, src, count, false, 0, &plan);
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+static aclError plan_memset(const char *func, void *devPtr, size_t maxCount, size_t count, int current_dev,
+                            copy_plan *plan)
+{
+    if (count > maxCount)
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds maxCount %zu", count, maxCount);
+    int dev = -1;
+    int cls = classify(devPtr, count, &dev);
+    if (cls == 1) {
+        plan->device = dev;
+        plan->pageable = false;
+        return ACL_SUCCESS;
+    }
+    if (cls == 0 && sim_pinned_range(devPtr, count)) {
+        plan->device = current_dev;
+        plan->pageable = false;
+        return ACL_SUCCESS;
+    }
+    return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
+                     "[%p, +%zu) is neither inside a device allocation nor inside memory from aclrtMallocHost", devPtr,
+                     count);
+}
+
+SIM_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
+{
+    SIM_CHECK_NOT_NULL(devPtr);
+    sim_context *c = sim_current_context(__func__);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    int cur = c->dev->id;
+    sim_obj_put(&c->obj);
+    copy_plan plan;
+    aclError rc = plan_memset(__func__, devPtr, maxCount, count, cur, &plan);
+    if (rc || count == 0)
+        return rc;
+    char msg[512];
+    rc = sim_copy_execute(plan.device, devPtr, NULL, count, true, value, msg, sizeof msg);
+    if (rc)
+        sim_error_message(__func__, msg);
+    return rc;
+}
+
+SIM_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
+{
+    SIM_CHECK_NOT_NULL(devPtr);
+    aclError rc;
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    copy_plan plan;
+    if (!(rc = sim_stream_check_device(s, __func__)) &&
+        !(rc = plan_memset(__func__, devPtr, maxCount, count, s->dev->id, &plan)) && count > 0)
+        rc = submit_copy(__func__, s, devPtr, NULL, count, true, value, &plan);
+    sim_obj_put(&s->obj);
+    return rc;
+}

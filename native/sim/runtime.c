@@ -1,0 +1,171 @@
+/*
+ * aiocann simulator: process-wide runtime state, aclInit/aclFinalize, configuration.
+ *
+ * Configuration is read from the environment at aclInit, so a process can change it between
+ * aclFinalize and the next aclInit:
+ *   AIOCANN_SIM_DEVICES      number of devices                      (default 2, 1..64)
+ *   AIOCANN_SIM_CORES        AI-core threads per device              (default 8, 1..256)
+ *   AIOCANN_SIM_MEMORY       device memory per device, e.g. 512m, 4g (default 4g)
+ *   AIOCANN_SIM_MAX_STREAMS  streams per device incl. default ones   (default 1984)
+ *   AIOCANN_SIM_MAX_EVENTS   events per device                       (default 65536)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+sim_runtime g_rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+uint64_t sim_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+bool sim_deadline(int32_t timeout_ms, struct timespec *ts)
+{
+    if (timeout_ms < 0)
+        return false;
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += timeout_ms / 1000;
+    ts->tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+    return true;
+}
+
+bool sim_is_initialized(void)
+{
+    pthread_mutex_lock(&g_rt.lock);
+    bool ok = g_rt.initialized;
+    pthread_mutex_unlock(&g_rt.lock);
+    return ok;
+}
+
+static aclError env_long(const char *name, long lo, long hi, long dflt, long *out)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) {
+        *out = dflt;
+        return ACL_SUCCESS;
+    }
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || *end || x < lo || x > hi)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "%s=%s is not an integer in [%ld, %ld]", name, v, lo, hi);
+    *out = x;
+    return ACL_SUCCESS;
+}
+
+static aclError env_size(const char *name, size_t dflt, size_t *out)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) {
+        *out = dflt;
+        return ACL_SUCCESS;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    unsigned long long mult = 1;
+    if (*end == 'k' || *end == 'K')
+        mult = 1ull << 10, end++;
+    else if (*end == 'm' || *end == 'M')
+        mult = 1ull << 20, end++;
+    else if (*end == 'g' || *end == 'G')
+        mult = 1ull << 30, end++;
+    if (errno || *end || x == 0 || x > (1ull << 40) / mult)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "%s=%s is not a size such as 512m or 4g (at most 1t)", name, v);
+    *out = (size_t)(x * mult);
+    return ACL_SUCCESS;
+}
+
+static aclError read_config(sim_config *c)
+{
+    long v;
+    aclError rc;
+    if ((rc = env_long("AIOCANN_SIM_DEVICES", 1, 64, 2, &v)))
+        return rc;
+    c->num_devices = (int)v;
+    if ((rc = env_long("AIOCANN_SIM_CORES", 1, 256, 8, &v)))
+        return rc;
+    c->cores_per_device = (int)v;
+    if ((rc = env_long("AIOCANN_SIM_MAX_STREAMS", 2, 65536, 1984, &v)))
+        return rc;
+    c->max_streams = (int)v;
+    if ((rc = env_long("AIOCANN_SIM_MAX_EVENTS", 1, 1 << 20, 65536, &v)))
+        return rc;
+    c->max_events = (int)v;
+    if ((rc = env_size("AIOCANN_SIM_MEMORY", 4ull << 30, &c->device_memory)))
+        return rc;
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclInit(const char *configPath)
+{
+    if (configPath && *configPath && access(configPath, R_OK) != 0)
+        return sim_fail(ACL_ERROR_INVALID_FILE, "cannot read config file %s: %s", configPath, strerror(errno));
+    pthread_mutex_lock(&g_rt.lock);
+    if (g_rt.initialized) {
+        pthread_mutex_unlock(&g_rt.lock);
+        return sim_fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit was already called");
+    }
+    sim_config cfg;
+    aclError rc = read_config(&cfg);
+    if (rc) {
+        pthread_mutex_unlock(&g_rt.lock);
+        return rc;
+    }
+    sim_fault_install();
+    g_rt.cfg = cfg;
+    g_rt.secret = sim_now_ns() * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
+    g_rt.initialized = true;
+    pthread_mutex_unlock(&g_rt.lock);
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclFinalize(void)
+{
+    pthread_mutex_lock(&g_rt.lock);
+    if (!g_rt.initialized) {
+        pthread_mutex_unlock(&g_rt.lock);
+        return sim_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize without a matching aclInit");
+    }
+    g_rt.initialized = false;
+    int n = g_rt.cfg.num_devices;
+    pthread_mutex_unlock(&g_rt.lock);
+
+    /* Tear down outside g_rt.lock: stream workers finishing their last tasks may take it.
+     * Device structs are static and never freed, so objects that still point at one (a
+     * stale handle's stream, say) never dangle. */
+    for (int i = 0; i < n; i++) {
+        sim_device *d = sim_device_at(i);
+        pthread_mutex_lock(&d->lock);
+        if (d->active)
+            sim_device_teardown(d);
+        pthread_mutex_unlock(&d->lock);
+    }
+    sim_binary_unload_all();
+    sim_pinned_free_all();
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion)
+{
+    SIM_CHECK_NOT_NULL(majorVersion);
+    SIM_CHECK_NOT_NULL(minorVersion);
+    SIM_CHECK_NOT_NULL(patchVersion);
+    *majorVersion = ACL_MAJOR_VERSION;
+    *minorVersion = ACL_MINOR_VERSION;
+    *patchVersion = ACL_PATCH_VERSION;
+    return ACL_SUCCESS;
+}

@@ -1,0 +1,454 @@
+/*
+ * aiocann simulator: internal declarations shared by the runtime's files.
+ *
+ * The simulator is the ACL runtime implemented on the CPU. One file per concept:
+ *   error.c        thread-local recent error messages, the failure helper
+ *   runtime.c      aclInit/aclFinalize, configuration from the environment, version
+ *   handle.c       the handle table: every stream/event/context/binary/function handle is an
+ *                  encoded (kind, generation, slot) value, so stale and foreign handles are
+ *                  detected without ever dereferencing them
+ *   fault.c        contained faults: guarded execution of kernel blocks and copies
+ *   device.c       devices, contexts, the AI-core thread pool of each device
+ *   memory.c       device memory (reserved address range, guard pages), pinned host memory,
+ *                  the copy engine, memcpy/memset
+ *   stream.c       streams: ordered task queues, each executed by its own worker thread
+ *   event.c        events: records, waits, timestamps
+ *   callback.c     report subscription, host callbacks, aclrtProcessReport
+ *   binary.c       kernel binaries (host shared objects) and their functions
+ *   kernel_args.c  aclrtKernelArgs*: layout and state machine of reference §10
+ *   launch.c       aclrtLaunchKernelWithConfig / aclrtLaunchKernel
+ *
+ * Locking order (outer to inner): g_rt.lock > device->lock > stream->lock > event->lock /
+ * subscriber->lock / pool->lock > handle table lock. No lock is held while a kernel block,
+ * a copy or a user callback runs.
+ */
+#ifndef AIOCANN_SIM_H_
+#define AIOCANN_SIM_H_
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+#include "aclsim_kernel.h"
+
+#define SIM_API __attribute__((visibility("default")))
+
+typedef struct sim_device sim_device;
+typedef struct sim_context sim_context;
+typedef struct sim_stream sim_stream;
+typedef struct sim_event sim_event;
+typedef struct sim_subscriber sim_subscriber;
+typedef struct sim_binary sim_binary;
+typedef struct sim_function sim_function;
+
+/* ------------------------------------------------------------------ configuration -------- */
+
+typedef struct sim_config {
+    int num_devices;         /* AIOCANN_SIM_DEVICES, default 2 */
+    int cores_per_device;    /* AIOCANN_SIM_CORES, default 8 */
+    size_t device_memory;    /* AIOCANN_SIM_MEMORY (bytes, k/m/g suffix), default 4 GiB */
+    int max_streams;         /* AIOCANN_SIM_MAX_STREAMS, default 1984 (incl. default streams) */
+    int max_events;          /* AIOCANN_SIM_MAX_EVENTS, default 65536 */
+} sim_config;
+
+/* ------------------------------------------------------------------ errors (error.c) ------ */
+
+/* Records "func: message" as the calling thread's newest recent error and returns code. */
+aclError sim_fail_(const char *func, aclError code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define sim_fail(code, ...) sim_fail_(__func__, (code), __VA_ARGS__)
+/* Records a message that was prepared earlier (e.g. a stream's stored task failure). */
+void sim_error_message(const char *func, const char *text);
+#define SIM_CHECK_NOT_NULL(p) \
+    do { if ((p) == NULL) return sim_fail(ACL_ERROR_INVALID_PARAM, "%s must not be NULL", #p); } while (0)
+
+/* ------------------------------------------------------------------ handles (handle.c) ---- */
+
+typedef enum sim_kind {
+    SIM_KIND_CONTEXT = 1,
+    SIM_KIND_STREAM = 2,
+    SIM_KIND_EVENT = 3,
+    SIM_KIND_BINARY = 4,
+    SIM_KIND_FUNCTION = 5,
+} sim_kind;
+
+/* Every handle-bearing object starts with this header. The table holds one reference while
+ * the handle is open; each successful lookup returns another that the caller drops with
+ * sim_obj_put. The object is destroyed by the last put. */
+typedef struct sim_obj {
+    atomic_int refs;
+    sim_kind kind;
+    void *handle;
+    void (*destroy)(struct sim_obj *);
+} sim_obj;
+
+void sim_obj_init(sim_obj *o, sim_kind kind, void (*destroy)(sim_obj *));
+void *sim_handle_open(sim_obj *o);                  /* NULL when the table is full */
+sim_obj *sim_handle_get(const void *h, sim_kind k); /* +1 ref, or NULL if stale/foreign */
+sim_obj *sim_handle_close(const void *h, sim_kind k); /* unregisters; returns the table's ref */
+void sim_obj_get(sim_obj *o);
+void sim_obj_put(sim_obj *o);
+const char *sim_kind_name(sim_kind k);
+
+/* ------------------------------------------------------------------ faults (fault.c) ----- */
+
+/* Result of running code under a guard: sig is 0 on success, else the signal that ended it
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, or sim_fault_timeout_signal() when interrupted). */
+typedef struct sim_fault {
+    int sig;
+    void *addr;
+} sim_fault;
+
+typedef struct sim_guard sim_guard;
+typedef void (*sim_guarded_fn)(void *arg);
+void sim_fault_install(void);             /* idempotent; installs the process signal handlers */
+sim_guard *sim_fault_thread_init(void);   /* per worker thread: guard + alternate signal stack */
+void sim_fault_thread_fini(sim_guard *g);
+sim_fault sim_guarded_call(sim_guard *g, sim_guarded_fn fn, void *arg);
+/* Interrupts the guarded call that thread t runs with guard g (kernel timeout). The caller
+ * must know, under its own lock, that t is inside a guarded call it wants to end; a signal
+ * that arrives after that call returned is ignored. */
+void sim_fault_interrupt(sim_guard *g, pthread_t t);
+int sim_fault_timeout_signal(void);
+const char *sim_fault_describe(int sig);
+
+/* ------------------------------------------------------------------ runtime -------------- */
+
+#define SIM_MAX_DEVICES 64
+
+typedef struct sim_runtime {
+    pthread_mutex_t lock;
+    bool initialized;
+    sim_config cfg;
+    uint64_t secret;             /* mixes user-memory args-handle cookies */
+} sim_runtime;
+
+extern sim_runtime g_rt;
+
+uint64_t sim_now_ns(void); /* CLOCK_MONOTONIC */
+bool sim_is_initialized(void);
+#define SIM_REQUIRE_INIT() \
+    do { if (!sim_is_initialized()) return sim_fail(ACL_ERROR_UNINITIALIZE, "aclInit has not been called"); } while (0)
+
+/* Absolute deadline for a timeout in ms (-1 = forever); used with pthread_cond_timedwait. */
+bool sim_deadline(int32_t timeout_ms, struct timespec *ts);
+
+/* ------------------------------------------------------------------ devices (device.c) --- */
+
+struct sim_stream;
+
+/* A kernel launch as the AI cores see it: blocks are claimed one by one by idle cores. */
+typedef struct sim_job {
+    struct sim_job *next;
+    const aclsim_kernel_desc *desc;
+    const void *args;
+    uint32_t num_blocks;
+    uint32_t next_block;        /* guarded by pool lock */
+    uint32_t running;           /* blocks currently executing, guarded by pool lock */
+    uint32_t finished;          /* guarded by pool lock */
+    bool batch;                 /* schedule mode 1: start only when enough cores are idle */
+    bool abort;                 /* set on the first failure or timeout: unclaimed blocks skip */
+    uint64_t timeout_us;        /* launch timeout attribute, 0 = none */
+    uint64_t deadline_ns;       /* set when the first block starts */
+    bool timed_out;
+    aclError error;             /* first failure */
+    char errmsg[256];
+    pthread_cond_t done_cv;     /* signalled when finished == num_blocks (pool lock) */
+} sim_job;
+
+typedef struct sim_core {
+    pthread_t thread;
+    sim_guard *guard;
+    sim_job *job;               /* job whose block this core runs, guarded by pool lock */
+    uint64_t block;
+} sim_core;
+
+typedef struct sim_core_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t work_cv;
+    sim_job *head, *tail;       /* jobs with unclaimed blocks, FIFO */
+    int num_cores;
+    int idle;
+    sim_core *cores;
+    bool stop;
+    pthread_t watchdog;
+    pthread_cond_t watchdog_cv;
+    int timed_jobs;             /* jobs with a deadline currently queued or running */
+} sim_core_pool;
+
+typedef struct sim_copy_req sim_copy_req;
+
+typedef struct sim_copy_engine {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    pthread_cond_t done_cv;
+    sim_copy_req *head, *tail;
+    bool stop;
+    pthread_t thread;
+} sim_copy_engine;
+
+/* Device memory: one reserved virtual range per device; allocations are carved from it with
+ * a guard page after each, so an overrun faults instead of corrupting a neighbour. */
+typedef struct sim_alloc {
+    uintptr_t user;      /* start handed to the user (64-byte aligned) */
+    size_t size;         /* requested size */
+    size_t rounded;      /* ACL size rounding: roundup(size, 32) + 32 */
+    uintptr_t map;       /* first page of the mapping */
+    size_t map_len;      /* mapped bytes (pages, without the guard) */
+} sim_alloc;
+
+typedef struct sim_extent {
+    uintptr_t start;
+    size_t len;
+} sim_extent;
+
+typedef struct sim_memory {
+    pthread_mutex_t lock;
+    uintptr_t base;
+    size_t reserved;
+    size_t capacity;     /* device memory size (cfg.device_memory) */
+    size_t used;         /* sum of rounded sizes */
+    sim_alloc *allocs;   /* sorted by user address */
+    size_t nallocs, cap_allocs;
+    sim_extent *free;    /* free page ranges, sorted by address */
+    size_t nfree, cap_free;
+} sim_memory;
+
+struct sim_context {
+    sim_obj obj;
+    struct sim_device *dev;
+    bool is_default;
+    struct sim_stream *default_stream;
+    struct sim_context *next; /* device->contexts */
+};
+
+struct sim_device {
+    int id;
+    pthread_mutex_t lock;
+    int refcount;                /* aclrtSetDevice calls not yet reset */
+    bool active;
+    sim_context *default_ctx;
+    sim_context *contexts;       /* all contexts incl. default */
+    struct sim_stream *streams;  /* all streams incl. default ones */
+    int num_streams;
+    atomic_int num_events;
+    sim_core_pool pool;
+    sim_copy_engine copy;
+    sim_memory mem;
+};
+
+sim_device *sim_device_at(int i);     /* the static slot i < SIM_MAX_DEVICES, configured or not */
+sim_device *sim_device_of(int32_t id); /* NULL when id is not a configured device */
+/* The calling thread's current context, +1 ref; NULL with 107002 recorded when none. */
+sim_context *sim_current_context(const char *func);
+void sim_device_teardown(sim_device *d);                   /* under d->lock */
+/* Unlinks s from its device's stream list (takes d->lock). */
+void sim_device_forget_stream(sim_stream *s);
+
+int sim_pool_start(sim_core_pool *p, int num_cores, int device_id);
+void sim_pool_stop(sim_core_pool *p);
+/* Runs all blocks of job on the pool and returns when they are done (or failed). */
+void sim_pool_run(sim_core_pool *p, sim_job *job);
+
+/* ------------------------------------------------------------------ memory (memory.c) ---- */
+
+int sim_memory_init(sim_memory *m, size_t capacity);
+void sim_memory_fini(sim_memory *m);
+/* Finds the device allocation containing [p, p+len): returns true and sets *dev_id. */
+bool sim_device_range(const void *p, size_t len, int *dev_id);
+bool sim_in_device_space(const void *p);
+bool sim_pinned_range(const void *p, size_t len);
+/* True if [p, p+len) is mapped host memory (not device memory): checked before the runtime
+ * reads or writes a host address it was given as an integer, so a bad one is an error. */
+bool sim_host_mapped(const void *p, size_t len);
+int sim_copy_start(sim_copy_engine *e, int device_id);
+/* Runs a copy (or a memset when is_memset) on device's copy engine and waits for it. Returns 0,
+ * or 507013 with a description in msg when it faulted. */
+aclError sim_copy_execute(int device, void *dst, const void *src, size_t count, bool is_memset, int32_t value,
+                          char *msg, size_t msglen);
+void sim_copy_stop(sim_copy_engine *e);
+void sim_pinned_free_all(void);
+
+/* ------------------------------------------------------------------ streams (stream.c) --- */
+
+typedef enum sim_task_type {
+    SIM_TASK_KERNEL = 1,
+    SIM_TASK_MEMCPY,
+    SIM_TASK_MEMSET,
+    SIM_TASK_EVENT_RECORD,
+    SIM_TASK_EVENT_RESET,
+    SIM_TASK_EVENT_WAIT,
+    SIM_TASK_CALLBACK,
+} sim_task_type;
+
+struct sim_event;
+struct sim_function;
+struct sim_subscriber;
+
+typedef struct sim_task {
+    struct sim_task *next;
+    sim_task_type type;
+    uint64_t seq;
+    union {
+        struct {
+            struct sim_function *fn; /* holds a ref (and through it, the binary) */
+            void *args;              /* owned copy (WithConfig) or device memory (LaunchKernel) */
+            bool owns_args;
+            size_t args_size;
+            uint32_t num_blocks;
+            bool batch;
+            uint64_t timeout_us;     /* 0 = none */
+        } kernel;
+        struct {
+            void *dst;
+            const void *src;
+            size_t count;
+            int32_t value;
+            int device;              /* engine that runs it */
+        } copy;
+        struct {
+            struct sim_event *event; /* holds a ref */
+            uint64_t gen;
+        } event;
+        struct {
+            struct sim_subscriber *sub; /* holds a ref */
+            aclrtCallback fn;
+            void *user_data;
+            bool block;
+        } callback;
+    } u;
+} sim_task;
+
+struct sim_stream {
+    sim_obj obj;
+    sim_device *dev;
+    sim_context *ctx;
+    bool is_default;
+    uint32_t flags, priority;
+    pthread_mutex_t lock;
+    pthread_cond_t work_cv;      /* worker waits for tasks */
+    pthread_cond_t done_cv;      /* synchronizers wait for progress */
+    sim_task *head, *tail;
+    uint64_t submitted;          /* seq of the last enqueued task */
+    uint64_t completed;          /* seq of the last finished task */
+    int waiters;                 /* threads waiting on done_cv */
+    bool worker_idle;
+    bool stopping;
+    aclError error;              /* sticky: the first failure on this stream */
+    char errmsg[512];
+    struct sim_subscriber *subscriber; /* report thread bound by aclrtSubscribeReport */
+    pthread_t thread;
+    struct sim_stream *next;     /* device->streams */
+};
+
+/* Resolves a stream argument: NULL is the current context's default stream. +1 ref. */
+sim_stream *sim_stream_resolve(aclrtStream s, const char *func, aclError *rc);
+/* Checks that the stream belongs to the current device (107003 otherwise). */
+aclError sim_stream_check_device(sim_stream *s, const char *func);
+sim_task *sim_task_new(sim_task_type type);
+void sim_task_free(sim_task *t); /* drops the references the task holds */
+/* Enqueues t; returns its sequence number, or 0 (and frees t) when the stream is stopping. */
+uint64_t sim_stream_submit(sim_stream *s, sim_task *t);
+/* Waits until task seq has finished (timeout in ms, -1 forever); returns 0 or ETIMEDOUT. */
+int sim_stream_wait_seq(sim_stream *s, uint64_t seq, int32_t timeout_ms);
+sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priority, uint32_t flags,
+                              aclError *rc);
+/* Waits for pending tasks, stops the worker and closes the handle. Caller holds no locks. */
+void sim_stream_shutdown(sim_stream *s);
+aclError sim_stream_error(sim_stream *s, char *msg, size_t msglen);
+
+/* ------------------------------------------------------------------ events (event.c) ----- */
+
+struct sim_event {
+    sim_obj obj;
+    sim_device *dev;
+    uint32_t flags;
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    uint64_t record_gen;   /* records submitted */
+    uint64_t done_gen;     /* newest record executed */
+    uint64_t reset_gen;    /* record_gen at the last executed reset */
+    uint64_t timestamp_ns;
+    aclError error;        /* error of the stream at the newest executed record */
+    char errmsg[512];
+};
+
+void sim_event_execute_record(sim_event *e, uint64_t gen, aclError err, const char *msg);
+void sim_event_execute_reset(sim_event *e, uint64_t gen);
+/* Stream-side wait: blocks the worker until record gen has executed; returns its error. */
+aclError sim_event_execute_wait(sim_event *e, uint64_t gen, char *msg, size_t msglen);
+
+/* ------------------------------------------------------------------ callbacks ------------ */
+
+typedef struct sim_report {
+    struct sim_report *next;
+    aclrtCallback fn;
+    void *user_data;
+    bool block;
+    bool done;             /* guarded by the subscriber lock */
+} sim_report;
+
+struct sim_subscriber {
+    atomic_int refs;
+    uint64_t tid;
+    sim_device *dev;
+    int num_streams;
+    pthread_mutex_t lock;
+    pthread_cond_t cv;      /* new reports */
+    pthread_cond_t done_cv; /* blocking reports ran */
+    sim_report *head, *tail;
+    struct sim_subscriber *next;
+};
+
+void sim_subscriber_put(sim_subscriber *sub);
+/* Executes a callback task: hands the report over and, for blocking ones, waits for it. */
+void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block);
+void sim_callback_stream_gone(sim_stream *s);
+
+/* ------------------------------------------------------------------ binaries ------------- */
+
+struct sim_binary {
+    sim_obj obj;
+    void *dl;
+    int device;                          /* -1: any (LoadFromFile); else LoadFromData's device */
+    const aclsim_kernel_desc *kernels;
+    uint32_t num_kernels;
+    pthread_mutex_t lock;
+    bool unloaded;                       /* guarded by lock */
+    struct sim_function **functions;     /* one per kernel, created on first lookup */
+    char path[];
+};
+
+struct sim_function {
+    sim_obj obj;
+    sim_binary *bin;                     /* holds a ref */
+    const aclsim_kernel_desc *desc;
+};
+
+sim_function *sim_function_get(aclrtFuncHandle h); /* +1 ref or NULL */
+void sim_binary_unload_all(void);
+
+/* ------------------------------------------------------------------ kernel args ---------- */
+
+/* Bytes of args a kernel's signature reads: parameter i sits at offset 8*i. */
+static inline size_t sim_kernel_args_need(const aclsim_kernel_desc *d)
+{
+    return d->num_params ? (size_t)(d->num_params - 1) * 8 + d->param_sizes[d->num_params - 1] : 0;
+}
+
+/* Validated view of an args handle for launch: copies [0, argsSize) into a new buffer with
+ * every placeholder slot patched to point at its data inside that buffer. */
+aclError sim_args_prepare_launch(aclrtArgsHandle h, sim_function *fn, void **out, size_t *out_size,
+                                 const char *func);
+
+/* ------------------------------------------------------------------ launch --------------- */
+
+/* Runs a kernel task on the stream's device; returns 0 or the failure (message in msg). */
+aclError sim_kernel_execute(sim_stream *s, sim_task *t, char *msg, size_t msglen);
+
+#endif /* AIOCANN_SIM_H_ */
