@@ -251,7 +251,7 @@ def build_kernel(
 
     inc = include_dir()
     cc = _compiler(language)
-    std = "-std=c++17" if language == "c++" else "-std=c11"
+    std = "-std=gnu++17" if language == "c++" else "-std=gnu11"
     flags = [std, "-O3", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", f"-I{inc}", "-include", "kernel_operator.h"]
     if path is not None:
         flags.append(f"-I{path.resolve().parent}")  # the kernel's own relative #includes

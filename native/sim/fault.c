@@ -12,9 +12,10 @@
  * Kernel timeouts use the same recovery point: the watchdog sends the timeout signal to the
  * core thread, and the handler jumps out only if the thread's guard was asked to stop.
  *
- * The guard pointer is an initial-exec thread-local so the handler reads it without calling
- * __tls_get_addr (which may allocate, and is not async-signal-safe in a dlopen()ed library).
- * Each worker has an alternate signal stack, so a kernel that overflows its stack is contained
+ * The handler finds the faulting thread's guard in a lock-free table keyed by pthread_self(),
+ * not in a thread-local: in a dlopen()ed library a thread-local may be allocated lazily by
+ * __tls_get_addr (malloc), which a signal handler must not risk -- a fault inside malloc on a
+ * thread that never used the simulator would then deadlock instead of crashing. Each worker has an alternate signal stack, so a kernel that overflows its stack is contained
  * too. Whatever a kernel held when it faulted (a lock taken inside libc, say) is not
  * released; simulator kernels, like device kernels, must not call into the host's libraries.
  */
@@ -37,7 +38,53 @@ struct sim_guard {
     size_t altstack_len;
 };
 
-static __thread sim_guard *t_guard __attribute__((tls_model("initial-exec")));
+/* Guards of the worker threads: slot i is live while tids[i] != 0. Written by the threads
+ * themselves at start and exit, read by the signal handler. */
+#define GUARD_SLOTS 8192
+static _Atomic(uintptr_t) g_tids[GUARD_SLOTS];
+static sim_guard *g_guards[GUARD_SLOTS];
+static atomic_int g_high; /* slots [0, g_high) have been used */
+
+static sim_guard *current_guard(void)
+{
+    uintptr_t self = (uintptr_t)pthread_self();
+    int high = atomic_load_explicit(&g_high, memory_order_acquire);
+    for (int i = 0; i < high; i++)
+        if (atomic_load_explicit(&g_tids[i], memory_order_acquire) == self)
+            return g_guards[i];
+    return NULL;
+}
+
+static void register_guard(sim_guard *g)
+{
+    uintptr_t self = (uintptr_t)pthread_self();
+    for (int i = 0; i < GUARD_SLOTS; i++) {
+        uintptr_t expected = 0;
+        /* Claim a free slot with a placeholder, publish the guard, then the real tid. */
+        if (atomic_compare_exchange_strong(&g_tids[i], &expected, (uintptr_t)1)) {
+            g_guards[i] = g;
+            atomic_store_explicit(&g_tids[i], self, memory_order_release);
+            int high = atomic_load(&g_high);
+            while (high < i + 1 && !atomic_compare_exchange_weak(&g_high, &high, i + 1))
+                ;
+            return;
+        }
+    }
+    /* Table full: this thread runs unguarded (a fault then ends the process, as without us). */
+}
+
+static void unregister_guard(void)
+{
+    uintptr_t self = (uintptr_t)pthread_self();
+    int high = atomic_load(&g_high);
+    for (int i = 0; i < high; i++) {
+        if (atomic_load(&g_tids[i]) == self) {
+            g_guards[i] = NULL;
+            atomic_store_explicit(&g_tids[i], 0, memory_order_release);
+            return;
+        }
+    }
+}
 
 static const int k_fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 static struct sigaction g_previous[NSIG];
@@ -66,7 +113,7 @@ static void chain(int sig, siginfo_t *si, void *uc)
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
-    sim_guard *g = t_guard;
+    sim_guard *g = current_guard();
     if (sig == sim_fault_timeout_signal()) {
         if (g && g->active && g->interrupt) {
             g->active = 0;
@@ -116,7 +163,7 @@ sim_guard *sim_fault_thread_init(void)
             munmap(stack, len);
         }
     }
-    t_guard = g;
+    register_guard(g);
     return g;
 }
 
@@ -124,7 +171,7 @@ void sim_fault_thread_fini(sim_guard *g)
 {
     if (!g)
         return;
-    t_guard = NULL;
+    unregister_guard();
     if (g->altstack) {
         stack_t ss = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
         sigaltstack(&ss, NULL);

@@ -1,0 +1,124 @@
+"""The only owner of ``ffi``/``lib``: backend selection, loading, and ``check(rc)``.
+
+Importing this module loads one ACL runtime library into the process through the native
+loader (``aiocann._native``), so every ACL call -- from the pyACL facade, the async core or a
+test -- goes through the same function table:
+
+* ``AIOCANN_BACKEND=sim``   the bundled simulator (``aiocann/lib/libascendcl.so``);
+* ``AIOCANN_BACKEND=cann``  a real CANN install, found through ``ASCEND_HOME_PATH`` /
+  ``ASCEND_TOOLKIT_HOME`` (what CANN's ``set_env.sh`` exports): ``libacl_rt.so``, else
+  ``libascendcl.so``, in its ``lib64``;
+* ``AIOCANN_BACKEND=auto``  (default) the real runtime when one is found, else the simulator.
+
+``AIOCANN_ACL_LIBRARY=/path/to/lib.so`` names the library outright (backend ``cann``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import errors
+from ._native import ffi, lib
+
+__all__ = ["BackendError", "BackendInfo", "backend", "check", "ffi", "last_error_message", "lib"]
+
+_PACKAGE = Path(__file__).resolve().parent
+_CANN_HOME_VARS = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME")
+_CANN_LIB_DIRS = ("lib64", "lib", "runtime/lib64")
+_CANN_LIB_NAMES = ("libacl_rt.so", "libascendcl.so")
+
+
+class BackendError(ImportError):
+    """No usable ACL runtime library could be selected or loaded."""
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """Which ACL runtime this process uses: ``name`` is ``"sim"`` or ``"cann"``."""
+
+    name: str
+    library: str
+    version: tuple[int, int, int]
+
+
+def _cann_candidates() -> list[Path]:
+    out = []
+    for var in _CANN_HOME_VARS:
+        home = os.environ.get(var)
+        if not home:
+            continue
+        for sub in _CANN_LIB_DIRS:
+            for name in _CANN_LIB_NAMES:
+                out.append(Path(home) / sub / name)
+    return out
+
+
+def _select() -> tuple[str, Path]:
+    explicit = os.environ.get("AIOCANN_ACL_LIBRARY")
+    if explicit:
+        return "cann", Path(explicit)
+    choice = os.environ.get("AIOCANN_BACKEND", "auto").strip().lower() or "auto"
+    if choice not in ("auto", "sim", "cann"):
+        raise BackendError(f"AIOCANN_BACKEND={choice!r}: expected 'auto', 'sim' or 'cann'")
+    if choice in ("auto", "cann"):
+        candidates = _cann_candidates()
+        for path in candidates:
+            if path.is_file():
+                return "cann", path
+        if choice == "cann":
+            where = ", ".join(str(p) for p in candidates) or f"none: set one of {', '.join(_CANN_HOME_VARS)}"
+            raise BackendError(
+                "AIOCANN_BACKEND=cann but no CANN runtime library was found "
+                f"(source CANN's set_env.sh, or set AIOCANN_ACL_LIBRARY); looked at: {where}"
+            )
+    sim = _PACKAGE / "lib" / "libascendcl.so"
+    if not sim.is_file():
+        raise BackendError(f"the simulator library {sim} is missing: rebuild aiocann (pip install -e .)")
+    return "sim", sim
+
+
+def _load() -> tuple[str, str]:
+    name, path = _select()
+    err = ffi.new("char[]", 2048)
+    if lib.aiocann_load(str(path).encode(), err, len(err)) != 0:
+        raise BackendError(ffi.string(err).decode(errors="replace"))
+    return name, str(path)
+
+
+_BACKEND_NAME, _LIBRARY = _load()
+errors.set_code_names(
+    {getattr(lib, n): n for n in dir(lib) if n.startswith(("ACL_ERROR_", "ACL_RT_SUCCESS")) and n != "ACL_ERROR_NONE"}
+)
+_backend_lock = threading.Lock()
+_backend_info: BackendInfo | None = None
+
+
+def backend() -> BackendInfo:
+    """Which runtime library was loaded, from where, and the ACL version it reports."""
+    global _backend_info
+    with _backend_lock:
+        if _backend_info is None:
+            v = ffi.new("int32_t[3]")
+            check(lib.aclrtGetVersion(v, v + 1, v + 2), "aclrtGetVersion")
+            _backend_info = BackendInfo(_BACKEND_NAME, _LIBRARY, (v[0], v[1], v[2]))
+        return _backend_info
+
+
+def last_error_message() -> str | None:
+    """The calling thread's recent ACL error text (and clears it), or None."""
+    p = lib.aclGetRecentErrMsg()
+    if p == ffi.NULL:
+        return None
+    return ffi.string(p).decode(errors="replace")
+
+
+def check(rc: int, api: str | None = None) -> None:
+    """Raise the AclError subclass registered for ``rc`` unless it is ACL_SUCCESS.
+
+    Must run in the thread that made the failing call: the runtime's message is thread-local.
+    """
+    if rc:
+        raise errors.error_for(rc, last_error_message(), api)

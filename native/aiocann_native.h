@@ -1,0 +1,62 @@
+/*
+ * aiocann native helpers: what the extension adds to the ACL API.
+ *
+ *   loader.c            opens a runtime library and fills the ACL function table
+ *   completion_queue.c  the completion queue (C callback -> token queue -> eventfd) and the
+ *                       per-device report thread that runs aclrtProcessReport
+ *   fastpath.c          the hot sequences as single C calls (launch + its completion callback)
+ *
+ * The region between the cffi markers is part of the cffi cdef (native/build_ffi.py).
+ */
+#ifndef AIOCANN_NATIVE_H_
+#define AIOCANN_NATIVE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+
+/* cffi-begin */
+/* ---- loader ---- */
+/* Opens the runtime library at path and fills the function table. Returns 0, or -1 with a
+ * description in err. Loading a second, different library into one process is refused. */
+int aiocann_load(const char *path, char *err, size_t errlen);
+const char *aiocann_loaded_path(void);
+/* 1 if the loaded library provides the named ACL function (optional ones may be missing). */
+int aiocann_has_function(const char *name);
+
+/* ---- completion queue ---- */
+typedef struct aiocann_cq aiocann_cq;
+aiocann_cq *aiocann_cq_new(void);
+void aiocann_cq_free(aiocann_cq *cq);
+/* An eventfd that is readable exactly while completions are queued. */
+int aiocann_cq_fd(aiocann_cq *cq);
+/* Moves up to max completions out: their tokens and the stream status seen at completion
+ * (0, or the ACL error of a failed stream). Returns how many. */
+size_t aiocann_cq_drain(aiocann_cq *cq, uint64_t *tokens, int32_t *status, size_t max);
+/* Queues a completion for token once all work submitted to stream so far is done
+ * (a blocking host callback, so the status is exact for that point of the stream). */
+aclError aiocann_cq_enqueue(aiocann_cq *cq, aclrtStream stream, uint64_t token);
+
+/* ---- report thread ---- */
+typedef struct aiocann_reporter aiocann_reporter;
+/* Starts a thread that makes ctx current and loops aclrtProcessReport. *rc gets the failure. */
+aiocann_reporter *aiocann_reporter_start(aclrtContext ctx, aclError *rc);
+/* The thread's id, for aclrtSubscribeReport. */
+uint64_t aiocann_reporter_thread_id(aiocann_reporter *r);
+/* Stops and joins the thread (after running every callback already delivered), then frees r.
+ * Callable from any thread; the calling thread's current context is preserved. */
+aclError aiocann_reporter_stop(aiocann_reporter *r);
+
+/* ---- fast paths ---- */
+/* aclrtLaunchKernelWithConfig followed by aiocann_cq_enqueue(cq, stream, token), as one call.
+ * *launched is set to 1 once the kernel is enqueued: a failure with *launched == 1 means the
+ * kernel will run but no completion will come for it. */
+aclError aiocann_launch(aiocann_cq *cq, aclrtFuncHandle func, uint32_t num_blocks, aclrtStream stream,
+                        aclrtLaunchKernelCfg *cfg, aclrtArgsHandle args, uint64_t token, int *launched);
+/* The same for aclrtMemcpyAsync. */
+aclError aiocann_memcpy(aiocann_cq *cq, void *dst, size_t dest_max, const void *src, size_t count,
+                        aclrtMemcpyKind kind, aclrtStream stream, uint64_t token, int *launched);
+/* cffi-end */
+
+#endif /* AIOCANN_NATIVE_H_ */

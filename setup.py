@@ -1,0 +1,71 @@
+"""Build script: the cffi extension aiocann._native and the simulator library.
+
+Everything else is in pyproject.toml. ``pip install .`` and ``pip install -e .`` build both
+with no manual step:
+  * aiocann/_native*.so      -- cffi API-mode extension (native/build_ffi.py)
+  * aiocann/lib/libascendcl.so -- the simulator, a plain shared library exporting the ACL API
+    (also what C programs link against)
+and install the headers (ACL subset and kernel header) as aiocann/include.
+"""
+
+import glob
+import shutil
+import sys
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+SIM = Extension(
+    "aiocann.lib.libascendcl",
+    sources=sorted(glob.glob("native/sim/*.c")),
+    include_dirs=["native/include", "native/sim"],
+    extra_compile_args=["-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden"],
+    extra_link_args=["-Wl,--version-script=native/sim/exports.map", "-Wl,-Bsymbolic"],
+    libraries=["pthread", "dl"],
+)
+
+HINT = (
+    "aiocann builds a C extension and the ACL simulator from C sources. It needs a C11 compiler "
+    "(gcc or clang) and the Python development headers, e.g. on Debian/Ubuntu: "
+    "'apt install build-essential python3-dev'; on Fedora: 'dnf install gcc python3-devel'."
+)
+
+
+class BuildExt(build_ext):
+    def get_ext_filename(self, fullname):
+        # A plain library, not a Python module: no ABI tag. setuptools asks both with the full
+        # dotted name and with its last component.
+        if fullname == SIM.name:
+            return str(Path(*fullname.split("."))) + ".so"
+        if fullname == SIM.name.rsplit(".", 1)[1]:
+            return fullname + ".so"
+        return super().get_ext_filename(fullname)
+
+    def get_export_symbols(self, ext):
+        return [] if ext.name == SIM.name else super().get_export_symbols(ext)
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # CompileError, LinkError, missing compiler
+            sys.stderr.write(f"\nerror: building {ext.name} failed: {exc}\n{HINT}\n\n")
+            raise
+
+    def run(self):
+        if not self.compiler and shutil.which("cc") is None and shutil.which("gcc") is None:
+            raise SystemExit(f"error: no C compiler found. {HINT}")
+        # aiocann/lib is not a package, so nothing creates it for an in-place/editable copy.
+        Path("aiocann", "lib").mkdir(parents=True, exist_ok=True)
+        super().run()
+        # Headers for aiocann.sim.build_kernel and for C programs. An in-place (editable) build
+        # uses native/include directly.
+        if not self.inplace:
+            shutil.copytree("native/include", Path(self.build_lib) / "aiocann" / "include", dirs_exist_ok=True)
+
+
+setup(
+    ext_modules=[SIM],
+    cffi_modules=["native/build_ffi.py:ffibuilder"],
+    cmdclass={"build_ext": BuildExt},
+)

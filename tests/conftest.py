@@ -1,0 +1,39 @@
+"""Shared fixtures. Every async test runs on asyncio and trio (anyio's pytest plugin); tests
+that take ``anyio_backend`` explicitly may add uvloop."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_KERNELS = ROOT / "examples" / "kernels"
+TEST_KERNELS = Path(__file__).resolve().parent / "kernels"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Kernel binaries built by the tests go to a per-run cache, not the user's ~/.cache.
+    if "AIOCANN_CACHE_DIR" not in os.environ:
+        os.environ["AIOCANN_CACHE_DIR"] = str(Path(config.rootpath, ".pytest_cache", "kernels"))
+
+
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def vector_add_path() -> Path:
+    from aiocann.sim import build_kernel
+
+    return build_kernel(EXAMPLE_KERNELS / "vector_add.c")
+
+
+@pytest.fixture(scope="session")
+def test_kernels_path() -> Path:
+    """tests/kernels/test_kernels.c: probe, wait_us, spin_us, write_value, faulting kernels."""
+    from aiocann.sim import build_kernel
+
+    return build_kernel(TEST_KERNELS / "test_kernels.c")
