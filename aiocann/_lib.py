@@ -17,13 +17,26 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from . import errors
 from ._native import ffi, lib
 
-__all__ = ["BackendError", "BackendInfo", "backend", "check", "ffi", "last_error_message", "lib"]
+__all__ = [
+    "BackendError",
+    "BackendInfo",
+    "backend",
+    "bind_context",
+    "check",
+    "context_key",
+    "ffi",
+    "in_context",
+    "last_error_message",
+    "lib",
+]
 
 _PACKAGE = Path(__file__).resolve().parent
 _CANN_HOME_VARS = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME")
@@ -122,3 +135,57 @@ def check(rc: int, api: str | None = None) -> None:
     """
     if rc:
         raise errors.error_for(rc, last_error_message(), api)
+
+
+# --------------------------------------------------------------------------- contexts
+#
+# ACL's current context is per thread. The async layer runs many devices from one event-loop
+# thread (and uses worker threads for blocking calls), so before any call that depends on the
+# current context it binds the device's context. The binding is cached per thread to keep the
+# launch path to one integer comparison; only aiocann sets contexts on the threads it drives.
+
+_tls = threading.local()
+_T = TypeVar("_T")
+
+
+_tls.ctx = None
+
+
+def context_key(ctx: Any) -> int:
+    return int(ffi.cast("uintptr_t", ctx))
+
+
+def bind_context(ctx: Any, key: int | None = None) -> None:
+    """Make ``ctx`` (an aclrtContext) current in the calling thread, if it is not already.
+    ``key`` is ``context_key(ctx)``, precomputed by callers on hot paths."""
+    if key is None:
+        key = int(ffi.cast("uintptr_t", ctx))
+    if getattr(_tls, "ctx", None) != key:
+        check(lib.aclrtSetCurrentContext(ctx), "aclrtSetCurrentContext")
+        _tls.ctx = key
+
+
+def forget_context() -> None:
+    """The calling thread's current context was changed behind the cache (aclrtSetDevice...)."""
+    _tls.ctx = None
+
+
+def in_context(ctx: Any, fn: Callable[[], _T]) -> _T:
+    """Run ``fn`` with ``ctx`` current, restoring the thread's previous context afterwards.
+
+    For finalizers, which run in whatever thread drops the last reference: they must not leave
+    a different context current in, say, a user's own pyACL thread.
+    """
+    old = ffi.new("aclrtContext*")
+    had = lib.aclrtGetCurrentContext(old) == 0
+    lib.aclGetRecentErrMsg()  # drop the "no context" message if there was none
+    key = int(ffi.cast("uintptr_t", ctx))
+    if had and int(ffi.cast("uintptr_t", old[0])) == key:
+        return fn()
+    lib.aclrtSetCurrentContext(ctx)
+    try:
+        return fn()
+    finally:
+        if had:
+            lib.aclrtSetCurrentContext(old[0])
+        _tls.ctx = int(ffi.cast("uintptr_t", old[0])) if had else None

@@ -15,6 +15,7 @@ __all__ = [
     "AclError",
     "ApiNotSupportedError",
     "BadAllocError",
+    "ClosedError",
     "CompletionTimeoutError",
     "DeviceOutOfMemoryError",
     "DmaError",
@@ -224,11 +225,14 @@ class EventSyncTimeoutError(AclError, TimeoutError):
     """ACL_ERROR_RT_EVENT_SYNC_TIMEOUT."""
 
 
+@_register(107019)
 class CompletionTimeoutError(AclError, TimeoutError):
-    """aiocann's watchdog: a completion callback did not arrive in time (code 107019)."""
+    """ACL_ERROR_RT_WAIT_TIMEOUT; aiocann's watchdog also uses it when a completion callback
+    does not arrive within the device's completion timeout."""
 
 
-_NAMES[107019] = "ACL_ERROR_RT_WAIT_TIMEOUT"
+class ClosedError(RuntimeError):
+    """The object (device, stream, array, args...) was closed, or its device was."""
 
 
 def set_code_names(names: dict[int, str]) -> None:

@@ -17,7 +17,9 @@ This module sits beside the runtime layers: it needs no device and no loaded run
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
+import json
 import os
 import re
 import shlex
@@ -35,6 +37,7 @@ __all__ = [
     "include_dir",
     "kernel_signatures",
     "library_path",
+    "read_signatures",
 ]
 
 # Bump when the generated stub changes, so cached binaries are rebuilt.
@@ -67,6 +70,51 @@ class KernelSignature:
 
     name: str
     params: tuple[KernelParam, ...]
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """What a kernel binary records about one parameter: size in bytes and kind."""
+
+    name: str
+    size: int
+    kind: str  # 'p' pointer, 'i' integer, 'f' floating point
+
+
+def read_signatures(binary: str | os.PathLike[str]) -> dict[str, tuple[ParamSpec, ...]] | None:
+    """The kernel signatures recorded next to a binary built by :func:`build_kernel`
+    (``<binary>.json``), or None when the binary records none (e.g. a real device binary)."""
+    meta = Path(binary).with_suffix(".json")
+    try:
+        data = json.loads(meta.read_text())
+    except (OSError, ValueError):
+        return None
+    return {k["name"]: tuple(ParamSpec(**p) for p in k["params"]) for k in data.get("kernels", [])}
+
+
+class _Desc(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("entry", ctypes.c_void_p),
+        ("num_params", ctypes.c_uint32),
+        ("param_sizes", ctypes.POINTER(ctypes.c_uint8)),
+        ("param_kinds", ctypes.c_char_p),
+    ]
+
+
+def _write_signatures(so: Path, sigs: list[KernelSignature], meta: Path) -> None:
+    """Records each kernel's parameter sizes as the compiler laid them out (read back from the
+    binary's descriptor table, so typedefs need no guessing)."""
+    table = (_Desc * (len(sigs) + 1)).in_dll(ctypes.CDLL(str(so), mode=os.RTLD_LOCAL), "aclsim_kernels")
+    by_name = {s.name: s for s in sigs}
+    kernels = []
+    for d in table[: len(sigs)]:
+        sig = by_name[d.name.decode()]
+        params = [
+            {"name": p.name, "size": int(d.param_sizes[i]), "kind": p.kind} for i, p in enumerate(sig.params)
+        ]
+        kernels.append({"name": sig.name, "params": params})
+    meta.write_text(json.dumps({"kernels": kernels}, indent=1))
 
 
 def include_dir() -> Path:
@@ -265,7 +313,7 @@ def build_kernel(
     digest = key.hexdigest()[:24]
     out_dir = _cache_root(cache_dir) / digest
     target = out_dir / "kernel.so"
-    if target.is_file():
+    if target.is_file() and target.with_suffix(".json").is_file():
         return target
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -293,5 +341,8 @@ def build_kernel(
             output=proc.stderr + proc.stdout,
             command=cmd,
         )
-    os.replace(tmp, target)  # atomic: concurrent builders of the same kernel both succeed
+    meta_tmp = Path(tmp).with_suffix(".json")
+    _write_signatures(Path(tmp), sigs, meta_tmp)
+    os.replace(meta_tmp, target.with_suffix(".json"))
+    os.replace(tmp, target)  # atomic, and last: concurrent builders of one kernel both succeed
     return target

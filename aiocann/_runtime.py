@@ -1,0 +1,139 @@
+"""Process-wide ACL state shared by every ``Device`` of the async layer.
+
+ACL itself is process-wide: ``aclInit`` once, ``aclrtSetDevice`` per device. Any number of
+``async with Device(i)`` blocks -- in one task, several tasks, or several event loops in
+different threads -- share that state through reference counts kept here:
+
+* the runtime: ``aclInit`` on first use, ``aclFinalize`` when the last user is gone (unless
+  someone else initialised ACL first, e.g. pyACL code in the same process: then it is theirs);
+* per device: ``aclrtSetDevice``, the device's default context, and its report thread (C, see
+  native/completion_queue.c) that runs ``aclrtProcessReport`` for every stream aiocann creates
+  on the device.
+
+Pinned host memory handed out as numpy arrays also holds a runtime reference, because
+``aclFinalize`` would release it under a live array.
+
+Every function here may block (device activation starts threads), so the async layer calls
+them from worker threads.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from . import errors
+from ._lib import check, ffi, forget_context, lib
+
+_lock = threading.Lock()
+_users = 0           # runtime references: devices in use + live pinned blocks
+_owns_init = False   # whether our aclInit is the one in effect
+_pid = os.getpid()
+_devices: dict[int, AclDevice] = {}
+
+
+class AclDevice:
+    """One opened ACL device, shared by all aiocann users of that device index."""
+
+    __slots__ = ("index", "ctx", "reporter", "reporter_tid", "users")
+
+    def __init__(self, index: int, ctx: Any, reporter: Any) -> None:
+        self.index = index
+        self.ctx = ctx
+        self.reporter = reporter
+        self.reporter_tid = int(lib.aiocann_reporter_thread_id(reporter))
+        self.users = 0
+
+
+def check_process() -> None:
+    """ACL state does not survive fork(): its threads are gone in the child."""
+    if os.getpid() != _pid:
+        raise RuntimeError(
+            "aiocann was initialised in the parent process; its runtime threads do not exist in this "
+            "forked child. Use the 'spawn' or 'forkserver' multiprocessing start method."
+        )
+
+
+def _retain_runtime() -> None:
+    global _users, _owns_init
+    if _users == 0:
+        rc = lib.aclInit(ffi.NULL)
+        if rc == errors.RepeatInitializeError.codes[0]:
+            lib.aclGetRecentErrMsg()
+            _owns_init = False  # initialised by someone else in this process: not ours to finalize
+        else:
+            check(rc, "aclInit")
+            _owns_init = True
+    _users += 1
+
+
+def _release_runtime() -> None:
+    global _users
+    _users -= 1
+    if _users == 0 and _owns_init:
+        check(lib.aclFinalize(), "aclFinalize")
+
+
+def retain_runtime() -> None:
+    """Keep ACL initialised (for a pinned block that outlives its device)."""
+    check_process()
+    with _lock:
+        _retain_runtime()
+
+
+def release_runtime() -> None:
+    with _lock:
+        if os.getpid() == _pid:
+            _release_runtime()
+
+
+def acquire_device(index: int) -> AclDevice:
+    """Open device ``index`` for one more user. Blocking: call from a worker thread."""
+    check_process()
+    with _lock:
+        _retain_runtime()
+        try:
+            dev = _devices.get(index)
+            if dev is None:
+                check(lib.aclrtSetDevice(index), "aclrtSetDevice")
+                forget_context()
+                try:
+                    ctx = ffi.new("aclrtContext*")
+                    check(lib.aclrtGetCurrentContext(ctx), "aclrtGetCurrentContext")
+                    rc = ffi.new("aclError*")
+                    reporter = lib.aiocann_reporter_start(ctx[0], rc)
+                    if reporter == ffi.NULL:
+                        check(rc[0], "aiocann_reporter_start")
+                except BaseException:
+                    lib.aclrtResetDevice(index)
+                    raise
+                dev = _devices[index] = AclDevice(index, ctx[0], reporter)
+            dev.users += 1
+            return dev
+        except BaseException:
+            _release_runtime()
+            raise
+
+
+def release_device(dev: AclDevice) -> None:
+    """Drop one user of ``dev``; the last one stops its report thread and resets it."""
+    with _lock:
+        dev.users -= 1
+        if dev.users == 0:
+            del _devices[dev.index]
+            lib.aiocann_reporter_stop(dev.reporter)
+            check(lib.aclrtResetDevice(dev.index), "aclrtResetDevice")
+            forget_context()
+        _release_runtime()
+
+
+def device_count() -> int:
+    """Number of devices the runtime reports (initialising ACL for the question if needed)."""
+    retain_runtime()
+    try:
+        n = ffi.new("uint32_t*")
+        check(lib.aclrtGetDeviceCount(n), "aclrtGetDeviceCount")
+        return int(n[0])
+    finally:
+        release_runtime()

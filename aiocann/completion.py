@@ -1,0 +1,106 @@
+"""``Completion``: the awaitable result of work enqueued on a stream.
+
+A Completion is resolved by the device's dispatcher (``_dispatch.py``) when the stream's
+completion callback for that work arrives -- never by polling. Until then it holds what the
+device may still be using (the kernel's args, the arrays it reads and writes, staging buffers),
+so nothing is freed early; resolution drops those references.
+
+Awaiting is cancellation-safe: device work cannot be recalled, so cancelling the awaiting task
+only detaches it. The Completion is still resolved, and its resources still released, when the
+device is done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.lowlevel
+
+from . import errors
+
+if TYPE_CHECKING:
+    from .memory import DeviceArray
+    from .stream import Stream
+
+__all__ = ["Completion"]
+
+
+class Completion:
+    """Awaitable: returns None when the work is done, raises :class:`AclError` if it failed."""
+
+    __slots__ = (
+        "_stream", "_keep", "_arrays", "_on_done", "_done", "_code", "_message", "_event", "what", "__weakref__"
+    )
+
+    def __init__(
+        self,
+        stream: Stream,
+        what: str,
+        keep: Any = None,
+        arrays: tuple[DeviceArray, ...] = (),
+        on_done: Callable[[], None] | None = None,
+    ) -> None:
+        self._stream = stream
+        self._keep = keep
+        self._arrays = arrays
+        for a in arrays:
+            a._use()
+        self._on_done = on_done
+        self._done = False
+        self._code = 0
+        self._message: str | None = None
+        self._event: anyio.Event | None = None
+        self.what = what
+
+    # -- called by the dispatcher, on the event loop --------------------------------------
+
+    def _resolve(self, code: int, message: str | None) -> None:
+        self._done = True
+        self._code = code
+        self._message = message
+        on_done, self._on_done = self._on_done, None
+        arrays, self._arrays = self._arrays, ()
+        self._keep = None
+        for a in arrays:
+            a._unuse()
+        try:
+            if on_done is not None and not code:
+                on_done()
+        finally:
+            if self._event is not None:
+                self._event.set()
+
+    # -- public -------------------------------------------------------------------------
+
+    @property
+    def stream(self) -> Stream:
+        return self._stream
+
+    def done(self) -> bool:
+        """True once the device has finished (or failed) this work."""
+        return self._done
+
+    def exception(self) -> errors.AclError | None:
+        """The failure of finished work, or None (also None while pending)."""
+        if not self._done or not self._code:
+            return None
+        return errors.error_for(self._code, self._message, self.what)
+
+    def __await__(self) -> Generator[Any, None, None]:
+        return self._wait().__await__()
+
+    async def _wait(self) -> None:
+        if self._done:
+            await anyio.lowlevel.checkpoint()
+        else:
+            if self._event is None:
+                self._event = anyio.Event()
+            await self._event.wait()
+        if self._code:
+            raise errors.error_for(self._code, self._message, self.what)
+
+    def __repr__(self) -> str:
+        state = "pending" if not self._done else ("failed" if self._code else "done")
+        return f"<Completion {self.what} {state}>"

@@ -1,0 +1,464 @@
+"""Kernel binaries, kernels, and their argument lists.
+
+``binary = await dev.load_binary(path)`` loads an operator binary; ``k = binary.function(name)``
+finds a kernel; ``args = await k.args().ptr(x).ptr(y).ptr(z).placeholder(tiling)`` builds its
+argument list with ACL's kernel-args API (``aclrtKernelArgsInitByUserMem``, ``Append``,
+``AppendPlaceHolder``, ``GetPlaceHolderBuffer``, ``Finalize``) in memory the ``KernelArgs``
+owns, so any number of argument lists can exist at once and each can be relaunched, or
+updated in place (``args.update(i, value)`` -> ``aclrtKernelArgsParaUpdate`` + ``Finalize``).
+
+The builder is awaitable because host arrays passed to it are uploaded as part of the build.
+Scalars must say their width -- a numpy scalar (``np.uint32(7)``) or a typed method
+(``.u32(7)``, ``.f32(0.5)``): a bare Python int or float is refused, never silently turned into
+a pointer or a double. Where the binary records its kernels' signatures (simulator binaries
+built by ``aiocann.sim.build_kernel`` do), the count, kinds and sizes of the arguments are
+checked against it before anything reaches the runtime.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import weakref
+from collections.abc import Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.lowlevel
+import anyio.to_thread
+import numpy as np
+
+from . import errors
+from ._lib import bind_context, check, ffi, in_context, lib
+from .memory import DeviceArray
+from .sim import ParamSpec, read_signatures
+
+if TYPE_CHECKING:
+    from .device import Device
+    from .stream import Stream
+
+__all__ = ["ArgsBuilder", "Binary", "Kernel", "KernelArgs"]
+
+
+def _unload(ctx: Any, handle: Any) -> None:
+    in_context(ctx, lambda: lib.aclrtBinaryUnLoad(handle))
+
+
+class Binary:
+    """A loaded kernel binary. Created by ``Device.load_binary``; unloaded with its device."""
+
+    def __init__(self, device: Device, handle: Any, label: str, signatures: dict[str, tuple[ParamSpec, ...]] | None):
+        self._device = device
+        self._handle = handle
+        self.label = label
+        self.signatures = signatures
+        self._kernels: dict[str, Kernel] = {}
+        # Unloaded when dropped (in-flight launches keep the code alive inside the runtime).
+        self._finalizer = weakref.finalize(self, _unload, device._ctx, handle)
+        self._finalizer.atexit = False
+
+    @classmethod
+    async def _load(cls, device: Device, *, path: str | os.PathLike[str] | None = None,
+                    data: bytes | None = None) -> Binary:
+        ctx = device._ctx
+        if path is not None:
+            p = Path(path)
+            fspath = str(p.resolve())
+
+            def load() -> Any:
+                bind_context(ctx)
+                h = ffi.new("aclrtBinHandle*")
+                check(lib.aclrtBinaryLoadFromFile(fspath.encode(), ffi.NULL, h), "aclrtBinaryLoadFromFile")
+                return h[0]
+
+            with anyio.CancelScope(shield=True):  # never lose a loaded handle to a cancellation
+                handle = await anyio.to_thread.run_sync(load)
+            binary = cls(device, handle, fspath, read_signatures(p))
+        else:
+            assert data is not None
+
+            def load_data() -> Any:
+                bind_context(ctx)
+                h = ffi.new("aclrtBinHandle*")
+                check(lib.aclrtBinaryLoadFromData(data, len(data), ffi.NULL, h), "aclrtBinaryLoadFromData")
+                return h[0]
+
+            with anyio.CancelScope(shield=True):
+                handle = await anyio.to_thread.run_sync(load_data)
+            binary = cls(device, handle, f"<{len(data)} bytes>", None)
+        device._binaries.add(binary)
+        await anyio.lowlevel.checkpoint_if_cancelled()
+        return binary
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def handle(self) -> Any:
+        if self._handle is None:
+            raise errors.ClosedError(f"binary {self.label} was unloaded")
+        return self._handle
+
+    def function(self, name: str) -> Kernel:
+        """The kernel ``name`` (aclrtBinaryGetFunction)."""
+        if not isinstance(name, str):
+            raise TypeError(f"kernel name must be a str, not {type(name).__name__}")
+        kernel = self._kernels.get(name)
+        if kernel is None:
+            self._device._bind()
+            h = ffi.new("aclrtFuncHandle*")
+            check(lib.aclrtBinaryGetFunction(self.handle, name.encode(), h), "aclrtBinaryGetFunction")
+            sig = self.signatures.get(name) if self.signatures else None
+            kernel = self._kernels[name] = Kernel(self, name, h[0], sig)
+        return kernel
+
+    def unload(self) -> None:
+        """Unload the binary. Launches already enqueued still run; its kernels become unusable."""
+        self._handle = None
+        self._kernels.clear()
+        self._finalizer()
+
+    def __repr__(self) -> str:
+        return f"<Binary {self.label}{' unloaded' if self._handle is None else ''}>"
+
+
+class Kernel:
+    """A kernel of a :class:`Binary`. ``kernel.args()`` starts an argument list."""
+
+    def __init__(self, binary: Binary, name: str, handle: Any, signature: tuple[ParamSpec, ...] | None):
+        self.binary = binary
+        self.name = name
+        self._handle = handle
+        self.signature = signature
+
+    @property
+    def handle(self) -> Any:
+        if self.binary._handle is None:
+            raise errors.ClosedError(f"kernel {self.name}: binary {self.binary.label} was unloaded")
+        return self._handle
+
+    def args(self) -> ArgsBuilder:
+        return ArgsBuilder(self)
+
+    def __repr__(self) -> str:
+        if self.signature is None:
+            return f"<Kernel {self.name}>"
+        params = ", ".join(f"{p.name}:{p.kind}{p.size}" for p in self.signature)
+        return f"<Kernel {self.name}({params})>"
+
+
+# Argument entries: (kind, payload, label)
+#   "ptr"   payload: DeviceArray | int       -> 8-byte device address
+#   "host"  payload: np.ndarray              -> uploaded at build, then a "ptr"
+#   "scalar" payload: np.ndarray (0-d)       -> its bytes, kind 'i' or 'f'
+#   "raw"   payload: bytes                   -> appended as is
+#   "placeholder" payload: bytes             -> 8-byte slot patched to its data at launch
+_SCALAR_TYPES = {
+    "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+    "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
+    "f16": np.float16, "f32": np.float32, "f64": np.float64,
+}
+
+
+def _scalar(value: Any, dtype: Any = None) -> np.ndarray:
+    """A 0-d array holding ``value`` at an explicit width; refuses implicit widths and
+    conversions that would lose the value."""
+    if dtype is None:
+        if not isinstance(value, np.generic):
+            raise TypeError(
+                f"scalar {value!r} has no width: pass a numpy scalar (np.uint32({value!r})), a dtype, "
+                "or use .u32()/.i64()/.f32()/..."
+            )
+        arr = np.asarray(value)
+    else:
+        dt = np.dtype(dtype)
+        if dt.kind not in "biuf" or dt.itemsize > 8:
+            raise TypeError(f"scalar dtype must be an integer or float of at most 8 bytes, not {dt}")
+        if isinstance(value, (float, np.floating)) and dt.kind in "biu":
+            raise TypeError(f"refusing to truncate float {value!r} to {dt}")
+        if dt.kind in "iu":
+            info = np.iinfo(dt)
+            iv = int(value) if isinstance(value, (bool, np.bool_)) else operator.index(value)
+            if not info.min <= iv <= info.max:
+                raise OverflowError(f"{value!r} does not fit {dt} [{info.min}, {info.max}]")
+            arr = np.asarray(iv, dtype=dt)
+        else:
+            if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
+                raise TypeError(f"{value!r} is not a number")
+            arr = np.asarray(value, dtype=dt)
+    if arr.dtype.kind not in "biuf" or arr.dtype.itemsize > 8:
+        raise TypeError(f"scalar of dtype {arr.dtype} is not an integer or float of at most 8 bytes")
+    return arr
+
+
+def _to_bytes(data: Any, what: str) -> bytes:
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        b = bytes(data)
+    elif isinstance(data, np.ndarray):
+        b = np.ascontiguousarray(data).tobytes()
+    elif isinstance(data, np.generic):
+        b = data.tobytes()
+    elif hasattr(data, "__bytes__"):
+        b = bytes(data)
+    else:
+        raise TypeError(f"{what} must be bytes, a numpy array, or a numpy scalar, not {type(data).__name__}")
+    return b
+
+
+class ArgsBuilder:
+    """Builds a kernel's argument list in the kernel's parameter order. Awaitable."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+        self._entries: list[tuple[str, Any]] = []
+
+    def ptr(self, value: DeviceArray | int) -> ArgsBuilder:
+        """A device pointer: a DeviceArray or a raw device address (int)."""
+        if isinstance(value, DeviceArray):
+            if value.device._acl is not self.kernel.binary.device._acl:
+                raise ValueError(f"{value!r} is not on device {self.kernel.binary.device.index}")
+            value.ptr  # raises if freed
+        elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+            value = operator.index(value)
+            if not 0 <= value < 1 << 64:
+                raise ValueError(f"device address {value:#x} is out of range")
+        else:
+            raise TypeError(f"ptr() takes a DeviceArray or an int address, not {type(value).__name__}")
+        self._entries.append(("ptr", value))
+        return self
+
+    def array(self, value: Any) -> ArgsBuilder:
+        """A host array, uploaded to new device memory when the args are built; the kernel gets
+        its device pointer."""
+        if isinstance(value, DeviceArray):
+            return self.ptr(value)
+        arr = np.asarray(value)
+        if arr.dtype.hasobject:
+            raise TypeError("array() takes numeric arrays, not object arrays")
+        self._entries.append(("host", arr))
+        return self
+
+    def scalar(self, value: Any, dtype: Any = None) -> ArgsBuilder:
+        """A scalar by value: a numpy scalar, or any value with an explicit ``dtype``."""
+        self._entries.append(("scalar", _scalar(value, dtype)))
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        dt = _SCALAR_TYPES.get(name)
+        if dt is None:
+            raise AttributeError(name)
+        return lambda value: self.scalar(value, dt)
+
+    def bytes(self, data: Any) -> ArgsBuilder:
+        """Raw bytes appended as one parameter (a packed struct, say)."""
+        b = _to_bytes(data, "bytes()")
+        if not b:
+            raise ValueError("bytes() needs at least one byte")
+        self._entries.append(("raw", b))
+        return self
+
+    def placeholder(self, data: Any) -> ArgsBuilder:
+        """A pointer parameter whose data (tiling, say) travels in the args block: the kernel
+        gets a pointer to a device copy of ``data`` made at launch."""
+        b = _to_bytes(data, "placeholder()")
+        if not b:
+            raise ValueError("placeholder() needs at least one byte of data")
+        self._entries.append(("placeholder", b))
+        return self
+
+    def __await__(self) -> Generator[Any, None, KernelArgs]:
+        return self.build().__await__()
+
+    def _check_signature(self) -> None:
+        sig = self.kernel.signature
+        if sig is None:
+            return
+        names = ", ".join(p.name for p in sig)
+        if len(self._entries) != len(sig):
+            raise TypeError(
+                f"kernel {self.kernel.name}({names}) takes {len(sig)} arguments, {len(self._entries)} given"
+            )
+        for i, ((kind, payload), spec) in enumerate(zip(self._entries, sig)):
+            where = f"argument {i} ({spec.name}) of {self.kernel.name}"
+            if kind in ("ptr", "host", "placeholder"):
+                if spec.kind != "p":
+                    raise TypeError(f"{where} is a {spec.size}-byte {'float' if spec.kind == 'f' else 'integer'}, "
+                                    f"not a pointer")
+            elif kind == "scalar":
+                if spec.kind == "p":
+                    raise TypeError(f"{where} is a pointer: pass a DeviceArray, an array or a placeholder, "
+                                    f"not a scalar")
+                got = "f" if payload.dtype.kind == "f" else "i"
+                if got != spec.kind or payload.dtype.itemsize != spec.size:
+                    want = f"{'float' if spec.kind == 'f' else 'integer'} of {spec.size} bytes"
+                    raise TypeError(f"{where} is a {want}, got {payload.dtype}")
+            elif kind == "raw" and len(payload) != spec.size:
+                raise TypeError(f"{where} is {spec.size} bytes, got {len(payload)} raw bytes")
+
+    async def build(self, *, stream: Stream | None = None) -> KernelArgs:
+        """Upload host arrays (on ``stream``, default the current one) and build the list."""
+        self._check_signature()
+        entries = list(self._entries)
+        uploaded: list[DeviceArray] = []
+        if any(kind == "host" for kind, _ in entries):
+            from .stream import current_stream
+
+            s = stream or current_stream()
+            try:
+                for i, (kind, payload) in enumerate(entries):
+                    if kind == "host":
+                        arr = await s.upload(payload)
+                        uploaded.append(arr)
+                        entries[i] = ("ptr", arr)
+            except BaseException:
+                for arr in uploaded:
+                    arr.close()
+                raise
+        return KernelArgs._build(self.kernel, entries)
+
+
+def _aligned(nbytes: int, align: int = 64) -> tuple[np.ndarray, int]:
+    """Zeroed memory aligned to ``align``: (owning array, address)."""
+    raw = np.zeros(nbytes + align, np.uint8)
+    addr = raw.__array_interface__["data"][0]
+    off = (-addr) % align
+    return raw, addr + off
+
+
+class KernelArgs:
+    """A finalized argument list, reusable across launches. Built by ``await kernel.args()...``."""
+
+    def __init__(self) -> None:  # use ArgsBuilder
+        self.kernel: Kernel
+        self._handle: Any = None
+        self._memory: tuple[np.ndarray, np.ndarray] | None = None
+        self._params: list[Any] = []
+        self._kinds: list[str] = []
+        self._sizes: list[int] = []
+        self._dtypes: list[np.dtype[Any] | None] = []
+        self._placeholder_data: dict[int, np.ndarray] = {}
+        self._arrays: list[DeviceArray | None] = []
+        self._arrays_cache: tuple[DeviceArray, ...] | None = None
+
+    @classmethod
+    def _build(cls, kernel: Kernel, entries: list[tuple[str, Any]]) -> KernelArgs:
+        self = cls()
+        self.kernel = kernel
+        fn = kernel.handle
+        kernel.binary.device._bind()
+        payloads: list[bytes | None] = []
+        for kind, payload in entries:
+            if kind == "ptr":
+                addr = payload.ptr if isinstance(payload, DeviceArray) else payload
+                payloads.append(int(addr).to_bytes(8, "little"))
+            elif kind == "scalar":
+                payloads.append(payload.tobytes())
+            elif kind == "raw":
+                payloads.append(payload)
+            else:  # placeholder
+                payloads.append(None)
+        user_size = sum((len(p) + 7) // 8 * 8 if p is not None else 8 for p in payloads)
+        user_size += sum((len(e[1]) + 7) // 8 * 8 for e in entries if e[0] == "placeholder")
+        size = ffi.new("size_t*")
+        check(lib.aclrtKernelArgsGetHandleMemSize(fn, size), "aclrtKernelArgsGetHandleMemSize")
+        handle_mem, handle_addr = _aligned(int(size[0]))
+        check(lib.aclrtKernelArgsGetMemSize(fn, user_size, size), "aclrtKernelArgsGetMemSize")
+        buf_mem, buf_addr = _aligned(int(size[0]))
+        self._memory = (handle_mem, buf_mem)
+        handle = ffi.cast("aclrtArgsHandle", handle_addr)
+        check(lib.aclrtKernelArgsInitByUserMem(fn, handle, ffi.cast("void*", buf_addr), int(size[0])),
+              "aclrtKernelArgsInitByUserMem")
+        ph = ffi.new("aclrtParamHandle*")
+        for (kind, payload), data in zip(entries, payloads):
+            if data is None:
+                check(lib.aclrtKernelArgsAppendPlaceHolder(handle, ph), "aclrtKernelArgsAppendPlaceHolder")
+                self._sizes.append(8)
+            else:
+                check(lib.aclrtKernelArgsAppend(handle, ffi.from_buffer(data), len(data), ph),
+                      "aclrtKernelArgsAppend")
+                self._sizes.append(len(data))
+            self._params.append(ph[0])
+            self._kinds.append(kind)
+            self._dtypes.append(payload.dtype if kind == "scalar" else None)
+            self._arrays.append(payload if isinstance(payload, DeviceArray) else None)
+        buf = ffi.new("void**")
+        for i, (kind, payload) in enumerate(entries):
+            if kind == "placeholder":
+                check(lib.aclrtKernelArgsGetPlaceHolderBuffer(handle, self._params[i], len(payload), buf),
+                      "aclrtKernelArgsGetPlaceHolderBuffer")
+                view = np.frombuffer(ffi.buffer(buf[0], len(payload)), np.uint8)
+                view[:] = np.frombuffer(payload, np.uint8)
+                self._placeholder_data[i] = view
+        check(lib.aclrtKernelArgsFinalize(handle), "aclrtKernelArgsFinalize")
+        self._handle = handle
+        return self
+
+    @property
+    def handle(self) -> Any:
+        if self._handle is None:
+            raise errors.ClosedError("the kernel args were closed")
+        return self._handle
+
+    @property
+    def arrays(self) -> tuple[DeviceArray, ...]:
+        """The device arrays the arguments point to (kept alive by every launch)."""
+        if self._arrays_cache is None:
+            self._arrays_cache = tuple(a for a in self._arrays if a is not None)
+        return self._arrays_cache
+
+    def __len__(self) -> int:
+        return len(self._params)
+
+    def update(self, index: int, value: Any) -> None:
+        """Replace argument ``index`` in place (aclrtKernelArgsParaUpdate, then Finalize again).
+        A pointer argument takes a DeviceArray or int address; a scalar one a value of the
+        same width; a placeholder takes new data of at most its original size."""
+        index = operator.index(index)
+        if not 0 <= index < len(self._params):
+            raise IndexError(f"argument index {index} out of range for {len(self._params)} arguments")
+        kind = self._kinds[index]
+        handle = self.handle
+        if kind == "placeholder":
+            data = np.frombuffer(_to_bytes(value, "placeholder data"), np.uint8)
+            view = self._placeholder_data[index]
+            if data.nbytes > view.nbytes:
+                raise ValueError(f"placeholder {index} holds {view.nbytes} bytes, got {data.nbytes}")
+            view[: data.nbytes] = data  # copied into the device args at each launch
+            return
+        array: DeviceArray | None = None
+        if kind == "ptr":
+            if isinstance(value, DeviceArray):
+                array, payload = value, value.ptr.to_bytes(8, "little")
+            elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+                payload = operator.index(value).to_bytes(8, "little")
+            else:
+                raise TypeError(f"argument {index} is a pointer: pass a DeviceArray or int address")
+        elif kind == "scalar":
+            dt = self._dtypes[index]
+            if isinstance(value, np.generic) and value.dtype != dt:
+                raise TypeError(f"argument {index} is {dt}, got {value.dtype}")
+            payload = _scalar(value, dt).tobytes()
+        else:
+            payload = _to_bytes(value, "raw argument")
+        if len(payload) != self._sizes[index]:
+            raise TypeError(f"argument {index} is {self._sizes[index]} bytes, the new value {len(payload)}")
+        self.kernel.binary.device._bind()
+        check(lib.aclrtKernelArgsParaUpdate(handle, self._params[index], ffi.from_buffer(payload), len(payload)),
+              "aclrtKernelArgsParaUpdate")
+        check(lib.aclrtKernelArgsFinalize(handle), "aclrtKernelArgsFinalize")
+        if kind == "ptr":
+            self._arrays[index] = array
+            self._arrays_cache = None
+
+    def close(self) -> None:
+        """Release the argument list's memory (launches already enqueued copied it)."""
+        self._handle = None
+        self._memory = None
+        self._placeholder_data.clear()
+        self._arrays.clear()
+        self._arrays_cache = None
+
+    def __repr__(self) -> str:
+        return f"<KernelArgs {self.kernel.name} ({len(self._params)} args)>"

@@ -1,0 +1,99 @@
+"""``launch``: enqueue a kernel on a stream and get a :class:`Completion`.
+
+``done = await aiocann.launch(kernel, args, blocks=8)`` waits only for a free in-flight slot on
+the stream (back-pressure), then makes one C call that enqueues the launch
+(``aclrtLaunchKernelWithConfig``) and its completion callback together, and returns. ``await
+done`` waits for the device; it raises the :class:`AclError` of a failed launch. The Completion
+holds the args and every array they point to until the device is done with them.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._lib import ffi, lib
+from .completion import Completion
+from .kernel import ArgsBuilder, Kernel, KernelArgs
+from .stream import Stream, current_stream
+
+__all__ = ["LaunchConfig", "launch"]
+
+
+@dataclass(frozen=True)
+class LaunchConfig:
+    """Launch attributes (``aclrtLaunchKernelCfg``).
+
+    ``schedule``: "normal" starts as soon as any AI core is free; "batch" only when all the
+    launch's blocks can start together. ``timeout``: seconds after which a still-running
+    kernel is stopped and fails with ``KernelTimeoutError`` (507014); None = no limit.
+    """
+
+    schedule: Literal["normal", "batch"] = "normal"
+    timeout: float | None = None
+    _cdata: Any = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.schedule not in ("normal", "batch"):
+            raise ValueError(f"schedule must be 'normal' or 'batch', not {self.schedule!r}")
+        if self.timeout is not None and not (math.isfinite(self.timeout) and self.timeout > 0):
+            raise ValueError(f"timeout must be a positive number of seconds, not {self.timeout!r}")
+        attrs = ffi.new("aclrtLaunchKernelAttr[2]")
+        n = 0
+        if self.schedule == "batch":
+            attrs[n].id = lib.ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE
+            attrs[n].value.schemMode = 1
+            n += 1
+        if self.timeout is not None:
+            us = max(1, round(self.timeout * 1e6))
+            attrs[n].id = lib.ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US
+            attrs[n].value.timeoutUs.timeoutLow = us & 0xFFFFFFFF
+            attrs[n].value.timeoutUs.timeoutHigh = us >> 32
+            n += 1
+        cfg = ffi.new("aclrtLaunchKernelCfg*")
+        cfg.attrs = attrs
+        cfg.numAttrs = n
+        object.__setattr__(self, "_cdata", (cfg, attrs) if n else None)
+
+
+async def launch(
+    kernel: Kernel,
+    args: KernelArgs | ArgsBuilder,
+    *,
+    blocks: int,
+    stream: Stream | None = None,
+    config: LaunchConfig | None = None,
+) -> Completion:
+    """Enqueue ``kernel`` with ``args`` on ``stream`` (default: the task's current stream) over
+    ``blocks`` blocks. Returns once enqueued; await the result for the device to finish."""
+    # The hot path: a launch with prebuilt args on an open stream with room. Everything here
+    # is what a raw launch loop does not do, so it is kept to attribute reads and one C call.
+    if type(args) is not KernelArgs:
+        if isinstance(args, ArgsBuilder):
+            args = await args.build(stream=stream)
+        else:
+            raise TypeError(f"args must be KernelArgs (await kernel.args()...), not {type(args).__name__}")
+    if args.kernel is not kernel:
+        if not isinstance(kernel, Kernel):
+            raise TypeError(f"kernel must be a Kernel (binary.function(name)), not {type(kernel).__name__}")
+        raise ValueError(f"{args!r} were built for kernel {args.kernel.name}, not {kernel.name}")
+    if type(blocks) is not int or not 0 < blocks < 4294967296:
+        if isinstance(blocks, bool) or not isinstance(blocks, int):
+            raise TypeError(f"blocks must be an int, not {type(blocks).__name__}")
+        raise ValueError(f"blocks must be in [1, 2**32), got {blocks}")
+    s = current_stream() if stream is None else stream
+    if kernel.binary._device._acl is not s._device._acl:
+        raise ValueError(f"kernel {kernel.name} is loaded on device {kernel.binary.device.index}, "
+                         f"the stream is on device {s.device.index}")
+    cfg = ffi.NULL if config is None or config._cdata is None else config._cdata[0]
+    fn, handle = kernel.handle, args.handle
+    if not s._ready():
+        await s._admit()
+    d = s._device._dispatcher
+    token = d.new_token()
+    rc = lib.aiocann_launch(d.cq, fn, blocks, s._handle, cfg, handle, token, s._launched)
+    if rc:
+        s._enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args)
+    return s._track(token, kernel.name, args, args.arrays)

@@ -1,0 +1,215 @@
+"""Device memory (``DeviceArray``) and page-locked host memory.
+
+A ``DeviceArray`` is device memory with a numpy shape and dtype. Its memory is freed when it
+is closed or garbage-collected -- but never while device work may use it: every Completion
+that uses an array holds a reference to it (and counts it busy), so dropping the last user
+reference to an array with pending work defers the free until that work completes, and
+``close()`` on a busy array frees it when it becomes idle.
+
+Pinned host memory (``aclrtMallocHost``) comes back as numpy arrays whose buffer is that memory;
+copies to and from it are truly asynchronous. Pageable numpy arrays are staged through pinned
+blocks from a per-device ``StagingPool``. Pinned blocks keep ACL initialised while they live,
+because ``aclFinalize`` would release them under a live array.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import operator
+import threading
+import weakref
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import _runtime, errors
+from ._lib import check, ffi, in_context, lib
+
+if TYPE_CHECKING:
+    from .completion import Completion
+    from .device import Device
+    from .stream import Stream
+
+__all__ = ["DeviceArray", "StagingPool", "allocate_pinned", "is_pinned", "shape_and_dtype"]
+
+
+def shape_and_dtype(shape: int | tuple[int, ...], dtype: Any) -> tuple[tuple[int, ...], np.dtype[Any]]:
+    shape_t = (operator.index(shape),) if not isinstance(shape, tuple) else tuple(operator.index(d) for d in shape)
+    if any(d < 0 for d in shape_t):
+        raise ValueError(f"negative dimension in shape {shape_t}")
+    dt = np.dtype(dtype)
+    if dt.hasobject:
+        raise TypeError(f"dtype {dt} holds Python objects and cannot live in device memory")
+    return shape_t, dt
+
+
+# --------------------------------------------------------------------------- pinned memory
+
+_pinned_lock = threading.Lock()
+_pinned_starts: list[int] = []  # sorted start addresses of live pinned blocks
+_pinned_ends: dict[int, int] = {}
+
+
+def _free_pinned(ptr: Any) -> None:
+    start = int(ffi.cast("uintptr_t", ptr))
+    with _pinned_lock:
+        i = bisect.bisect_left(_pinned_starts, start)
+        if i < len(_pinned_starts) and _pinned_starts[i] == start:
+            del _pinned_starts[i]
+            del _pinned_ends[start]
+    lib.aclrtFreeHost(ptr)
+    _runtime.release_runtime()
+
+
+def allocate_pinned(nbytes: int) -> np.ndarray:
+    """``nbytes`` of page-locked host memory as a uint8 numpy array (freed with the array)."""
+    _runtime.retain_runtime()
+    p = ffi.new("void**")
+    rc = lib.aclrtMallocHost(p, max(nbytes, 1))
+    if rc:
+        _runtime.release_runtime()
+        check(rc, "aclrtMallocHost")
+    start = int(ffi.cast("uintptr_t", p[0]))
+    with _pinned_lock:
+        bisect.insort(_pinned_starts, start)
+        _pinned_ends[start] = start + max(nbytes, 1)
+    # ffi.buffer keeps the gc'ed pointer alive, and numpy keeps the buffer: the memory lives
+    # exactly as long as the array and its views.
+    owner = ffi.gc(p[0], _free_pinned)
+    return np.frombuffer(ffi.buffer(owner, nbytes), dtype=np.uint8)
+
+
+def is_pinned(array: np.ndarray) -> bool:
+    """True if the array's bytes lie inside one live pinned block."""
+    if array.nbytes == 0:
+        return False
+    start = array.__array_interface__["data"][0]
+    with _pinned_lock:
+        i = bisect.bisect_right(_pinned_starts, start) - 1
+        return i >= 0 and start + array.nbytes <= _pinned_ends[_pinned_starts[i]]
+
+
+class StagingPool:
+    """Reusable pinned blocks for staging pageable copies (power-of-two size classes)."""
+
+    MIN_BLOCK = 64 * 1024
+    MAX_CACHED = 256 * 1024 * 1024
+
+    def __init__(self) -> None:
+        self._free: dict[int, list[np.ndarray]] = {}
+        self._cached = 0
+        self._closed = False
+
+    def get(self, nbytes: int) -> np.ndarray:
+        size = max(self.MIN_BLOCK, 1 << max(0, nbytes - 1).bit_length())
+        blocks = self._free.get(size)
+        if blocks:
+            self._cached -= size
+            return blocks.pop()
+        return allocate_pinned(size)
+
+    def put(self, block: np.ndarray) -> None:
+        size = block.nbytes
+        if self._closed or self._cached + size > self.MAX_CACHED:
+            return  # dropped: freed with the array
+        self._free.setdefault(size, []).append(block)
+        self._cached += size
+
+    def close(self) -> None:
+        self._closed = True
+        self._free.clear()
+        self._cached = 0
+
+
+# --------------------------------------------------------------------------- device arrays
+
+
+def _free_device(ctx: Any, ptr: int) -> None:
+    # Runs in whatever thread dropped the last reference: keep that thread's context as it was.
+    in_context(ctx, lambda: lib.aclrtFree(ffi.cast("void*", ptr)))
+
+
+class DeviceArray:
+    """An array in device memory. Create with ``dev.empty(...)`` or ``await stream.upload(x)``."""
+
+    __slots__ = ("_device", "_ptr", "shape", "dtype", "_busy", "_closing", "_finalizer", "__weakref__")
+
+    def __init__(self, device: Device, ptr: int, shape: tuple[int, ...], dtype: np.dtype[Any]) -> None:
+        self._device = device
+        self._ptr = ptr
+        self.shape = shape
+        self.dtype = dtype
+        self._busy = 0
+        self._closing = False
+        self._finalizer = weakref.finalize(self, _free_device, device._ctx, ptr)
+        self._finalizer.atexit = False  # at exit the process frees everything anyway
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def ptr(self) -> int:
+        """The device address (raises ClosedError once freed)."""
+        if not self._finalizer.alive or self._closing:
+            raise errors.ClosedError(f"{self!r} was freed")
+        return self._ptr
+
+    @property
+    def nbytes(self) -> int:
+        return math.prod(self.shape) * self.dtype.itemsize
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d DeviceArray")
+        return self.shape[0]
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive or self._closing
+
+    # Busy accounting, driven by the streams: a Completion that uses the array marks it busy
+    # when enqueued and idle when resolved. Only the event loop thread touches these.
+    def _use(self) -> None:
+        self._busy += 1
+
+    def _unuse(self) -> None:
+        self._busy -= 1
+        if self._busy == 0 and self._closing:
+            self._finalizer()
+
+    def close(self) -> None:
+        """Free the memory now, or -- if device work still uses it -- as soon as that is done."""
+        if self._busy:
+            self._closing = True
+        else:
+            self._finalizer()
+
+    def _release(self) -> None:
+        """The device is closing: its streams are drained, free unconditionally."""
+        self._finalizer()
+
+    async def get(self, *, stream: Stream | None = None) -> np.ndarray:
+        """Copy to a new numpy array (on ``stream``, default the task's current stream)."""
+        from .stream import current_stream
+
+        return await (stream or current_stream()).download(self)
+
+    async def set(self, data: Any, *, stream: Stream | None = None) -> Completion:
+        """Copy host data into this array; returns once enqueued (await the result to wait)."""
+        from .stream import current_stream
+
+        return await (stream or current_stream()).copy_from_host(self, data)
+
+    def __repr__(self) -> str:
+        state = " freed" if self.closed else ""
+        return f"<DeviceArray shape={self.shape} dtype={self.dtype} device={self._device.index}{state}>"

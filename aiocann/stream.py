@@ -1,0 +1,399 @@
+"""``Stream``: an ordered queue of device work, as an async context manager.
+
+Everything enqueued on a stream -- launches (``aiocann.launch``), copies, event records,
+synchronize markers -- returns a :class:`Completion` resolved by the device's dispatcher, and
+runs on the device in submission order. Streams run concurrently with each other.
+
+* ``async with dev.stream() as s:`` opens the stream and makes it the task's *current* stream
+  inside the block (a contextvar, so two tasks on one loop never see each other's stream).
+  Leaving the block awaits all pending work, raises the stream's first device error if the
+  body succeeded, and destroys the stream.
+* Back-pressure: a stream admits at most ``max_in_flight`` unresolved Completions; further
+  submissions wait (cancelling such a wait enqueues nothing).
+* Errors: a failed kernel or copy puts the ACL stream into a sticky error state; its
+  Completion and every later one on the stream fail with that error.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import deque
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+import numpy as np
+
+from . import errors
+from ._dispatch import stream_failure
+from ._lib import bind_context, check, ffi, in_context, lib
+from .completion import Completion
+from .memory import DeviceArray, is_pinned
+
+if TYPE_CHECKING:
+    from .device import Device
+    from .event import Event
+
+__all__ = ["Stream", "current_stream"]
+
+_current_stream: ContextVar[Stream | None] = ContextVar("aiocann_current_stream", default=None)
+
+# Host copies smaller than this run on the event loop; larger ones in a worker thread.
+_INLINE_COPY = 1 << 20
+
+
+def current_stream() -> Stream:
+    """The stream of the innermost ``async with dev.stream()`` in the calling task."""
+    s = _current_stream.get()
+    if s is None:
+        raise RuntimeError("no current stream: pass stream=... or use `async with dev.stream() as s:`")
+    return s
+
+
+class Stream:
+    """An ACL stream owned by a :class:`Device`. Create with ``dev.stream()``."""
+
+    def __init__(self, device: Device, max_in_flight: int, priority: int) -> None:
+        if max_in_flight < 1:
+            raise ValueError(f"max_in_flight must be >= 1, got {max_in_flight}")
+        self._device = device
+        self.max_in_flight = max_in_flight
+        self.priority = priority
+        self._handle: Any = None
+        self._state = "new"
+        self._in_flight = 0
+        self._slot_waiters: deque[anyio.Event] = deque()
+        self._last: Completion | None = None
+        self._first_error: tuple[int, str | None] | None = None
+        self._orphans: list[Any] = []  # work enqueued without a completion (see _enqueue_failed)
+        self._launched = ffi.new("int*")
+        self._cv_token: Any = None
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def _open(self) -> None:
+        if self._state != "new":
+            raise RuntimeError("a Stream can be opened only once")
+        dev = self._device
+        dev._bind()
+        h = ffi.new("aclrtStream*")
+        check(lib.aclrtCreateStreamWithConfig(h, self.priority, 0), "aclrtCreateStreamWithConfig")
+        rc = lib.aclrtSubscribeReport(dev.reporter_thread_id, h[0])
+        if rc:
+            lib.aclrtDestroyStream(h[0])
+            check(rc, "aclrtSubscribeReport")
+        self._handle = h[0]
+        self._state = "open"
+        dev._streams.add(self)
+
+    async def __aenter__(self) -> Stream:
+        self._open()
+        self._cv_token = _current_stream.set(self)
+        return self
+
+    async def __aexit__(self, et: Any, ev: Any, tb: Any) -> None:
+        _current_stream.reset(self._cv_token)
+        await self.aclose(raise_errors=et is None)
+
+    async def aclose(self, *, raise_errors: bool = True) -> None:
+        """Await pending work, destroy the stream, and raise its first device error (if any
+        and ``raise_errors``). Runs to the end even if the calling task is cancelled."""
+        if self._state != "open":
+            return
+        self._state = "closing"
+        try:
+            with anyio.CancelScope(shield=True):
+                last = self._last
+                if last is not None and not last.done():
+                    try:
+                        await last
+                    except errors.AclError:
+                        pass  # reported below as the stream's first error
+                dev = self._device
+                handle, self._handle = self._handle, None
+                bind_context(dev._ctx, dev._ctx_key)  # also while the device is closing
+                lib.aclrtUnSubscribeReport(dev.reporter_thread_id, handle)
+                # Destroy waits for unfinished tasks: only orphaned work (see _enqueue_failed)
+                # or work whose callback timed out can still be running, so do it off the loop.
+                if self._orphans or self._in_flight:
+                    await anyio.to_thread.run_sync(_destroy_in, dev._ctx, handle)
+                else:
+                    check(lib.aclrtDestroyStream(handle), "aclrtDestroyStream")
+        finally:
+            self._state = "closed"
+            self._orphans.clear()
+            self._device._streams.discard(self)
+        if raise_errors and self._first_error is not None:
+            code, message = self._first_error
+            raise errors.error_for(code, message, "stream")
+
+    def __del__(self) -> None:
+        if getattr(self, "_state", None) == "open":
+            warnings.warn(f"{self!r} was never closed", ResourceWarning, stacklevel=2)
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def handle(self) -> Any:
+        """The aclrtStream (cdata)."""
+        if self._state != "open":
+            raise errors.ClosedError(f"{self!r} is not open")
+        return self._handle
+
+    @property
+    def in_flight(self) -> int:
+        """Completions enqueued on this stream and not yet resolved."""
+        return self._in_flight
+
+    @property
+    def error(self) -> errors.AclError | None:
+        """The stream's first device error, if any work on it failed."""
+        if self._first_error is None:
+            return None
+        return errors.error_for(self._first_error[0], self._first_error[1], "stream")
+
+    def __repr__(self) -> str:
+        return f"<Stream device={self._device.index} {self._state} in_flight={self._in_flight}>"
+
+    # -- submission machinery (event loop) --------------------------------------------------
+
+    def _ready(self) -> bool:
+        """Fast path of admission: open, a free in-flight slot and nobody queued before us.
+        Binds the device's context when it returns True."""
+        if self._state == "open" and self._in_flight < self.max_in_flight and not self._slot_waiters:
+            self._device._bind()
+            return True
+        return False
+
+    async def _admit(self) -> None:
+        """Wait for a free in-flight slot (FIFO). Cancelling this wait enqueues nothing. The
+        caller enqueues and calls _track() with no await in between, so the slot is its own."""
+        if self._ready():
+            return
+        if self._state != "open":
+            raise errors.ClosedError(f"{self!r} is not open")
+        while True:
+            event = anyio.Event()
+            self._slot_waiters.append(event)
+            try:
+                await event.wait()
+            except BaseException:
+                if event in self._slot_waiters:
+                    self._slot_waiters.remove(event)
+                else:
+                    self._wake_next()  # we were handed a slot: pass it on
+                raise
+            if self._state != "open":
+                self._wake_next()
+                raise errors.ClosedError(f"{self!r} was closed")
+            if self._in_flight < self.max_in_flight:
+                self._device._bind()
+                if self._slot_waiters and self._in_flight + 1 < self.max_in_flight:
+                    self._wake_next()
+                return
+
+    def _wake_next(self) -> None:
+        if self._slot_waiters:
+            self._slot_waiters.popleft().set()
+
+    def _track(
+        self,
+        token: int,
+        what: str,
+        keep: Any = None,
+        arrays: tuple[DeviceArray, ...] = (),
+        on_done: Any = None,
+    ) -> Completion:
+        """Register the Completion for work just enqueued with ``token``."""
+        c = Completion(self, what, keep, arrays, on_done)
+        self._device.dispatcher.register(token, c)
+        self._in_flight += 1
+        self._last = c
+        return c
+
+    def _enqueue_failed(self, rc: int, api: str, keep: Any = None) -> None:
+        """Work could not be enqueued: raise (the slot was never taken). If the work itself was
+        enqueued but its completion callback was not, keep what it uses alive until the stream
+        is destroyed (which waits for it)."""
+        if self._slot_waiters and self._in_flight < self.max_in_flight:
+            self._wake_next()
+        if self._launched[0]:
+            self._orphans.append(keep)
+        check(rc, api)
+
+    def _completed(self, completion: Completion, code: int, message: str | None) -> None:
+        """Called by the dispatcher for each resolved Completion of this stream."""
+        self._in_flight -= 1
+        if self._slot_waiters:
+            self._wake_next()
+        if code and self._first_error is None:
+            self._first_error = (code, message)
+
+    def _failure_message(self, code: int) -> str | None:
+        """The runtime's description of the stream's sticky error (read on the loop thread)."""
+        if self._handle is None:
+            return None
+        rc, message = stream_failure(self._handle)
+        return message if rc == code else None
+
+    async def _marker(self, what: str, keep: Any = None, arrays: tuple[DeviceArray, ...] = ()) -> Completion:
+        """A Completion that resolves when everything enqueued so far has run."""
+        await self._admit()
+        d = self._device.dispatcher
+        token = d.new_token()
+        self._launched[0] = 0
+        rc = lib.aiocann_cq_enqueue(d.cq, self._handle, token)
+        if rc:
+            self._enqueue_failed(rc, "aclrtLaunchCallback", keep)
+        return self._track(token, what, keep, arrays)
+
+    # -- public operations ---------------------------------------------------------------
+
+    async def synchronize(self) -> None:
+        """Wait until all work enqueued so far is done; raise the stream's error if it failed."""
+        await (await self._marker("synchronize"))
+
+    async def record(self, *, timing: bool = True) -> Event:
+        """Record an event capturing the work enqueued so far. ``await event`` waits for it;
+        other streams can ``wait(event)``; two events give ``end.elapsed_ms(start)``."""
+        from .event import Event
+
+        event = Event._create(self._device, timing)
+        await self._admit()
+        check(lib.aclrtRecordEvent(event.handle, self._handle), "aclrtRecordEvent")
+        d = self._device.dispatcher
+        token = d.new_token()
+        rc = lib.aiocann_cq_enqueue(d.cq, self._handle, token)
+        if rc:
+            self._launched[0] = 1
+            self._enqueue_failed(rc, "aclrtLaunchCallback", event)
+        event._completion = self._track(token, "event record", event)
+        return event
+
+    def wait(self, event: Event) -> None:
+        """Make later work on this stream wait until ``event`` (from any stream) completes.
+        Enqueues a device-side wait; the host does not block."""
+        self._device._bind()
+        check(lib.aclrtStreamWaitEvent(self.handle, event.handle), "aclrtStreamWaitEvent")
+
+    async def upload(self, data: Any) -> DeviceArray:
+        """Copy a numpy array (or anything ``np.asarray`` accepts) to new device memory.
+        Returns once the copy is enqueued; later work on this stream sees the data."""
+        host = np.ascontiguousarray(data)
+        dst = self._device.empty(host.shape, host.dtype)
+        try:
+            await self.copy_from_host(dst, host)
+        except BaseException:
+            dst.close()
+            raise
+        return dst
+
+    async def copy_from_host(self, dst: DeviceArray, data: Any) -> Completion:
+        """Copy host data into ``dst`` (same number of bytes). Pageable memory is staged through
+        a pinned block, so the device-side copy is truly asynchronous."""
+        host = np.ascontiguousarray(data)
+        if host.nbytes != dst.nbytes:
+            raise ValueError(f"size mismatch: {host.nbytes} host bytes for a {dst.nbytes}-byte {dst!r}")
+        if dst.device._acl is not self._device._acl:
+            raise ValueError(f"{dst!r} is on device {dst.device.index}, this stream on {self._device.index}")
+        if host.nbytes == 0:
+            return await self._marker("empty copy")
+        if is_pinned(host):
+            src, keep, on_done = host, host, None
+        else:
+            pool = self._device.staging
+            block = pool.get(host.nbytes)
+            stage = block[: host.nbytes]
+            await _host_copy(stage, host.view(np.uint8).reshape(-1))
+            src, keep, on_done = stage, block, (lambda: pool.put(block))
+        return await self._copy(dst.ptr, _addr(src), host.nbytes, lib.ACL_MEMCPY_HOST_TO_DEVICE, "upload", keep,
+                                (dst,), on_done)
+
+    async def download(self, src: DeviceArray, out: np.ndarray | None = None) -> np.ndarray:
+        """Copy a device array to host memory and wait for it: a new numpy array, or ``out``."""
+        if out is None:
+            out = np.empty(src.shape, src.dtype)
+        elif out.nbytes != src.nbytes or not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError("out must be a writeable C-contiguous array of the same size")
+        if src.nbytes == 0:
+            return out
+        if is_pinned(out):
+            await (await self._copy(_addr(out), src.ptr, src.nbytes, lib.ACL_MEMCPY_DEVICE_TO_HOST, "download",
+                                    out, (src,)))
+            return out
+        pool = self._device.staging
+        block = pool.get(src.nbytes)
+        target = out.view(np.uint8).reshape(-1)
+
+        def unstage() -> None:
+            # In the dispatcher, before the block can be reused: cancel-safe by construction.
+            target[:] = block[: src.nbytes]
+            pool.put(block)
+
+        await (await self._copy(_addr(block), src.ptr, src.nbytes, lib.ACL_MEMCPY_DEVICE_TO_HOST, "download",
+                                (block, out), (src,), unstage))
+        return out
+
+    async def copy(self, dst: DeviceArray, src: DeviceArray) -> Completion:
+        """Device-to-device copy (same size); returns once enqueued."""
+        if dst.nbytes != src.nbytes:
+            raise ValueError(f"size mismatch: {src!r} -> {dst!r}")
+        if src.nbytes == 0:
+            return await self._marker("empty copy")
+        return await self._copy(dst.ptr, src.ptr, src.nbytes, lib.ACL_MEMCPY_DEVICE_TO_DEVICE, "copy", None,
+                                (dst, src))
+
+    async def memset(self, dst: DeviceArray, value: int) -> Completion:
+        """Fill every byte of ``dst`` with ``value`` (0..255); returns once enqueued."""
+        if not 0 <= int(value) <= 255:
+            raise ValueError(f"memset value must be a byte (0..255), got {value}")
+        await self._admit()
+        rc = lib.aclrtMemsetAsync(ffi.cast("void*", dst.ptr), dst.nbytes, int(value), dst.nbytes, self._handle)
+        if rc:
+            self._launched[0] = 0
+            self._enqueue_failed(rc, "aclrtMemsetAsync")
+        d = self._device.dispatcher
+        token = d.new_token()
+        rc = lib.aiocann_cq_enqueue(d.cq, self._handle, token)
+        if rc:
+            self._launched[0] = 1
+            self._enqueue_failed(rc, "aclrtLaunchCallback", dst)
+        return self._track(token, "memset", None, (dst,))
+
+    async def _copy(
+        self,
+        dst: int,
+        src: int,
+        nbytes: int,
+        kind: int,
+        what: str,
+        keep: Any,
+        arrays: tuple[DeviceArray, ...],
+        on_done: Any = None,
+    ) -> Completion:
+        await self._admit()
+        d = self._device.dispatcher
+        token = d.new_token()
+        rc = lib.aiocann_memcpy(d.cq, ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind,
+                                self._handle, token, self._launched)
+        if rc:
+            self._enqueue_failed(rc, "aclrtMemcpyAsync", (keep, arrays))
+        return self._track(token, what, keep, arrays, on_done)
+
+
+def _addr(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
+
+
+async def _host_copy(dst: np.ndarray, src: np.ndarray) -> None:
+    if src.nbytes <= _INLINE_COPY:
+        dst[:] = src
+    else:
+        await anyio.to_thread.run_sync(np.copyto, dst, src)
+
+
+def _destroy_in(ctx: Any, handle: Any) -> None:
+    in_context(ctx, lambda: lib.aclrtDestroyStream(handle))

@@ -1,0 +1,136 @@
+"""Devices: reference counting, multi-device, exits and the watchdog (issue 4)."""
+
+from __future__ import annotations
+
+import math
+
+import anyio
+import numpy as np
+import pytest
+
+import aiocann as ac
+from aiocann import _runtime
+from async_util import tiling
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_devices_share_the_runtime_and_release_it():
+    assert _runtime._users == 0
+    async with ac.Device(0) as a:
+        async with ac.Device(0) as b:  # same index, nested: shares the ACL device
+            assert a._acl is b._acl and _runtime._devices[0].users == 2
+        assert _runtime._devices[0].users == 1
+        assert await ac.device_count() >= 2
+    assert _runtime._users == 0 and not _runtime._devices
+
+
+async def test_two_devices_work_concurrently(vector_add_path):
+    n = 1 << 16
+    xh = np.arange(n, dtype=np.float32)
+
+    async def run(index: int) -> np.ndarray:
+        async with ac.Device(index) as dev:
+            add = (await dev.load_binary(vector_add_path)).function("add_custom")
+            async with dev.stream() as s:
+                z = dev.empty(n, np.float32)
+                args = await add.args().array(xh).array(xh * index).ptr(z).placeholder(tiling(n))
+                for _ in range(20):
+                    await ac.launch(add, args, blocks=4)
+                await s.synchronize()
+                return await z.get()
+
+    results: dict[int, np.ndarray] = {}
+
+    async def store(i: int) -> None:
+        results[i] = await run(i)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(store, 0)
+        tg.start_soon(store, 1)
+    np.testing.assert_array_equal(results[0], xh)
+    np.testing.assert_array_equal(results[1], 2 * xh)
+
+
+async def test_event_wait_across_devices(test_kernels_path):
+    async with ac.Device(0) as d0, ac.Device(1) as d1:
+        wait = (await d0.load_binary(test_kernels_path)).function("wait_us")
+        write = (await d1.load_binary(test_kernels_path)).function("write_value")
+        flag = d0.empty(1, np.int32)
+        out = d1.empty(1, np.int32)
+        async with d0.stream() as s0, d1.stream() as s1:
+            await ac.launch(wait, await wait.args().ptr(flag).u64(50_000), blocks=1, stream=s0)
+            ev = await s0.record()
+            s1.wait(ev)
+            t_write = await s1.record()
+            await ac.launch(write, await write.args().ptr(out).u32(0).i32(7), blocks=1, stream=s1)
+            await t_write
+            await ev
+            assert t_write.timestamp_ns >= ev.timestamp_ns  # d1's stream waited for d0's work
+            np.testing.assert_array_equal(await out.get(stream=s1), [7])
+
+
+async def test_device_errors_and_misuse():
+    with pytest.raises(ac.InvalidDeviceError):
+        async with ac.Device(63):
+            pass
+    assert _runtime._users == 0
+    with pytest.raises(ValueError):
+        ac.Device(-1)
+    with pytest.raises(ValueError):
+        ac.Device(0, max_in_flight=0)
+    dev = ac.Device(0)
+    with pytest.raises(ac.ClosedError, match="not open"):
+        dev.empty(4)
+    async with dev:
+        s = await dev.create_stream()
+        assert s.device is dev
+    with pytest.raises(RuntimeError, match="only once"):
+        async with dev:
+            pass
+    with pytest.raises(ac.ClosedError):
+        await s.synchronize()
+    with pytest.raises(ac.ClosedError):
+        dev.stream()._open()
+
+
+async def test_body_exception_releases_everything(vector_add_path):
+    with pytest.raises(ZeroDivisionError):
+        async with ac.Device(0) as dev:
+            await dev.load_binary(vector_add_path)
+            async with dev.stream() as s:
+                await s.upload(np.ones(1000, np.float32))
+                1 / 0  # noqa: B018
+    assert _runtime._users == 0 and not _runtime._devices
+    async with ac.Device(0) as dev:  # and the device opens again
+        assert dev.mem_info()[0] == dev.mem_info()[1]
+
+
+async def test_cancelled_device_block_releases_everything(test_kernels_path):
+    with anyio.move_on_after(0.05):
+        async with ac.Device(0) as dev:
+            wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
+            async with dev.stream():
+                await ac.launch(wait, await wait.args().ptr(dev.empty(1, np.int32)).u64(200_000), blocks=1)
+                await anyio.sleep(1)
+    assert _runtime._users == 0 and not _runtime._devices
+
+
+async def test_watchdog_fails_late_completions_but_keeps_their_buffers(test_kernels_path):
+    async with ac.Device(0, completion_timeout=0.1) as dev:
+        wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
+        async with dev.stream() as s:
+            free0, _ = dev.mem_info()
+            arr = dev.empty(1 << 20, np.uint8)
+            c = await ac.launch(wait, await wait.args().ptr(arr).u64(600_000), blocks=1)
+            del arr
+            with pytest.raises(ac.CompletionTimeoutError, match="no completion callback"):
+                await c
+            assert dev.mem_info()[0] < free0  # the kernel may still use it: not freed
+            s._first_error = None
+            await anyio.sleep(0.7)  # the late callback arrives and releases the buffer
+            import gc
+
+            gc.collect()
+            assert dev.mem_info()[0] == free0
+    assert math.isinf(ac.Device(0, completion_timeout=math.inf).completion_timeout)

@@ -1,0 +1,179 @@
+"""The async core: launches, argument builders, completions (issue 4)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import aiocann as ac
+from async_util import tiling
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["asyncio", "trio", "uvloop"])
+def anyio_backend(request):
+    if request.param == "uvloop":
+        pytest.importorskip("uvloop")
+        return ("asyncio", {"use_uvloop": True})
+    return request.param
+
+
+async def test_vector_add_matches_numpy(vector_add_path):
+    n = 100_003
+    rng = np.random.default_rng(1)
+    xh, yh = rng.random(n, np.float32), rng.random(n, np.float32)
+    async with ac.Device(0) as dev:
+        add = (await dev.load_binary(vector_add_path)).function("add_custom")
+        async with dev.stream() as s:
+            x, y = await s.upload(xh), await s.upload(yh)
+            z = dev.empty(n, np.float32)
+            args = await add.args().ptr(x).ptr(y).ptr(z).placeholder(tiling(n))
+            done = await ac.launch(add, args, blocks=8)
+            assert isinstance(done, ac.Completion)
+            await done
+            assert done.done() and done.exception() is None
+            np.testing.assert_array_equal(await z.get(), xh + yh)
+
+
+async def test_builder_uploads_host_arrays_and_relaunch_with_update(vector_add_path):
+    n = 4096
+    xh = np.arange(n, dtype=np.float32)
+    async with ac.Device(0) as dev:
+        add = (await dev.load_binary(vector_add_path)).function("add_custom")
+        async with dev.stream():
+            z1, z2 = dev.empty(n, np.float32), dev.empty(n, np.float32)
+            args = await add.args().array(xh).array(2 * xh).ptr(z1).placeholder(tiling(n))
+            assert len(args.arrays) == 3  # two uploaded + z1
+            await (await ac.launch(add, args, blocks=4))
+            args.update(2, z2)  # ParaUpdate + Finalize, no repacking
+            args.update(3, tiling(n // 2))  # placeholder data, in place
+            await (await ac.launch(add, args, blocks=4))
+            np.testing.assert_array_equal(await z1.get(), 3 * xh)
+            out2 = await z2.get()
+            np.testing.assert_array_equal(out2[: n // 2], 3 * xh[: n // 2])
+
+
+async def test_typed_scalars_and_signature_checks(test_kernels_path):
+    async with ac.Device(0) as dev:
+        k = (await dev.load_binary(test_kernels_path)).function("write_value")
+        assert [p.name for p in k.signature] == ["out", "index", "value"]
+        async with dev.stream() as s:
+            out = dev.empty(4, np.int32)
+            await s.memset(out, 0)
+            args = await k.args().ptr(out).u32(2).scalar(np.int32(-7))
+            await (await ac.launch(k, args, blocks=1))
+            np.testing.assert_array_equal(await out.get(), [0, 0, -7, 0])
+            with pytest.raises(TypeError, match="no width"):
+                k.args().ptr(out).scalar(2)  # a bare int is never guessed
+            with pytest.raises(TypeError, match="takes 3 arguments, 2 given"):
+                await k.args().ptr(out).u32(1)
+            with pytest.raises(TypeError, match="is a pointer"):
+                await k.args().u64(1).u32(1).i32(1)
+            with pytest.raises(TypeError, match="integer of 4 bytes, got int64"):
+                await k.args().ptr(out).u32(1).i64(1)
+            with pytest.raises(TypeError, match="not a pointer"):
+                await k.args().ptr(out).ptr(out).i32(1)
+            with pytest.raises(OverflowError):
+                k.args().ptr(out).u32(-1)
+            with pytest.raises(TypeError, match="truncate"):
+                k.args().ptr(out).scalar(1.5, np.int32)
+            with pytest.raises(TypeError):
+                k.args().ptr("0x1000")
+
+
+async def test_probe_sees_every_scalar_width_and_placeholder(test_kernels_path):
+    async with ac.Device(0) as dev:
+        k = (await dev.load_binary(test_kernels_path)).function("probe")
+        async with dev.stream():
+            out = dev.empty(43, np.uint8)
+            ph1 = np.array([0x1122334455667788], np.uint64)
+            ph2 = np.frombuffer(b"ABCDEFGH", np.uint8)
+            args = await (
+                k.args().u8(200).i16(-300).u32(70000).i64(-(2**40)).f32(1.5).f64(-2.25)
+                .placeholder(ph1).placeholder(ph2).ptr(out)
+            )
+            await (await ac.launch(k, args, blocks=2))
+            raw = (await out.get()).tobytes()
+            assert raw[0] == 200
+            assert np.frombuffer(raw[1:3], np.int16)[0] == -300
+            assert np.frombuffer(raw[3:7], np.uint32)[0] == 70000
+            assert np.frombuffer(raw[7:15], np.int64)[0] == -(2**40)
+            assert np.frombuffer(raw[15:19], np.float32)[0] == 1.5
+            assert np.frombuffer(raw[19:27], np.float64)[0] == -2.25
+            assert raw[27:35] == ph1.tobytes() and raw[35:43] == b"ABCDEFGH"
+
+
+async def test_ten_thousand_launches_resolve_exactly_once(test_kernels_path):
+    async with ac.Device(0) as dev:
+        k = (await dev.load_binary(test_kernels_path)).function("empty")
+        async with dev.stream(max_in_flight=256) as s:
+            args = await k.args().ptr(dev.empty(1, np.uint8))
+            before = dev.dispatcher.resolved
+            done = [await ac.launch(k, args, blocks=1) for _ in range(10_000)]
+            for c in done:
+                await c
+            assert all(c.done() and c.exception() is None for c in done)
+            assert dev.dispatcher.resolved - before == 10_000
+            assert dev.dispatcher.pending == 0 and s.in_flight == 0
+
+
+async def test_launch_validation(vector_add_path, test_kernels_path):
+    async with ac.Device(0) as dev:
+        add = (await dev.load_binary(vector_add_path)).function("add_custom")
+        empty = (await dev.load_binary(test_kernels_path)).function("empty")
+        async with dev.stream():
+            z = dev.empty(8, np.float32)
+            args = await add.args().ptr(z).ptr(z).ptr(z).placeholder(tiling(8))
+            with pytest.raises(ValueError, match="built for kernel add_custom"):
+                await ac.launch(empty, args, blocks=1)
+            with pytest.raises(ValueError, match="blocks"):
+                await ac.launch(add, args, blocks=0)
+            with pytest.raises(TypeError, match="blocks"):
+                await ac.launch(add, args, blocks=2.0)
+            with pytest.raises(TypeError, match="KernelArgs"):
+                await ac.launch(add, b"raw", blocks=1)
+        with pytest.raises(RuntimeError, match="no current stream"):
+            await ac.launch(add, args, blocks=1)
+
+
+async def test_kernel_lookup_and_unload_errors(vector_add_path):
+    async with ac.Device(0) as dev:
+        binary = await dev.load_binary(vector_add_path)
+        with pytest.raises(ac.KernelLookupError) as info:
+            binary.function("nope")
+        assert info.value.code == 507027 and "add_custom" in info.value.message
+        add = binary.function("add_custom")
+        binary.unload()
+        with pytest.raises(ac.ClosedError):
+            add.args()  # noqa: B018 - building is fine, launching is not
+            _ = add.handle
+        with pytest.raises(ac.FileOpenError):
+            await dev.load_binary("/nonexistent/kernel.so")
+
+
+async def test_batch_schedule_and_timeout_config(test_kernels_path):
+    async with ac.Device(0) as dev:
+        b = await dev.load_binary(test_kernels_path)
+        spin, write = b.function("spin_us"), b.function("write_value")
+        async with dev.stream() as s:
+            out = dev.empty(8, np.int32)
+            await s.memset(out, 0)
+            args = await spin.args().ptr(out).u64(1000)
+            await (await ac.launch(spin, args, blocks=4, config=ac.LaunchConfig(schedule="batch")))
+            np.testing.assert_array_equal((await out.get())[:4], [1, 2, 3, 4])
+        async with dev.stream() as s:
+            args = await spin.args().ptr(out).u64(5_000_000)
+            c = await ac.launch(spin, args, blocks=1, config=ac.LaunchConfig(timeout=0.05))
+            with pytest.raises(ac.KernelTimeoutError) as info:
+                await c
+            assert info.value.code == 507014
+            # the stream reports it at exit too; later work on it fails with the same error
+            w = await write.args().ptr(out).u32(0).i32(9)
+            with pytest.raises(ac.KernelTimeoutError):
+                await (await ac.launch(write, w, blocks=1))
+            s._first_error = None  # checked above; let the block exit cleanly
+    with pytest.raises(ValueError):
+        ac.LaunchConfig(timeout=-1)
+    with pytest.raises(ValueError):
+        ac.LaunchConfig(schedule="eager")  # type: ignore[arg-type]

@@ -1,0 +1,134 @@
+"""Device arrays, pinned memory and lifetimes in the async core (issue 4)."""
+
+from __future__ import annotations
+
+import gc
+
+import anyio
+import numpy as np
+import pytest
+
+import aiocann as ac
+from aiocann.memory import is_pinned
+
+pytestmark = pytest.mark.anyio
+
+MB = 1 << 20
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.uint16, np.int64, np.complex64])
+async def test_upload_download_roundtrip(dtype):
+    rng = np.random.default_rng(0)
+    host = (rng.random((33, 17)) * 100).astype(dtype)
+    async with ac.Device(0) as dev:
+        async with dev.stream() as s:
+            d = await s.upload(host)
+            assert d.shape == host.shape and d.dtype == host.dtype and d.nbytes == host.nbytes
+            back = await d.get()
+            np.testing.assert_array_equal(back, host)
+            out = np.empty_like(host)
+            assert await s.download(d, out) is out
+            np.testing.assert_array_equal(out, host)
+            # non-contiguous input is made contiguous; set() overwrites in place
+            await d.set(host[::-1].copy())
+            np.testing.assert_array_equal(await d.get(), host[::-1])
+
+
+async def test_large_pageable_copies_are_staged(test_kernels_path):
+    host = np.arange(3 * MB // 4, dtype=np.float32)  # 3 MB: staged, copied to staging off-loop
+    async with ac.Device(0) as dev:
+        async with dev.stream() as s:
+            d = await s.upload(host)
+            np.testing.assert_array_equal(await d.get(), host)
+            assert dev.staging._cached > 0  # the staging blocks went back to the pool
+
+
+async def test_pinned_arrays_copy_without_staging():
+    async with ac.Device(0) as dev:
+        pinned = dev.pinned_empty((256, 4), np.float32)
+        assert is_pinned(pinned) and not is_pinned(np.empty(16))
+        pinned[:] = np.arange(1024, dtype=np.float32).reshape(256, 4)
+        async with dev.stream() as s:
+            d = await s.upload(pinned)
+            out = dev.pinned_empty((256, 4), np.float32)
+            await s.download(d, out)
+            np.testing.assert_array_equal(out, pinned)
+            assert dev.staging._cached == 0  # no staging used
+    # the pinned arrays outlive the device: still valid memory
+    assert pinned.sum() == np.arange(1024).sum()
+
+
+async def test_dropped_array_is_freed_only_after_its_work(test_kernels_path):
+    async with ac.Device(0) as dev:
+        wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
+        async with dev.stream() as s:
+            free0, _ = dev.mem_info()
+            arr = dev.empty(8 * MB, np.uint8)
+            c = await ac.launch(wait, await wait.args().ptr(arr).u64(100_000), blocks=1)
+            del arr
+            gc.collect()
+            assert dev.mem_info()[0] < free0  # still allocated: the launch holds it
+            await c
+            gc.collect()
+            assert dev.mem_info()[0] == free0
+
+            arr = dev.empty(8 * MB, np.uint8)
+            c = await ac.launch(wait, await wait.args().ptr(arr).u64(100_000), blocks=1)
+            arr.close()  # busy: deferred
+            assert arr.closed and dev.mem_info()[0] < free0
+            with pytest.raises(ac.ClosedError):
+                _ = arr.ptr
+            await c
+            assert dev.mem_info()[0] == free0
+
+
+async def test_cancelled_waiter_leaks_nothing(test_kernels_path):
+    async with ac.Device(0) as dev:
+        wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
+        async with dev.stream() as s:
+            free0, _ = dev.mem_info()
+
+            async def submit_and_wait() -> None:
+                arr = dev.empty(4 * MB, np.uint8)
+                c = await ac.launch(wait, await wait.args().ptr(arr).u64(100_000), blocks=1)
+                await c
+
+            with anyio.move_on_after(0.02):
+                await submit_and_wait()
+            gc.collect()
+            assert dev.dispatcher.pending == 1 and dev.mem_info()[0] < free0
+            await s.synchronize()
+            gc.collect()
+            assert dev.dispatcher.pending == 0 and dev.mem_info()[0] == free0
+
+
+async def test_download_cancelled_midway_is_safe():
+    host = np.arange(1 << 18, dtype=np.float32)
+    async with ac.Device(0) as dev:
+        async with dev.stream() as s:
+            d = await s.upload(host)
+            for _ in range(5):
+                with anyio.move_on_after(0):
+                    await d.get()
+            np.testing.assert_array_equal(await d.get(), host)
+
+
+async def test_memory_errors_are_clear():
+    async with ac.Device(0) as dev:
+        with pytest.raises(ac.DeviceOutOfMemoryError) as info:
+            dev.empty(1 << 50, np.uint8)
+        assert info.value.code == 207001
+        with pytest.raises(ValueError):
+            dev.empty((-1, 2))
+        with pytest.raises(TypeError):
+            dev.empty(4, object)
+        async with dev.stream() as s:
+            d = dev.empty(4, np.float32)
+            with pytest.raises(ValueError, match="size mismatch"):
+                await s.copy_from_host(d, np.zeros(5, np.float32))
+            with pytest.raises(ValueError):
+                await s.memset(d, 300)
+    with pytest.raises(ac.ClosedError):
+        dev.empty(4)
+    with pytest.raises(ac.ClosedError):
+        _ = d.ptr  # freed with its device

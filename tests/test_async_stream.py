@@ -1,0 +1,188 @@
+"""Streams, events, errors and cancellation in the async core (issue 4)."""
+
+from __future__ import annotations
+
+import anyio
+import numpy as np
+import pytest
+
+import aiocann as ac
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_current_stream_is_task_scoped(test_kernels_path):
+    seen: dict[str, object] = {}
+    async with ac.Device(0) as dev:
+        assert ac.current_device() is dev
+
+        async def worker(name: str, started: anyio.Event, go: anyio.Event) -> None:
+            async with dev.stream() as s:
+                seen[name] = s
+                started.set()
+                await go.wait()  # both tasks are inside their blocks at once
+                assert ac.current_stream() is s
+
+        go = anyio.Event()
+        started = [anyio.Event(), anyio.Event()]
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(worker, "a", started[0], go)
+            tg.start_soon(worker, "b", started[1], go)
+            for e in started:
+                await e.wait()
+            with pytest.raises(RuntimeError, match="no current stream"):
+                ac.current_stream()  # the parent task is in no stream block
+            go.set()
+        assert seen["a"] is not seen["b"]
+
+
+async def test_in_order_execution_on_one_stream(test_kernels_path):
+    async with ac.Device(0) as dev:
+        b = await dev.load_binary(test_kernels_path)
+        affine, write = b.function("affine"), b.function("write_value")
+        async with dev.stream() as s:
+            out = dev.empty(64, np.int32)
+            await s.memset(out, 0)
+            step = await affine.args().ptr(out).u32(64)
+            for _ in range(10):  # x -> 2x + 1, ten times: order-sensitive with the write below
+                await ac.launch(affine, step, blocks=4)
+            await ac.launch(write, await write.args().ptr(out).u32(0).i32(5), blocks=1)
+            await ac.launch(affine, step, blocks=4)
+            got = await out.get()
+        assert got[0] == 11 and (got[1:] == 2 * 1023 + 1).all()
+
+
+async def test_stream_exit_waits_for_pending_work(test_kernels_path):
+    async with ac.Device(0) as dev:
+        wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
+        out = dev.empty(4, np.int32)
+        async with dev.stream() as s:
+            await s.memset(out, 0)
+            c = await ac.launch(wait, await wait.args().ptr(out).u64(50_000), blocks=4)
+        assert c.done()  # leaving the block awaited it
+        async with dev.stream():
+            np.testing.assert_array_equal(await out.get(), [1, 2, 3, 4])
+
+
+async def test_device_fault_fails_completions_and_is_raised_at_exit(test_kernels_path):
+    async with ac.Device(0) as dev:
+        b = await dev.load_binary(test_kernels_path)
+        poke, write = b.function("poke"), b.function("write_value")
+        buf = dev.empty(16, np.uint8)
+        out = dev.empty(4, np.int32)
+        with pytest.raises(ac.KernelFaultError) as at_exit:
+            async with dev.stream() as s:
+                ok = await ac.launch(write, await write.args().ptr(out).u32(0).i32(1), blocks=1)
+                bad = await ac.launch(poke, await poke.args().ptr(buf).u64(1 << 20), blocks=2)
+                later = await ac.launch(write, await write.args().ptr(out).u32(1).i32(2), blocks=1)
+                await ok  # the launch before the fault succeeded
+                with pytest.raises(ac.KernelFaultError) as info:
+                    await bad
+                assert info.value.code == 507015 and "poke" in info.value.message
+                assert "address" in info.value.message
+                with pytest.raises(ac.KernelFaultError):
+                    await later  # later work on the failed stream reports it
+                assert s.error is not None and s.error.code == 507015
+        assert at_exit.value.code == 507015
+        # Other streams keep working.
+        async with dev.stream() as s2:
+            await ac.launch(write, await write.args().ptr(out).u32(2).i32(3), blocks=1)
+            got = await out.get()
+        assert got[0] == 1 and got[2] == 3 and got[1] != 2
+
+
+async def test_body_exception_wins_over_device_error(test_kernels_path):
+    async with ac.Device(0) as dev:
+        poke = (await dev.load_binary(test_kernels_path)).function("poke")
+        buf = dev.empty(16, np.uint8)
+        with pytest.raises(KeyError):
+            async with dev.stream():
+                await ac.launch(poke, await poke.args().ptr(buf).u64(1 << 20), blocks=1)
+                raise KeyError("body")
+
+
+async def test_events_across_streams_order_work(test_kernels_path):
+    async with ac.Device(0) as dev:
+        b = await dev.load_binary(test_kernels_path)
+        wait, write = b.function("wait_us"), b.function("write_value")
+        out = dev.empty(8, np.int32)
+        async with dev.stream() as s1, dev.stream() as s2:
+            await s1.memset(out, 0)
+            await s1.synchronize()
+            # s1: a slow kernel writes out[0..1]; s2 must not overwrite out[0] before it.
+            await ac.launch(wait, await wait.args().ptr(out).u64(100_000), blocks=2, stream=s1)
+            ev = await s1.record()
+            s2.wait(ev)
+            await ac.launch(write, await write.args().ptr(out).u32(0).i32(42), blocks=1, stream=s2)
+            await s2.synchronize()
+            assert ev.done()
+            got = await out.get(stream=s2)
+        assert got[0] == 42 and got[1] == 2
+
+
+async def test_event_timing_and_overlap_of_two_streams(test_kernels_path):
+    async with ac.Device(0) as dev:
+        wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
+        out1, out2 = dev.empty(1, np.int32), dev.empty(1, np.int32)
+        async with dev.stream() as s1, dev.stream() as s2:
+            e = []
+            for s, out in ((s1, out1), (s2, out2)):
+                start = await s.record()
+                await ac.launch(wait, await wait.args().ptr(out).u64(100_000), blocks=1, stream=s)
+                e.append((start, await s.record()))
+            for start, end in e:
+                await end
+                assert 95 <= end.elapsed_ms(start) < 400
+                assert end - start == end.elapsed_ms(start)
+            (a0, a1), (b0, b1) = e
+            # overlap: each stream's kernel ran while the other's did
+            assert a0.timestamp_ns < b1.timestamp_ns and b0.timestamp_ns < a1.timestamp_ns
+
+
+async def test_cancelled_waiter_leaves_state_consistent(test_kernels_path):
+    async with ac.Device(0) as dev:
+        wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
+        async with dev.stream() as s:
+            out = dev.empty(1, np.int32)
+            c = await ac.launch(wait, await wait.args().ptr(out).u64(200_000), blocks=1)
+            with anyio.move_on_after(0.02) as scope:
+                await c
+            assert scope.cancelled_caught and not c.done()
+            assert dev.dispatcher.pending == 1
+            await s.synchronize()
+            assert c.done() and c.exception() is None
+            assert dev.dispatcher.pending == 0 and s.in_flight == 0
+
+
+async def test_back_pressure_bounds_in_flight_and_cancel_enqueues_nothing(test_kernels_path):
+    async with ac.Device(0) as dev:
+        wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
+        async with dev.stream(max_in_flight=3) as s:
+            out = dev.empty(1, np.int32)
+            args = await wait.args().ptr(out).u64(30_000)
+            peak = 0
+            for _ in range(8):
+                await ac.launch(wait, args, blocks=1)
+                peak = max(peak, s.in_flight)
+            assert peak == 3
+            await s.synchronize()
+            for _ in range(3):
+                await ac.launch(wait, args, blocks=1)
+            tokens_before = dev.dispatcher.pending
+            with anyio.move_on_after(0.005) as scope:
+                await ac.launch(wait, args, blocks=1)  # full: waits, then is cancelled
+            assert scope.cancelled_caught
+            assert dev.dispatcher.pending == tokens_before == 3
+            await s.synchronize()
+            assert s.in_flight == 0
+
+
+async def test_synchronize_raises_stream_error(test_kernels_path):
+    async with ac.Device(0) as dev:
+        divide = (await dev.load_binary(test_kernels_path)).function("divide")
+        out = dev.empty(1, np.int32)
+        with pytest.raises(ac.KernelFaultError):
+            async with dev.stream() as s:
+                await ac.launch(divide, await divide.args().ptr(out).i32(0), blocks=1)
+                with pytest.raises(ac.KernelFaultError, match="SIGFPE"):
+                    await s.synchronize()
