@@ -5,7 +5,8 @@ with no manual step:
   * aiocann/_native*.so      -- cffi API-mode extension (native/build_ffi.py)
   * aiocann/lib/libascendcl.so -- the simulator, a plain shared library exporting the ACL API
     (also what C programs link against)
-and install the headers (ACL subset and kernel header) as aiocann/include.
+and install the headers (ACL subset and kernel header) as aiocann/include, and the examples and
+benchmarks (for python -m aiocann demo|bench) as aiocann/_examples and aiocann/_benchmarks.
 """
 
 import glob
@@ -61,7 +62,12 @@ class BuildExt(build_ext):
         # Headers for aiocann.sim.build_kernel and for C programs. An in-place (editable) build
         # uses native/include directly.
         if not self.inplace:
-            shutil.copytree("native/include", Path(self.build_lib) / "aiocann" / "include", dirs_exist_ok=True)
+            pkg = Path(self.build_lib) / "aiocann"
+            shutil.copytree("native/include", pkg / "include", dirs_exist_ok=True)
+            # The CLI's demo and bench run these (python -m aiocann demo|bench).
+            ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+            shutil.copytree("examples", pkg / "_examples", dirs_exist_ok=True, ignore=ignore)
+            shutil.copytree("benchmarks", pkg / "_benchmarks", dirs_exist_ok=True, ignore=ignore)
 
 
 setup(

@@ -26,6 +26,7 @@ from .event import Event
 from .kernel import ArgsBuilder, Binary, Kernel, KernelArgs
 from .launch import LaunchConfig, launch
 from .memory import DeviceArray
+from .profile import Trace, trace
 from .stream import Stream, current_stream
 
 __all__ = [
@@ -41,10 +42,12 @@ __all__ = [
     "KernelArgs",
     "LaunchConfig",
     "Stream",
+    "Trace",
     "backend",
     "current_device",
     "current_stream",
     "device_count",
     "launch",
+    "trace",
     *_errors_all,
 ]

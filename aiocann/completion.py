@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import anyio.lowlevel
 
 from . import errors
@@ -31,7 +30,7 @@ class Completion:
     """Awaitable: returns None when the work is done, raises :class:`AclError` if it failed."""
 
     __slots__ = (
-        "_stream", "_keep", "_arrays", "_on_done", "_done", "_code", "_message", "_event", "what", "__weakref__"
+        "_stream", "_keep", "_arrays", "_on_done", "_done", "_code", "_message", "_waiters", "what", "__weakref__"
     )
 
     def __init__(
@@ -46,12 +45,12 @@ class Completion:
         self._keep = keep
         self._arrays = arrays
         for a in arrays:
-            a._use()
+            a._busy += 1  # see DeviceArray._use: inlined, this runs for every launch
         self._on_done = on_done
         self._done = False
         self._code = 0
         self._message: str | None = None
-        self._event: anyio.Event | None = None
+        self._waiters: list[Any] | None = None
         self.what = what
 
     # -- called by the dispatcher, on the event loop --------------------------------------
@@ -69,8 +68,9 @@ class Completion:
             if on_done is not None and not code:
                 on_done()
         finally:
-            if self._event is not None:
-                self._event.set()
+            if self._waiters:
+                _wake(self._waiters)
+                self._waiters = None
 
     # -- public -------------------------------------------------------------------------
 
@@ -93,14 +93,56 @@ class Completion:
 
     async def _wait(self) -> None:
         if self._done:
-            await anyio.lowlevel.checkpoint()
+            # Like awaiting a finished future: no trip through the event loop (this is the
+            # common case when a batch of completions is awaited), but still a cancel point.
+            await anyio.lowlevel.checkpoint_if_cancelled()
         else:
-            if self._event is None:
-                self._event = anyio.Event()
-            await self._event.wait()
+            # The loop's own primitives rather than anyio.Event: this runs once per awaited
+            # launch, and each waiter is detached alone if its task is cancelled.
+            if self._waiters is None:
+                self._waiters = []
+            loop = self._stream._device._loop
+            if loop is not None:
+                await _wait_asyncio(loop, self._waiters)
+            else:
+                await _wait_trio(self._waiters)
         if self._code:
             raise errors.error_for(self._code, self._message, self.what)
 
     def __repr__(self) -> str:
         state = "pending" if not self._done else ("failed" if self._code else "done")
         return f"<Completion {self.what} {state}>"
+
+
+async def _wait_asyncio(loop: Any, waiters: list[Any]) -> None:
+    fut = loop.create_future()
+    waiters.append(fut)
+    try:
+        await fut
+    finally:
+        if not fut.done():  # cancelled: detach this waiter only
+            waiters.remove(fut)
+
+
+async def _wait_trio(waiters: list[Any]) -> None:
+    import trio.lowlevel
+
+    task = trio.lowlevel.current_task()
+    waiters.append(task)
+
+    def abort(_: Any) -> Any:
+        waiters.remove(task)
+        return trio.lowlevel.Abort.SUCCEEDED
+
+    await trio.lowlevel.wait_task_rescheduled(abort)
+
+
+def _wake(waiters: list[Any]) -> None:
+    for w in waiters:
+        if hasattr(w, "set_result"):
+            if not w.done():
+                w.set_result(None)
+        else:
+            import trio.lowlevel
+
+            trio.lowlevel.reschedule(w)

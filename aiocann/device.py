@@ -13,6 +13,7 @@ several): each has its own dispatcher and completion queue, and they share the A
 
 from __future__ import annotations
 
+import asyncio
 import math
 import operator
 import warnings
@@ -27,7 +28,7 @@ import anyio.lowlevel
 import anyio.to_thread
 import numpy as np
 
-from . import _runtime, errors
+from . import _runtime, errors, profile
 from ._dispatch import Dispatcher
 from ._lib import bind_context, check, context_key, ffi, lib
 from .memory import DeviceArray, StagingPool, allocate_pinned, shape_and_dtype
@@ -86,6 +87,7 @@ class Device:
         self._events: weakref.WeakSet[Event] = weakref.WeakSet()
         self._binaries: weakref.WeakSet[Binary] = weakref.WeakSet()
         self._staging: StagingPool | None = None
+        self._loop: Any = None  # the asyncio loop the device was opened in; None under trio
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -93,6 +95,10 @@ class Device:
         if self._state != "new":
             raise RuntimeError("a Device can be entered only once; create a new Device(i)")
         self._state = "opening"
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None  # trio (anyio's only other backend)
         with anyio.CancelScope(shield=True):  # a cancellation must not lose the acquired device
             self._acl = await anyio.to_thread.run_sync(_runtime.acquire_device, self.index)
         stack = AsyncExitStack()
@@ -119,6 +125,7 @@ class Device:
         self._stack = stack
         self._state = "open"
         self._cv_token = _current_device.set(self)
+        profile._device_opened()
         return self
 
     @staticmethod
@@ -165,6 +172,7 @@ class Device:
                 with anyio.CancelScope(shield=True):
                     await anyio.to_thread.run_sync(_runtime.release_device, self._acl)
                 self._state = "closed"
+                profile._device_closed()
         if raise_errors and first is not None:
             raise first
 

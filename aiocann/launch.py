@@ -84,16 +84,19 @@ async def launch(
             raise TypeError(f"blocks must be an int, not {type(blocks).__name__}")
         raise ValueError(f"blocks must be in [1, 2**32), got {blocks}")
     s = current_stream() if stream is None else stream
-    if kernel.binary._device._acl is not s._device._acl:
-        raise ValueError(f"kernel {kernel.name} is loaded on device {kernel.binary.device.index}, "
+    binary = kernel.binary
+    if binary._device._acl is not s._device._acl:
+        raise ValueError(f"kernel {kernel.name} is loaded on device {binary.device.index}, "
                          f"the stream is on device {s.device.index}")
+    if binary._handle is None or args._handle is None:
+        kernel.handle, args.handle  # noqa: B018 - raise ClosedError with the reason
     cfg = ffi.NULL if config is None or config._cdata is None else config._cdata[0]
-    fn, handle = kernel.handle, args.handle
     if not s._ready():
         await s._admit()
     d = s._device._dispatcher
     token = d.new_token()
-    rc = lib.aiocann_launch(d.cq, fn, blocks, s._handle, cfg, handle, token, s._launched)
+    rc = lib.aiocann_launch(d.cq, kernel._handle, blocks, s._handle, cfg, args._handle, token, s._launched)
     if rc:
         s._enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args)
-    return s._track(token, kernel.name, args, args.arrays)
+    arrays = args._arrays_cache
+    return s._track(token, kernel.name, args, args.arrays if arrays is None else arrays)

@@ -25,7 +25,7 @@ import anyio
 import anyio.to_thread
 import numpy as np
 
-from . import errors
+from . import errors, profile
 from ._dispatch import stream_failure
 from ._lib import bind_context, check, ffi, in_context, lib
 from .completion import Completion
@@ -164,7 +164,8 @@ class Stream:
         """Fast path of admission: open, a free in-flight slot and nobody queued before us.
         Binds the device's context when it returns True."""
         if self._state == "open" and self._in_flight < self.max_in_flight and not self._slot_waiters:
-            self._device._bind()
+            dev = self._device
+            bind_context(dev._ctx, dev._ctx_key)  # the device is open while its stream is
             return True
         return False
 
@@ -209,9 +210,11 @@ class Stream:
     ) -> Completion:
         """Register the Completion for work just enqueued with ``token``."""
         c = Completion(self, what, keep, arrays, on_done)
-        self._device.dispatcher.register(token, c)
+        self._device._dispatcher.register(token, c)  # type: ignore[union-attr]
         self._in_flight += 1
         self._last = c
+        if profile._active is not None:
+            profile._active._on_submit(self, c)
         return c
 
     def _enqueue_failed(self, rc: int, api: str, keep: Any = None) -> None:
@@ -229,6 +232,8 @@ class Stream:
         self._in_flight -= 1
         if self._slot_waiters:
             self._wake_next()
+        if profile._active is not None:
+            profile._active._on_resolve(completion, code)
         if code and self._first_error is None:
             self._first_error = (code, message)
 

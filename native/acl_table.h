@@ -15,6 +15,7 @@
 #define AIOCANN_ACL_TABLE_H_
 
 #include "acl/acl.h"
+#include "aclsim_ext.h"
 
 /* Required: loading fails, naming them, if the library lacks any. */
 #define AIOCANN_ACL_REQUIRED(X) \
@@ -75,11 +76,16 @@
     X(aclrtLaunchKernelWithConfig) \
     X(aclrtLaunchKernel)
 
-/* Optional: absent from older CANN releases; missing ones return ACL_ERROR_API_NOT_SUPPORT. */
+/* Optional: absent from older CANN releases (missing ones return ACL_ERROR_API_NOT_SUPPORT),
+ * and the simulator's own trace interface (absent from every real runtime). */
 #define AIOCANN_ACL_OPTIONAL(X) \
     X(aclrtResetDeviceForce) \
     X(aclrtEventGetTimestamp) \
-    X(aclrtBinaryLoadFromData)
+    X(aclrtBinaryLoadFromData) \
+    X(aclsimCallbackStatusSnapshot) \
+    X(aclsimTraceStart) \
+    X(aclsimTraceStop) \
+    X(aclsimTraceDrain)
 
 typedef struct aiocann_acl_table {
 #define AIOCANN_ACL_ENTRY(name) __typeof__(name) *name;
@@ -152,6 +158,10 @@ extern aiocann_acl_table aiocann_acl;
 #define aclrtKernelArgsFinalize (aiocann_acl.aclrtKernelArgsFinalize)
 #define aclrtLaunchKernelWithConfig (aiocann_acl.aclrtLaunchKernelWithConfig)
 #define aclrtLaunchKernel (aiocann_acl.aclrtLaunchKernel)
+#define aclsimCallbackStatusSnapshot (aiocann_acl.aclsimCallbackStatusSnapshot)
+#define aclsimTraceStart (aiocann_acl.aclsimTraceStart)
+#define aclsimTraceStop (aiocann_acl.aclsimTraceStop)
+#define aclsimTraceDrain (aiocann_acl.aclsimTraceDrain)
 #endif
 
 #endif /* AIOCANN_ACL_TABLE_H_ */

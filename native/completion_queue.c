@@ -16,10 +16,12 @@
  * is readable exactly while the queue is non-empty: it is written on the empty->non-empty
  * transition and read back when a drain empties the queue, both under the queue lock.
  *
- * Completion callbacks are ACL_CALLBACK_BLOCK: the stream pauses while on_complete runs, so
- * the aclrtStreamQuery status it records is the stream's state at exactly that point (a later
- * task failing cannot be blamed on an earlier launch). on_complete only takes a mutex and
- * writes an eventfd, so the pause is a few microseconds.
+ * on_complete records the stream's status (aclrtStreamQuery) so a failure is attributed to
+ * exactly the work that failed, never to earlier work. That needs the status *as of the
+ * callback's place in the stream*: where the runtime guarantees it for non-blocking callbacks
+ * (the simulator: aclsimCallbackStatusSnapshot), completion callbacks are ACL_CALLBACK_NO_BLOCK
+ * and the stream runs on while the report thread catches up in batches; elsewhere they are
+ * ACL_CALLBACK_BLOCK, pausing the stream for the few microseconds on_complete takes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -151,7 +153,8 @@ aclError aiocann_cq_enqueue(aiocann_cq *cq, aclrtStream stream, uint64_t token)
     if (!p)
         return ACL_ERROR_BAD_ALLOC;
     *p = (pending){cq, stream, token};
-    aclError rc = aclrtLaunchCallback(on_complete, p, ACL_CALLBACK_BLOCK, stream);
+    aclrtCallbackBlockType type = aclsimCallbackStatusSnapshot() ? ACL_CALLBACK_NO_BLOCK : ACL_CALLBACK_BLOCK;
+    aclError rc = aclrtLaunchCallback(on_complete, p, type, stream);
     if (rc)
         free(p);
     return rc;

@@ -38,8 +38,23 @@ static aclError missing_aclrtResetDeviceForce(int32_t deviceId)
     return ACL_ERROR_API_NOT_SUPPORT;
 }
 
-static int g_present_optional[3];
-static const char *const k_optional[] = {"aclrtBinaryLoadFromData", "aclrtEventGetTimestamp", "aclrtResetDeviceForce"};
+static int missing_aclsimCallbackStatusSnapshot(void) { return 0; }
+static int missing_aclsimTraceStart(size_t capacity)
+{
+    (void)capacity;
+    return -1;
+}
+static uint64_t missing_aclsimTraceStop(void) { return 0; }
+static size_t missing_aclsimTraceDrain(aclsimTraceRecord *out, size_t max)
+{
+    (void)out, (void)max;
+    return 0;
+}
+
+#define AIOCANN_NAME(name) #name,
+static const char *const k_optional[] = {AIOCANN_ACL_OPTIONAL(AIOCANN_NAME)};
+#undef AIOCANN_NAME
+static int g_present_optional[sizeof k_optional / sizeof k_optional[0]];
 
 int aiocann_load(const char *path, char *err, size_t errlen)
 {

@@ -34,6 +34,13 @@ typedef struct aclsim_kernel_desc {
     const char *param_kinds;    /* one char each: 'p' pointer, 'i' integer, 'f' floating point */
 } aclsim_kernel_desc;
 
+/* The two symbols a kernel binary exports (defined by the generated stub). Declared here so
+ * that their definitions have external linkage in C++ too: a namespace-scope `const` object
+ * is internal to its translation unit unless it was declared `extern` first (a braced
+ * extern "C" block does not do that), and the simulator would not find the table. */
+extern __attribute__((visibility("default"))) const uint32_t aclsim_kernel_abi;
+extern __attribute__((visibility("default"))) const aclsim_kernel_desc aclsim_kernels[];
+
 #ifdef __cplusplus
 }
 #endif

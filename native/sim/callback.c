@@ -11,7 +11,9 @@
  * has returned, so later tasks of the stream wait too; for NO_BLOCK it continues at once.
  *
  * A subscriber stays registered while it serves a stream or still has reports queued, so a
- * thread that unsubscribes its last stream can still drain what was already delivered.
+ * thread that unsubscribes its last stream can still drain what was already delivered -- but
+ * not past aclFinalize: reports of a finished session (whose callbacks and user data may be
+ * gone) are dropped, and a thread must subscribe again after the next aclInit.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -161,6 +163,37 @@ void sim_callback_stream_gone(sim_stream *s)
     pthread_mutex_unlock(&g_lock);
 }
 
+void sim_callback_reset(void)
+{
+    pthread_mutex_lock(&g_lock);
+    sim_subscriber *list = g_subs;
+    g_subs = NULL;
+    g_nsubs = 0;
+    pthread_mutex_unlock(&g_lock);
+    while (list) {
+        sim_subscriber *sub = list;
+        list = sub->next;
+        /* A thread still inside aclrtProcessReport holds its own reference: it finds the queue
+         * empty, times out and drops it. */
+        pthread_mutex_lock(&sub->lock);
+        sim_report *r = sub->head;
+        sub->head = sub->tail = NULL;
+        while (r) {
+            sim_report *next = r->next;
+            if (r->block) {
+                /* Cannot happen (stream workers were joined), but never leave one waiting. */
+                r->done = true;
+                pthread_cond_broadcast(&sub->done_cv);
+            } else {
+                free(r);
+            }
+            r = next;
+        }
+        pthread_mutex_unlock(&sub->lock);
+        sim_subscriber_put(sub); /* the registry's reference */
+    }
+}
+
 SIM_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
                                      aclrtStream stream)
 {
@@ -202,7 +235,22 @@ SIM_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCall
     return rc;
 }
 
-void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block)
+/* The report whose callback the calling thread is running (aclsimCallbackStatusSnapshot). */
+static __thread const void *t_cb_stream;
+static __thread aclError t_cb_status;
+
+bool sim_callback_snapshot(const void *stream, aclError *status)
+{
+    if (!t_cb_stream || t_cb_stream != stream)
+        return false;
+    *status = t_cb_status;
+    return true;
+}
+
+SIM_API int aclsimCallbackStatusSnapshot(void) { return 1; }
+
+void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block, const void *stream,
+                          aclError status)
 {
     sim_report stack_report = {.fn = fn, .user_data = user_data, .block = true};
     sim_report *r = block ? &stack_report : calloc(1, sizeof *r);
@@ -213,6 +261,8 @@ void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data
     }
     r->fn = fn;
     r->user_data = user_data;
+    r->stream = stream;
+    r->status = status;
     r->block = block;
     pthread_mutex_lock(&sub->lock);
     if (sub->tail)
@@ -258,7 +308,10 @@ SIM_API aclError aclrtProcessReport(int32_t timeout)
     while (list) {
         sim_report *r = list;
         list = r->next;
+        t_cb_stream = r->stream;
+        t_cb_status = r->status;
         r->fn(r->user_data); /* the user's callback, in this thread, no simulator lock held */
+        t_cb_stream = NULL;
         if (r->block) {
             pthread_mutex_lock(&sub->lock);
             r->done = true; /* r lives on the blocked worker's stack: do not touch it after this */

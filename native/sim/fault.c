@@ -185,11 +185,19 @@ sim_fault sim_guarded_call(sim_guard *g, sim_guarded_fn fn, void *arg)
     sim_fault r = {0, NULL};
     g->interrupt = 0;
     g->sig = 0;
-    if (sigsetjmp(g->jb, 1) == 0) {
+    /* No signal mask saved: that would be a system call per block. Jumping out of the handler
+     * leaves the caught signal blocked, so the fault path unblocks them itself. */
+    if (sigsetjmp(g->jb, 0) == 0) {
         g->active = 1;
         fn(arg);
         g->active = 0;
     } else {
+        sigset_t set;
+        sigemptyset(&set);
+        for (size_t i = 0; i < sizeof k_fault_signals / sizeof k_fault_signals[0]; i++)
+            sigaddset(&set, k_fault_signals[i]);
+        sigaddset(&set, sim_fault_timeout_signal());
+        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
         r.sig = g->sig;
         r.addr = g->addr;
     }

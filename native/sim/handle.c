@@ -100,6 +100,10 @@ static slot *lookup_locked(const void *h, sim_kind k)
     uint32_t gen = (uint32_t)((v >> SLOT_BITS) & GEN_MASK);
     if (idx >= g_nslots || g_slots[idx].obj == NULL || g_slots[idx].gen != gen)
         return NULL;
+    /* Generations are per slot, so the kind bits of a handle are not enough: an integer with
+     * another kind's bits but this slot's index and generation must not reach this object. */
+    if (g_slots[idx].obj->kind != k)
+        return NULL;
     return &g_slots[idx];
 }
 

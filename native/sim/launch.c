@@ -189,7 +189,10 @@ aclError sim_kernel_execute(sim_stream *s, sim_task *t, char *msg, size_t msglen
     job.num_blocks = t->u.kernel.num_blocks;
     job.batch = t->u.kernel.batch;
     job.timeout_us = t->u.kernel.timeout_us;
-    sim_pool_run(&s->dev->pool, &job);
+    job.device = s->dev->id;
+    job.stream = (uint64_t)(uintptr_t)s->obj.handle;
+    job.seq = t->seq;
+    sim_pool_run(&s->dev->pool, &job, s->guard);
     if (job.error)
         snprintf(msg, msglen, "%s", job.errmsg);
     return job.error;

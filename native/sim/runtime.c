@@ -154,6 +154,7 @@ SIM_API aclError aclFinalize(void)
             sim_device_teardown(d);
         pthread_mutex_unlock(&d->lock);
     }
+    sim_callback_reset();
     sim_binary_unload_all();
     sim_pinned_free_all();
     return ACL_SUCCESS;

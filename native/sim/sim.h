@@ -35,6 +35,7 @@
 
 #include "acl/acl.h"
 #include "aclsim_kernel.h"
+#include "aclsim_ext.h"
 
 #define SIM_API __attribute__((visibility("default")))
 
@@ -158,14 +159,22 @@ typedef struct sim_job {
     bool timed_out;
     aclError error;             /* first failure */
     char errmsg[256];
+    int device;                 /* for trace records */
+    uint64_t stream, seq;
     pthread_cond_t done_cv;     /* signalled when finished == num_blocks (pool lock) */
 } sim_job;
 
+/* One AI core: a slot that runs one block at a time. Normally its own thread runs the blocks;
+ * a stream worker may borrow an idle slot to run a block of its own launch itself (saving two
+ * thread hand-offs), so `runner`/`runner_guard` say which thread to interrupt on a timeout. */
 typedef struct sim_core {
     pthread_t thread;
     sim_guard *guard;
     sim_job *job;               /* job whose block this core runs, guarded by pool lock */
     uint64_t block;
+    bool borrowed;              /* a stream worker runs a block on this slot */
+    pthread_t runner;
+    sim_guard *runner_guard;
 } sim_core;
 
 typedef struct sim_core_pool {
@@ -252,8 +261,9 @@ void sim_device_forget_stream(sim_stream *s);
 
 int sim_pool_start(sim_core_pool *p, int num_cores, int device_id);
 void sim_pool_stop(sim_core_pool *p);
-/* Runs all blocks of job on the pool and returns when they are done (or failed). */
-void sim_pool_run(sim_core_pool *p, sim_job *job);
+/* Runs all blocks of job on the pool and returns when they are done (or failed). The calling
+ * stream worker runs blocks itself on idle core slots when it can (guard: its fault guard). */
+void sim_pool_run(sim_core_pool *p, sim_job *job, sim_guard *guard);
 
 /* ------------------------------------------------------------------ memory (memory.c) ---- */
 
@@ -343,6 +353,7 @@ struct sim_stream {
     char errmsg[512];
     struct sim_subscriber *subscriber; /* report thread bound by aclrtSubscribeReport */
     pthread_t thread;
+    sim_guard *guard;            /* the worker's fault guard (it runs blocks on borrowed cores) */
     struct sim_stream *next;     /* device->streams */
 };
 
@@ -389,6 +400,8 @@ typedef struct sim_report {
     struct sim_report *next;
     aclrtCallback fn;
     void *user_data;
+    const void *stream;    /* handle of the stream that delivered it */
+    aclError status;       /* that stream's error state when it reached the callback */
     bool block;
     bool done;             /* guarded by the subscriber lock */
 } sim_report;
@@ -406,9 +419,16 @@ struct sim_subscriber {
 };
 
 void sim_subscriber_put(sim_subscriber *sub);
-/* Executes a callback task: hands the report over and, for blocking ones, waits for it. */
-void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block);
+/* Executes a callback task: hands the report over and, for blocking ones, waits for it.
+ * status is the stream's error state at this point (see sim_callback_snapshot). */
+void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block, const void *stream,
+                          aclError status);
+/* Inside a callback delivered by `stream`: true, with the stream's status at delivery. */
+bool sim_callback_snapshot(const void *stream, aclError *status);
 void sim_callback_stream_gone(sim_stream *s);
+/* aclFinalize, after every stream is gone: forgets every subscriber and drops the reports
+ * delivered to them but never processed, so none survives into the next aclInit. */
+void sim_callback_reset(void);
 
 /* ------------------------------------------------------------------ binaries ------------- */
 
@@ -445,6 +465,11 @@ static inline size_t sim_kernel_args_need(const aclsim_kernel_desc *d)
  * every placeholder slot patched to point at its data inside that buffer. */
 aclError sim_args_prepare_launch(aclrtArgsHandle h, sim_function *fn, void **out, size_t *out_size,
                                  const char *func);
+
+/* ------------------------------------------------------------------ trace (trace.c) ------ */
+
+bool sim_trace_on(void);
+void sim_trace_add(const aclsimTraceRecord *r);
 
 /* ------------------------------------------------------------------ launch --------------- */
 

@@ -4,8 +4,9 @@
  * A stream is an ordered queue of tasks executed by its own worker thread, so tasks of one
  * stream run in submission order and different streams run concurrently (sharing the
  * device's AI cores and copy engine). Submitting only appends under the stream lock; the
- * worker executes with no stream lock held and publishes progress as `completed`, the sequence
- * number of the last finished task, which is what synchronize calls wait for.
+ * worker executes with no stream lock held (except for event records and resets, see
+ * worker_main) and publishes progress as `completed`, the sequence number of the last
+ * finished task, which is what synchronize calls wait for.
  *
  * Errors: the first failing task (a kernel fault or timeout, a faulting copy, a wait on an
  * event whose stream failed) puts the stream into a sticky error state. Later kernels, copies
@@ -72,10 +73,42 @@ static aclError execute(sim_stream *s, sim_task *t, aclError err, const char *er
     case SIM_TASK_EVENT_WAIT:
         return sim_event_execute_wait(t->u.event.event, t->u.event.gen, msg, msglen);
     case SIM_TASK_CALLBACK:
-        sim_callback_execute(t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
+        sim_callback_execute(t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block,
+                             s->obj.handle, err);
         return ACL_SUCCESS;
     }
     return ACL_SUCCESS;
+}
+
+static void trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclError status)
+{
+    static const int32_t types[] = {
+        [SIM_TASK_KERNEL] = ACLSIM_TRACE_KERNEL,           [SIM_TASK_MEMCPY] = ACLSIM_TRACE_MEMCPY,
+        [SIM_TASK_MEMSET] = ACLSIM_TRACE_MEMSET,           [SIM_TASK_EVENT_RECORD] = ACLSIM_TRACE_EVENT_RECORD,
+        [SIM_TASK_EVENT_RESET] = ACLSIM_TRACE_EVENT_RESET, [SIM_TASK_EVENT_WAIT] = ACLSIM_TRACE_EVENT_WAIT,
+        [SIM_TASK_CALLBACK] = ACLSIM_TRACE_CALLBACK,
+    };
+    aclsimTraceRecord r = {.start_ns = t0, .end_ns = sim_now_ns(), .stream = (uint64_t)(uintptr_t)s->obj.handle,
+                           .seq = t->seq, .device = s->dev->id, .core = -1, .block = -1, .type = types[t->type],
+                           .status = status};
+    switch (t->type) {
+    case SIM_TASK_KERNEL:
+        r.block = (int32_t)t->u.kernel.num_blocks;
+        snprintf(r.name, sizeof r.name, "%s", t->u.kernel.fn->desc->name);
+        break;
+    case SIM_TASK_MEMCPY:
+    case SIM_TASK_MEMSET:
+        r.bytes = t->u.copy.count;
+        break;
+    case SIM_TASK_EVENT_RECORD:
+    case SIM_TASK_EVENT_RESET:
+    case SIM_TASK_EVENT_WAIT:
+        r.bytes = (uint64_t)(uintptr_t)t->u.event.event->obj.handle;
+        break;
+    default:
+        break;
+    }
+    sim_trace_add(&r);
 }
 
 static void *worker_main(void *arg)
@@ -85,6 +118,7 @@ static void *worker_main(void *arg)
     snprintf(name, sizeof name, "aclsim%d-stream", s->dev->id);
     pthread_setname_np(pthread_self(), name);
     char errmsg[sizeof s->errmsg], msg[sizeof s->errmsg];
+    s->guard = sim_fault_thread_init(); /* the worker runs kernel blocks on borrowed cores */
 
     pthread_mutex_lock(&s->lock);
     for (;;) {
@@ -104,12 +138,23 @@ static void *worker_main(void *arg)
             memcpy(errmsg, s->errmsg, sizeof errmsg);
         else
             errmsg[0] = '\0';
-        pthread_mutex_unlock(&s->lock);
+        /* Event records and resets run under the stream lock, so that the event's completion
+         * and the stream's progress (`completed`) are published together: whoever sees the
+         * event complete and then queries the stream sees its tasks up to the record done,
+         * and the reverse. They only take the event's lock (stream->lock > event->lock). */
+        bool publish_together = t->type == SIM_TASK_EVENT_RECORD || t->type == SIM_TASK_EVENT_RESET;
+        if (!publish_together)
+            pthread_mutex_unlock(&s->lock);
 
         msg[0] = '\0';
+        bool trace = sim_trace_on();
+        uint64_t t0 = trace ? sim_now_ns() : 0;
         aclError rc = execute(s, t, err, errmsg, msg, sizeof msg);
+        if (trace)
+            trace_task(s, t, t0, rc ? rc : err);
 
-        pthread_mutex_lock(&s->lock);
+        if (!publish_together)
+            pthread_mutex_lock(&s->lock);
         if (rc && !s->error) {
             s->error = rc;
             memcpy(s->errmsg, msg, sizeof s->errmsg);
@@ -122,6 +167,8 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&s->lock);
     }
     pthread_mutex_unlock(&s->lock);
+    sim_fault_thread_fini(s->guard);
+    s->guard = NULL;
     return NULL;
 }
 
@@ -375,6 +422,11 @@ SIM_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
     *status = s->completed == s->submitted ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
     rc = s->error;
     pthread_mutex_unlock(&s->lock);
+    aclError snap;
+    if (sim_callback_snapshot(stream, &snap)) { /* inside this stream's callback: as of delivery */
+        *status = ACL_STREAM_STATUS_NOT_READY;
+        rc = snap;
+    }
     if (rc) {
         char msg[sizeof s->errmsg];
         sim_stream_error(s, msg, sizeof msg);

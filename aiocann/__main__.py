@@ -1,0 +1,197 @@
+"""The aiocann command line: ``python -m aiocann {info,demo,bench}``.
+
+* ``info``  which ACL runtime is loaded and from where, its devices, cores and versions;
+* ``demo``  builds the example kernels, runs the multi-stream pipeline on the simulator,
+  verifies every batch against numpy, writes a timeline trace and prints a summary;
+* ``bench`` runs the benchmarks (each compares against a baseline in the same run) and prints
+  one table of ratios.
+
+The demo and the benchmarks live in the source tree (``examples/``, ``benchmarks/``); a wheel
+carries copies of both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _find(name: str) -> Path:
+    for candidate in (_PACKAGE / f"_{name}", _PACKAGE.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise SystemExit(f"aiocann: the {name} directory is not installed (run from a source checkout)")
+
+
+def _load(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
+    return module
+
+
+# --------------------------------------------------------------------------- info
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    import anyio
+    import cffi
+    import numpy as np
+
+    import aiocann
+    from aiocann import _runtime
+
+    info = aiocann.backend()
+    print(f"aiocann     {_version()}")
+    print(f"backend     {info.name}  ({'CPU simulator' if info.name == 'sim' else 'CANN runtime'})")
+    print(f"library     {info.library}")
+    print(f"ACL version {'.'.join(map(str, info.version))}")
+    count = _runtime.device_count()
+    print(f"devices     {count}")
+    if info.name == "sim":
+        cores = os.environ.get("AIOCANN_SIM_CORES", "8")
+        memory = os.environ.get("AIOCANN_SIM_MEMORY", "4g")
+        print(f"AI cores    {cores} per device (AIOCANN_SIM_CORES)")
+        print(f"memory      {memory} per device (AIOCANN_SIM_MEMORY)")
+
+    async def mem() -> list[tuple[int, int]]:
+        out = []
+        for i in range(count):
+            async with aiocann.Device(i) as dev:
+                out.append(dev.mem_info())
+        return out
+
+    for i, (free, total) in enumerate(anyio.run(mem)):
+        print(f"  device {i}: {free / 2**30:.2f} GiB free of {total / 2**30:.2f} GiB")
+    print(f"python      {platform.python_version()} ({platform.machine()}), numpy {np.__version__}, "
+          f"anyio {anyio.__version__ if hasattr(anyio, '__version__') else _dist('anyio')}, cffi {cffi.__version__}")
+    return 0
+
+
+def _dist(name: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "?"
+
+
+def _version() -> str:
+    return _dist("aiocann")
+
+
+# --------------------------------------------------------------------------- demo
+
+
+class _Progress:
+    """A one-line progress bar on stderr (a plain line every 10% when not a terminal)."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.tty = sys.stderr.isatty()
+        self.last = -1
+        self.t0 = time.perf_counter()
+
+    def __call__(self, done: int, total: int) -> None:
+        frac = done / total if total else 1.0
+        if self.tty:
+            width = 30
+            bar = "#" * int(frac * width) + "-" * (width - int(frac * width))
+            sys.stderr.write(f"\r{self.label} [{bar}] {done}/{total} {time.perf_counter() - self.t0:5.1f}s")
+            if done >= total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+        else:
+            step = int(frac * 10)
+            if step != self.last:
+                self.last = step
+                sys.stderr.write(f"{self.label}: {done}/{total}\n")
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    import anyio
+
+    import aiocann
+
+    examples = _find("examples")
+    pipeline = _load(examples / "pipeline.py")
+    trace_path = Path(args.trace).resolve()
+    print(f"aiocann demo on {aiocann.backend().name} ({aiocann.backend().library})")
+
+    async def run() -> dict[str, Any]:
+        async with aiocann.trace(trace_path):
+            result: dict[str, Any] = await pipeline.run_pipeline(
+                streams=args.streams, batches=args.batches, progress=_Progress("pipeline")
+            )
+        return result
+
+    result = anyio.run(run)
+    print("pipeline summary:")
+    for key, value in result.items():
+        if isinstance(value, float):
+            value = f"{value:.4g}"
+        print(f"  {key:>22}: {value}")
+    print(f"trace written to {trace_path}  (open it at https://ui.perfetto.dev or chrome://tracing)")
+    ok = bool(result.get("verified", True))
+    print("all batches verified against numpy" if ok else "VERIFICATION FAILED")
+    return 0 if ok else 1
+
+
+# --------------------------------------------------------------------------- bench
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    bench_dir = _find("benchmarks")
+    scripts = sorted(p for p in bench_dir.glob("bench_*.py") if not args.only or any(o in p.stem for o in args.only))
+    rows = []
+    for script in scripts:
+        sys.stderr.write(f"running {script.name} ...\n")
+        result = _load(script).main()
+        rows.append(result)
+        sys.stderr.write(f"  {result.line()}\n")
+    print()
+    name_w = max([len(r.name) for r in rows] + [9])
+    print(f"{'benchmark':<{name_w}}  {'ratio':>8}  {'goal':<18}  {'':<6}  subject / baseline")
+    for r in rows:
+        mark = "ok" if r.met else "missed"
+        print(f"{r.name:<{name_w}}  {r.ratio:>8.3g}  {r.goal:<18}  {mark:<6}  {r.subject} / {r.baseline}")
+    if args.json:
+        Path(args.json).write_text(json.dumps([r.asdict() for r in rows], indent=1))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m aiocann", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("info", help="backend, library, devices, versions").set_defaults(fn=cmd_info)
+    demo = sub.add_parser("demo", help="run the multi-stream pipeline demo on the simulator")
+    demo.add_argument("--streams", type=int, default=4)
+    demo.add_argument("--batches", type=int, default=None, help="batches per stream (default: the example's)")
+    demo.add_argument("--trace", default="aiocann-demo.trace.json", help="where to write the timeline trace")
+    demo.set_defaults(fn=cmd_demo)
+    bench = sub.add_parser("bench", help="run the benchmarks and print a table of ratios")
+    bench.add_argument("--only", nargs="*", help="substrings of benchmark names to run")
+    bench.add_argument("--json", help="also write the results as JSON to this file")
+    bench.set_defaults(fn=cmd_bench)
+    args = parser.parse_args(argv)
+    return int(args.fn(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Shared conventions of the benchmarks: each script measures a subject and a baseline in the
+same run, prints one line, and its ``main()`` returns a ``Result`` that ``python -m aiocann
+bench`` collects into one table."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Result:
+    name: str
+    subject: str  # what was measured, with its figure
+    baseline: str  # the baseline, with its figure
+    ratio: float
+    goal: str  # e.g. ">= 0.9"
+    met: bool
+    details: dict[str, Any]
+
+    def line(self) -> str:
+        mark = "ok" if self.met else "MISSED"
+        return f"{self.name}: {self.subject} vs {self.baseline} -> ratio {self.ratio:.3g} (goal {self.goal}) {mark}"
+
+    def asdict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def goal_met(ratio: float, goal: str) -> bool:
+    op, value = goal.split()
+    return ratio >= float(value) if op == ">=" else ratio <= float(value)
+
+
+def best_of(fn: Callable[[], float], repeats: int = 5) -> float:
+    """Smallest of several timings: the least disturbed by other load on the machine."""
+    return min(fn() for _ in range(repeats))
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def percentile(values: list[float], p: float) -> float:
+    values = sorted(values)
+    k = min(len(values) - 1, max(0, round(p / 100 * (len(values) - 1))))
+    return values[k]
+
+
+def kernel(name: str) -> Path:
+    """Build a kernel source from tests/kernels or examples/kernels (cached)."""
+    from aiocann.sim import build_kernel
+
+    for d in (ROOT / "tests" / "kernels", ROOT / "examples" / "kernels"):
+        if (d / name).is_file():
+            return build_kernel(d / name)
+    raise FileNotFoundError(name)
+
+
+__all__ = ["Result", "best_of", "goal_met", "kernel", "percentile", "statistics", "timed"]

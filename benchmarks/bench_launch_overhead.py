@@ -1,0 +1,66 @@
+"""P1: host cost of ``await aiocann.launch(...)`` with prebuilt args, against a raw cffi loop
+calling ``aclrtLaunchKernelWithConfig`` on the same simulator, stream and args.
+
+Both loops launch the empty kernel; each is timed over N launches after the stream drained,
+best of several rounds. Goal: ratio (async / raw) <= 1.3.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import anyio
+import numpy as np
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+from _harness import Result, goal_met, kernel  # noqa: E402
+
+import aiocann as ac  # noqa: E402
+from aiocann._lib import ffi, lib  # noqa: E402
+
+N = 5000
+ROUNDS = 7
+GOAL = "<= 1.3"
+
+
+async def _measure() -> tuple[float, float]:
+    async with ac.Device(0, max_in_flight=N + 16) as dev:
+        k = (await dev.load_binary(kernel("test_kernels.c"))).function("empty")
+        async with dev.stream() as s:
+            args = await k.args().ptr(dev.empty(1, np.uint8))
+            fn, handle, stream = k.handle, args.handle, s.handle
+            launch_raw, null = lib.aclrtLaunchKernelWithConfig, ffi.NULL
+            best_async = best_raw = float("inf")
+            for _ in range(ROUNDS):
+                await s.synchronize()
+                t = time.perf_counter()
+                for _ in range(N):
+                    await ac.launch(k, args, blocks=1, stream=s)
+                best_async = min(best_async, (time.perf_counter() - t) / N)
+                await s.synchronize()
+                t = time.perf_counter()
+                for _ in range(N):
+                    launch_raw(fn, 1, stream, null, handle, null)
+                best_raw = min(best_raw, (time.perf_counter() - t) / N)
+            await s.synchronize()
+    return best_async, best_raw
+
+
+def main() -> Result:
+    t_async, t_raw = anyio.run(_measure)
+    ratio = t_async / t_raw
+    return Result(
+        "P1 launch host cost",
+        f"await launch {t_async * 1e6:.2f} us",
+        f"raw aclrtLaunchKernelWithConfig {t_raw * 1e6:.2f} us",
+        ratio,
+        GOAL,
+        goal_met(ratio, GOAL),
+        {"async_us": t_async * 1e6, "raw_us": t_raw * 1e6, "launches": N},
+    )
+
+
+if __name__ == "__main__":
+    print(main().line())

@@ -1,0 +1,81 @@
+"""P3: event-loop responsiveness while the device works.
+
+A ticker task sleeps 1 ms at a time and records how late each wake-up is, while 4 streams run
+LAUNCHES launches of a kernel that keeps an AI core busy for KERNEL_US each. Subject: the
+launching tasks await their Completions. Baseline: the same tasks wait with blocking
+``aclrtSynchronizeStream`` calls on the loop thread (what a synchronous binding forces).
+Figure: p99 lag. Goal: ratio (async / blocking) <= 0.05, and async p99 <= 1 ms.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import anyio
+import numpy as np
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+from _harness import Result, goal_met, kernel, percentile  # noqa: E402
+
+import aiocann as ac  # noqa: E402
+from aiocann._lib import check, lib  # noqa: E402
+
+LAUNCHES = 10_000
+STREAMS = 4
+KERNEL_US = 1000
+GOAL = "<= 0.05"
+
+
+async def _run(blocking: bool) -> list[float]:
+    lags: list[float] = []
+    async with ac.Device(0, max_in_flight=64) as dev:
+        k = (await dev.load_binary(kernel("test_kernels.c"))).function("wait_us")
+        streams = [await dev.create_stream() for _ in range(STREAMS)]
+        done = anyio.Event()
+
+        async def ticker() -> None:
+            while not done.is_set():
+                t = time.perf_counter()
+                await anyio.sleep(0.001)
+                lags.append(time.perf_counter() - t - 0.001)
+
+        async def work(s: ac.Stream) -> None:
+            args = await k.args().ptr(dev.empty(1, np.int32)).u64(KERNEL_US)
+            for _ in range(LAUNCHES // STREAMS):
+                c = await ac.launch(k, args, blocks=1, stream=s)
+                if blocking:
+                    check(lib.aclrtSynchronizeStream(s.handle))  # holds the loop thread
+                    await anyio.lowlevel.checkpoint()
+                else:
+                    await c
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ticker)
+            async with anyio.create_task_group() as workers:
+                for s in streams:
+                    workers.start_soon(work, s)
+            done.set()
+    return lags
+
+
+def main() -> Result:
+    lag_async = percentile(anyio.run(_run, False), 99)
+    lag_block = percentile(anyio.run(_run, True), 99)
+    ratio = lag_async / lag_block
+    met = goal_met(ratio, GOAL) and lag_async <= 1e-3
+    return Result(
+        "P3 loop lag p99",
+        f"awaiting completions {lag_async * 1e3:.3f} ms",
+        f"blocking synchronize {lag_block * 1e3:.3f} ms",
+        ratio,
+        GOAL + " and <= 1 ms",
+        met,
+        {"p99_async_ms": lag_async * 1e3, "p99_blocking_ms": lag_block * 1e3, "launches": LAUNCHES,
+         "kernel_us": KERNEL_US, "streams": STREAMS},
+    )
+
+
+if __name__ == "__main__":
+    print(main().line())
