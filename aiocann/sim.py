@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 # Bump when the generated stub changes, so cached binaries are rebuilt.
-_GENERATOR_VERSION = "1"
+_GENERATOR_VERSION = "2"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -137,9 +137,7 @@ def library_path() -> Path:
 
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _STRINGS = re.compile(r'"(?:\\.|[^"\\\n])*"')
-_KERNEL = re.compile(
-    r"(?:__global__\s+__aicore__|__aicore__\s+__global__)\s+void\s+([A-Za-z_]\w*)\s*\(([^()]*)\)\s*\{"
-)
+_KERNEL = re.compile(r"(?:__global__\s+__aicore__|__aicore__\s+__global__)\s+void\s+([A-Za-z_]\w*)\s*\(")
 _IDENT = re.compile(r"[A-Za-z_]\w*$")
 _FLOAT_WORDS = {"float", "double", "half", "bfloat16_t", "float16_t", "_Float16", "__fp16"}
 
@@ -173,10 +171,34 @@ def kernel_signatures(source: str) -> list[KernelSignature]:
     code = _STRINGS.sub('""', _COMMENTS.sub(" ", source))
     kernels = []
     for m in _KERNEL.finditer(code):
-        name, params = m.group(1), m.group(2).strip()
-        parts = [] if params in ("", "void") else [p for p in params.split(",")]
-        kernels.append(KernelSignature(name, tuple(_param(p, name, i) for i, p in enumerate(parts))))
+        name = m.group(1)
+        # The parameter list up to its balanced ')', so a function-pointer parameter is seen
+        # (and refused by _param with a clear message) instead of hiding the kernel.
+        depth, i = 1, m.end()
+        while i < len(code) and depth:
+            depth += {"(": 1, ")": -1}.get(code[i], 0)
+            i += 1
+        if not code[i:].lstrip().startswith("{"):
+            continue  # a declaration, not the definition
+        params = code[m.end() : i - 1].strip()
+        parts = [] if params in ("", "void") else _split_params(params)
+        kernels.append(KernelSignature(name, tuple(_param(p, name, k) for k, p in enumerate(parts))))
     return kernels
+
+
+def _split_params(params: str) -> list[str]:
+    """Split on the commas that are not inside parentheses."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(params):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(params[start:i])
+            start = i + 1
+    parts.append(params[start:])
+    return parts
 
 
 # --------------------------------------------------------------------------- generation
@@ -216,8 +238,9 @@ def _stub(sigs: list[KernelSignature]) -> str:
         if sig.params:
             sizes = ", ".join(f"(uint8_t)sizeof({p.type})" for p in sig.params)
             out.append(f"static const uint8_t aclsim_sizes_{sig.name}[] = {{{sizes}}};")
-    out.append("__attribute__((visibility(\"default\"))) const uint32_t aclsim_kernel_abi = ACLSIM_KERNEL_ABI_VERSION;")
-    out.append('__attribute__((visibility("default"))) const aclsim_kernel_desc aclsim_kernels[] = {')
+    # Both are declared extern with default visibility in aclsim_kernel.h.
+    out.append("const uint32_t aclsim_kernel_abi = ACLSIM_KERNEL_ABI_VERSION;")
+    out.append("const aclsim_kernel_desc aclsim_kernels[] = {")
     for sig in sigs:
         sizes = f"aclsim_sizes_{sig.name}" if sig.params else "0"
         kinds = '"' + "".join(p.kind for p in sig.params) + '"'

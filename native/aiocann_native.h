@@ -34,8 +34,10 @@ int aiocann_cq_fd(aiocann_cq *cq);
 /* Moves up to max completions out: their tokens and the stream status seen at completion
  * (0, or the ACL error of a failed stream). Returns how many. */
 size_t aiocann_cq_drain(aiocann_cq *cq, uint64_t *tokens, int32_t *status, size_t max);
-/* Queues a completion for token once all work submitted to stream so far is done
- * (a blocking host callback, so the status is exact for that point of the stream). */
+/* How many completions are queued now. */
+size_t aiocann_cq_pending(aiocann_cq *cq);
+/* Queues a completion for token once all work submitted to stream so far is done. Its status
+ * is the stream's state at exactly that point (see completion_queue.c). */
 aclError aiocann_cq_enqueue(aiocann_cq *cq, aclrtStream stream, uint64_t token);
 
 /* ---- report thread ---- */

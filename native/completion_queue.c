@@ -131,6 +131,14 @@ size_t aiocann_cq_drain(aiocann_cq *cq, uint64_t *tokens, int32_t *status, size_
     return n;
 }
 
+size_t aiocann_cq_pending(aiocann_cq *cq)
+{
+    pthread_mutex_lock(&cq->lock);
+    size_t n = cq->count;
+    pthread_mutex_unlock(&cq->lock);
+    return n;
+}
+
 typedef struct pending {
     aiocann_cq *cq;
     aclrtStream stream;

@@ -115,7 +115,7 @@ async def test_events_across_streams_order_work(test_kernels_path):
             s2.wait(ev)
             await ac.launch(write, await write.args().ptr(out).u32(0).i32(42), blocks=1, stream=s2)
             await s2.synchronize()
-            assert ev.done()
+            await ev  # its completion may be dispatched after s2's: the device order is the data's
             got = await out.get(stream=s2)
         assert got[0] == 42 and got[1] == 2
 

@@ -152,6 +152,7 @@ static aclError open_binary(const char *path, const char *label, int device, con
 SIM_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
                                          aclrtBinHandle *binHandle)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(binPath);
     SIM_CHECK_NOT_NULL(binHandle);
     SIM_REQUIRE_INIT();
@@ -166,6 +167,7 @@ SIM_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOpt
 SIM_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
                                          aclrtBinHandle *binHandle)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(data);
     SIM_CHECK_NOT_NULL(binHandle);
     if (length == 0)
@@ -239,6 +241,7 @@ static void unload(sim_binary *b)
 
 SIM_API aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(binHandle);
     sim_binary *b = take_binary(binHandle);
     if (!b)
@@ -264,6 +267,7 @@ void sim_binary_unload_all(void)
 SIM_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
                                         aclrtFuncHandle *funcHandle)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(binHandle);
     SIM_CHECK_NOT_NULL(kernelName);
     SIM_CHECK_NOT_NULL(funcHandle);

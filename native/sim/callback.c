@@ -85,6 +85,7 @@ static void unbind_locked(sim_stream *s)
 
 SIM_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
 {
+    SIM_CHECK_PROCESS();
     aclError rc;
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
     if (!s)
@@ -138,6 +139,7 @@ SIM_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
 
 SIM_API aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
 {
+    SIM_CHECK_PROCESS();
     aclError rc;
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
     if (!s)
@@ -197,6 +199,7 @@ void sim_callback_reset(void)
 SIM_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
                                      aclrtStream stream)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(fn);
     if (blockType != ACL_CALLBACK_NO_BLOCK && blockType != ACL_CALLBACK_BLOCK)
         return sim_fail(ACL_ERROR_INVALID_PARAM, "blockType %d is neither ACL_CALLBACK_NO_BLOCK nor ACL_CALLBACK_BLOCK",
@@ -278,6 +281,7 @@ void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data
 
 SIM_API aclError aclrtProcessReport(int32_t timeout)
 {
+    SIM_CHECK_PROCESS();
     if (timeout == 0 || timeout < -1)
         return sim_fail(ACL_ERROR_INVALID_PARAM, "timeout %d is invalid (-1 waits forever, > 0 is a limit in ms)",
                         timeout);

@@ -506,6 +506,7 @@ static void release(sim_device *d)
 
 SIM_API aclError aclrtSetDevice(int32_t deviceId)
 {
+    SIM_CHECK_PROCESS();
     aclError rc = ACL_SUCCESS;
     sim_device *d = retain(deviceId, __func__, &rc);
     if (!d)
@@ -534,6 +535,7 @@ SIM_API aclError aclrtResetDeviceForce(int32_t deviceId) { return reset(deviceId
 
 SIM_API aclError aclrtGetDevice(int32_t *deviceId)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(deviceId);
     sim_context *c = sim_current_context(__func__);
     if (!c)
@@ -545,6 +547,7 @@ SIM_API aclError aclrtGetDevice(int32_t *deviceId)
 
 SIM_API aclError aclrtGetDeviceCount(uint32_t *count)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(count);
     SIM_REQUIRE_INIT();
     *count = (uint32_t)g_rt.cfg.num_devices;
@@ -553,6 +556,7 @@ SIM_API aclError aclrtGetDeviceCount(uint32_t *count)
 
 SIM_API aclError aclrtSynchronizeDevice(void)
 {
+    SIM_CHECK_PROCESS();
     sim_context *c = sim_current_context(__func__);
     if (!c)
         return ACL_ERROR_RT_CONTEXT_NULL;
@@ -593,6 +597,7 @@ SIM_API aclError aclrtSynchronizeDevice(void)
 
 SIM_API aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(context);
     aclError rc = ACL_SUCCESS;
     sim_device *d = retain(deviceId, __func__, &rc);
@@ -612,6 +617,7 @@ SIM_API aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
 
 SIM_API aclError aclrtDestroyContext(aclrtContext context)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(context);
     sim_context *c = (sim_context *)sim_handle_get(context, SIM_KIND_CONTEXT);
     if (!c)
@@ -638,6 +644,7 @@ SIM_API aclError aclrtDestroyContext(aclrtContext context)
 
 SIM_API aclError aclrtSetCurrentContext(aclrtContext context)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(context);
     sim_obj *o = sim_handle_get(context, SIM_KIND_CONTEXT);
     if (!o)
@@ -649,6 +656,7 @@ SIM_API aclError aclrtSetCurrentContext(aclrtContext context)
 
 SIM_API aclError aclrtGetCurrentContext(aclrtContext *context)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(context);
     sim_context *c = sim_current_context(__func__);
     if (!c)

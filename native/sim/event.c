@@ -71,11 +71,13 @@ static aclError create(aclrtEvent *event, uint32_t flags, const char *func)
 /* aclrtCreateEvent's defaults carry timestamps and allow waits and resets. */
 SIM_API aclError aclrtCreateEvent(aclrtEvent *event)
 {
+    SIM_CHECK_PROCESS();
     return create(event, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE, __func__);
 }
 
 SIM_API aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
 {
+    SIM_CHECK_PROCESS();
     if (flag & ~(uint32_t)KNOWN_FLAGS)
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "unknown event flag bits 0x%x", flag & ~(uint32_t)KNOWN_FLAGS);
     return create(event, flag, __func__);
@@ -92,6 +94,7 @@ static sim_event *lookup(aclrtEvent event, const char *func, aclError *rc)
 
 SIM_API aclError aclrtDestroyEvent(aclrtEvent event)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(event);
     /* Allowed while records are pending: their tasks hold references until they execute. */
     sim_obj *o = sim_handle_close(event, SIM_KIND_EVENT);
@@ -141,16 +144,19 @@ static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type,
 
 SIM_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 {
+    SIM_CHECK_PROCESS();
     return submit(event, stream, SIM_TASK_EVENT_RECORD, __func__);
 }
 
 SIM_API aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 {
+    SIM_CHECK_PROCESS();
     return submit(event, stream, SIM_TASK_EVENT_RESET, __func__);
 }
 
 SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(event);
     aclError rc;
     sim_event *e = lookup(event, __func__, &rc);
@@ -233,6 +239,7 @@ static bool recorded_locked(const sim_event *e)
 
 SIM_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(event);
     SIM_CHECK_NOT_NULL(status);
     aclError rc;
@@ -273,6 +280,7 @@ SIM_API aclError aclrtSynchronizeEvent(aclrtEvent event) { return synchronize(ev
 
 SIM_API aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
 {
+    SIM_CHECK_PROCESS();
     if (timeout < -1)
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d is invalid (-1 waits forever, >= 0 is a limit in ms)",
                         timeout);
@@ -299,6 +307,7 @@ static aclError timestamp_locked(sim_event *e, uint64_t *ts, const char *func, c
 
 SIM_API aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(event);
     SIM_CHECK_NOT_NULL(timestamp);
     aclError rc;
@@ -314,6 +323,7 @@ SIM_API aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
 
 SIM_API aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(ms);
     SIM_CHECK_NOT_NULL(startEvent);
     SIM_CHECK_NOT_NULL(endEvent);

@@ -201,6 +201,7 @@ static uint32_t user_max_params(const sim_function *f)
 
 SIM_API aclError aclrtKernelArgsGetHandleMemSize(aclrtFuncHandle funcHandle, size_t *memSize)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(funcHandle);
     SIM_CHECK_NOT_NULL(memSize);
     aclError rc;
@@ -214,6 +215,7 @@ SIM_API aclError aclrtKernelArgsGetHandleMemSize(aclrtFuncHandle funcHandle, siz
 
 SIM_API aclError aclrtKernelArgsGetMemSize(aclrtFuncHandle funcHandle, size_t userArgsSize, size_t *actualArgsSize)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(funcHandle);
     SIM_CHECK_NOT_NULL(actualArgsSize);
     aclError rc;
@@ -228,6 +230,7 @@ SIM_API aclError aclrtKernelArgsGetMemSize(aclrtFuncHandle funcHandle, size_t us
 
 SIM_API aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHandle *argsHandle)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(funcHandle);
     SIM_CHECK_NOT_NULL(argsHandle);
     aclError rc;
@@ -246,6 +249,7 @@ SIM_API aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHandle
 SIM_API aclError aclrtKernelArgsInitByUserMem(aclrtFuncHandle funcHandle, aclrtArgsHandle argsHandle, void *userHostMem,
                                               size_t actualArgsSize)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(funcHandle);
     SIM_CHECK_NOT_NULL(argsHandle);
     SIM_CHECK_NOT_NULL(userHostMem);
@@ -302,6 +306,7 @@ static aclrtParamHandle add_param(args_handle *a, size_t off, size_t size, uint3
 SIM_API aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *param, size_t paramSize,
                                        aclrtParamHandle *paramHandle)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(argsHandle);
     SIM_CHECK_NOT_NULL(param);
     SIM_CHECK_NOT_NULL(paramHandle);
@@ -323,6 +328,7 @@ SIM_API aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *param, 
 
 SIM_API aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle, aclrtParamHandle *paramHandle)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(argsHandle);
     SIM_CHECK_NOT_NULL(paramHandle);
     aclError rc;
@@ -340,6 +346,7 @@ SIM_API aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle, ac
 SIM_API aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle,
                                                      size_t dataSize, void **bufferAddr)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(argsHandle);
     SIM_CHECK_NOT_NULL(paramHandle);
     SIM_CHECK_NOT_NULL(bufferAddr);
@@ -370,6 +377,7 @@ SIM_API aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle,
 SIM_API aclError aclrtKernelArgsParaUpdate(aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle, void *param,
                                            size_t paramSize)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(argsHandle);
     SIM_CHECK_NOT_NULL(paramHandle);
     SIM_CHECK_NOT_NULL(param);
@@ -397,6 +405,7 @@ SIM_API aclError aclrtKernelArgsParaUpdate(aclrtArgsHandle argsHandle, aclrtPara
 
 SIM_API aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(argsHandle);
     aclError rc;
     args_handle *a = lookup(argsHandle, __func__, &rc);

@@ -120,6 +120,7 @@ static aclError submit(sim_stream *s, sim_function *f, void *args, bool owns, si
 SIM_API aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream,
                                              aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(funcHandle);
     SIM_CHECK_NOT_NULL(argsHandle);
     if (numBlocks == 0)
@@ -148,6 +149,7 @@ SIM_API aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_
 SIM_API aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
                                    size_t argsSize, aclrtStream stream)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(funcHandle);
     SIM_CHECK_NOT_NULL(argsData);
     if (numBlocks == 0)

@@ -327,6 +327,7 @@ void sim_pinned_free_all(void)
 
 SIM_API aclError aclrtMallocHost(void **hostPtr, size_t size)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(hostPtr);
     if (size == 0)
         return sim_fail(ACL_ERROR_INVALID_PARAM, "size must be greater than 0");
@@ -352,6 +353,7 @@ SIM_API aclError aclrtMallocHost(void **hostPtr, size_t size)
 
 SIM_API aclError aclrtFreeHost(void *hostPtr)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(hostPtr);
     pthread_mutex_lock(&g_pinned_lock);
     size_t i = pinned_upper((uintptr_t)hostPtr);
@@ -371,6 +373,7 @@ SIM_API aclError aclrtFreeHost(void *hostPtr)
 
 SIM_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
+    SIM_CHECK_PROCESS();
     (void)policy; /* every policy gets normal pages; unknown ones are accepted, as in ACL */
     SIM_CHECK_NOT_NULL(devPtr);
     if (size == 0)
@@ -385,6 +388,7 @@ SIM_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy po
 
 SIM_API aclError aclrtFree(void *devPtr)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(devPtr);
     SIM_REQUIRE_INIT();
     for (int i = 0; i < g_rt.cfg.num_devices; i++) {
@@ -399,6 +403,7 @@ SIM_API aclError aclrtFree(void *devPtr)
 
 SIM_API aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(free);
     SIM_CHECK_NOT_NULL(total);
     if ((int)attr < ACL_DDR_MEM || (int)attr > ACL_MEM_P2P_HUGE1G)
@@ -592,6 +597,7 @@ static aclError plan_copy(const char *func, void *dst, size_t destMax, const voi
 
 SIM_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(dst);
     SIM_CHECK_NOT_NULL(src);
     sim_context *c = sim_current_context(__func__);
@@ -640,6 +646,7 @@ static aclError submit_copy(const char *func, sim_stream *s, void *dst, const vo
 SIM_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                                   aclrtStream stream)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(dst);
     SIM_CHECK_NOT_NULL(src);
     aclError rc;
@@ -678,6 +685,7 @@ static aclError plan_memset(const char *func, void *devPtr, size_t maxCount, siz
 
 SIM_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(devPtr);
     sim_context *c = sim_current_context(__func__);
     if (!c)
@@ -697,6 +705,7 @@ SIM_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_
 
 SIM_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(devPtr);
     aclError rc;
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);

@@ -20,6 +20,19 @@
 #include "sim.h"
 
 sim_runtime g_rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
+atomic_bool g_sim_forked;
+static pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
+
+static void in_child(void) { atomic_store(&g_sim_forked, true); }
+static void register_atfork(void) { pthread_atfork(NULL, NULL, in_child); }
+
+aclError sim_forked_error(const char *func)
+{
+    return sim_fail_(func, ACL_ERROR_UNINITIALIZE,
+                     "this process was forked from one that had initialised ACL; the runtime's threads do not "
+                     "exist here, so it cannot be used: initialise ACL in the child only (e.g. the 'spawn' "
+                     "start method of multiprocessing)");
+}
 
 uint64_t sim_now_ns(void)
 {
@@ -112,6 +125,7 @@ static aclError read_config(sim_config *c)
 
 SIM_API aclError aclInit(const char *configPath)
 {
+    SIM_CHECK_PROCESS();
     if (configPath && *configPath && access(configPath, R_OK) != 0)
         return sim_fail(ACL_ERROR_INVALID_FILE, "cannot read config file %s: %s", configPath, strerror(errno));
     pthread_mutex_lock(&g_rt.lock);
@@ -126,6 +140,7 @@ SIM_API aclError aclInit(const char *configPath)
         return rc;
     }
     sim_fault_install();
+    pthread_once(&g_atfork_once, register_atfork);
     g_rt.cfg = cfg;
     g_rt.secret = sim_now_ns() * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
     g_rt.initialized = true;
@@ -135,6 +150,7 @@ SIM_API aclError aclInit(const char *configPath)
 
 SIM_API aclError aclFinalize(void)
 {
+    SIM_CHECK_PROCESS();
     pthread_mutex_lock(&g_rt.lock);
     if (!g_rt.initialized) {
         pthread_mutex_unlock(&g_rt.lock);
@@ -162,6 +178,7 @@ SIM_API aclError aclFinalize(void)
 
 SIM_API aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(majorVersion);
     SIM_CHECK_NOT_NULL(minorVersion);
     SIM_CHECK_NOT_NULL(patchVersion);

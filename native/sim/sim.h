@@ -132,6 +132,14 @@ typedef struct sim_runtime {
 extern sim_runtime g_rt;
 
 uint64_t sim_now_ns(void); /* CLOCK_MONOTONIC */
+
+/* fork(): the child has copies of the runtime's memory but none of its threads, and any lock
+ * a vanished thread held stays locked. Every API entry point checks this first and refuses with
+ * 100001 and a clear message, instead of deadlocking. */
+extern atomic_bool g_sim_forked;
+aclError sim_forked_error(const char *func);
+#define SIM_CHECK_PROCESS() \
+    do { if (atomic_load_explicit(&g_sim_forked, memory_order_relaxed)) return sim_forked_error(__func__); } while (0)
 bool sim_is_initialized(void);
 #define SIM_REQUIRE_INIT() \
     do { if (!sim_is_initialized()) return sim_fail(ACL_ERROR_UNINITIALIZE, "aclInit has not been called"); } while (0)

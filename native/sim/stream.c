@@ -350,6 +350,7 @@ SIM_API aclError aclrtCreateStream(aclrtStream *stream) { return create(stream, 
 
 SIM_API aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)
 {
+    SIM_CHECK_PROCESS();
     const uint32_t known = ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC | ACL_STREAM_PERSISTENT | ACL_STREAM_HUGE |
                            ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY;
     if (flag & ~known)
@@ -359,6 +360,7 @@ SIM_API aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t prior
 
 SIM_API aclError aclrtDestroyStream(aclrtStream stream)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(stream);
     aclError rc;
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
@@ -405,6 +407,7 @@ SIM_API aclError aclrtSynchronizeStream(aclrtStream stream) { return synchronize
 
 SIM_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
 {
+    SIM_CHECK_PROCESS();
     if (timeout < -1)
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d is invalid (-1 waits forever, >= 0 is a limit in ms)",
                         timeout);
@@ -413,6 +416,7 @@ SIM_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t t
 
 SIM_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
 {
+    SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(status);
     aclError rc;
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);

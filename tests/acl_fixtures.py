@@ -1,0 +1,28 @@
+"""Fixtures for the tests that drive the ACL C API through the raw binding.
+
+A test module uses them by declaring ``pytest_plugins = ["acl_fixtures"]``. They are kept apart
+from the helpers in ``acl_util.py`` (which test modules import directly) so that pytest can
+still rewrite the assertions of both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from acl_util import ARGS_KERNELS, Runtime, acl_session
+
+
+@pytest.fixture
+def acl() -> Iterator[Runtime]:
+    with acl_session() as rt:
+        yield rt
+
+
+@pytest.fixture(scope="session")
+def args_kernels_path() -> Path:
+    """tests/kernels/args_kernels.c: kernels that report what they received."""
+    from aiocann.sim import build_kernel
+
+    return build_kernel(ARGS_KERNELS)
