@@ -82,7 +82,9 @@ class Device:
         self._dispatcher: Dispatcher | None = None
         self._stack: AsyncExitStack | None = None
         self._cv_token: Any = None
-        self._streams: set[Stream] = set()
+        # Weak: a stream with work in flight is kept alive by its Completions (the dispatcher
+        # holds them); one dropped while idle is destroyed by its finalizer, with a warning.
+        self._streams: weakref.WeakSet[Stream] = weakref.WeakSet()
         self._arrays: weakref.WeakSet[DeviceArray] = weakref.WeakSet()
         self._events: weakref.WeakSet[Event] = weakref.WeakSet()
         self._binaries: weakref.WeakSet[Binary] = weakref.WeakSet()

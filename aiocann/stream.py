@@ -129,8 +129,16 @@ class Stream:
             raise errors.error_for(code, message, "stream")
 
     def __del__(self) -> None:
+        # Collected while open: nothing is in flight (Completions would keep it alive), so
+        # destroying it cannot block. Still a leak of the caller's making: warn.
         if getattr(self, "_state", None) == "open":
-            warnings.warn(f"{self!r} was never closed", ResourceWarning, stacklevel=2)
+            self._state = "closed"
+            warnings.warn(f"{self!r} was never closed; use `async with dev.stream()` or `await s.aclose()`",
+                          ResourceWarning, stacklevel=2)
+            dev, handle = self._device, self._handle
+            if dev._state in ("open", "closing"):
+                in_context(dev._ctx, lambda: (lib.aclrtUnSubscribeReport(dev.reporter_thread_id, handle),
+                                              lib.aclrtDestroyStream(handle)))
 
     @property
     def device(self) -> Device:
