@@ -34,9 +34,10 @@ def _find(name: str) -> Path:
 
 
 def _load(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(path.stem, path)
+    spec = importlib.util.spec_from_file_location(f"_aiocann_{path.parent.name}_{path.stem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     sys.path.insert(0, str(path.parent))
     try:
         spec.loader.exec_module(module)
@@ -134,22 +135,22 @@ def cmd_demo(args: argparse.Namespace) -> int:
     trace_path = Path(args.trace).resolve()
     print(f"aiocann demo on {aiocann.backend().name} ({aiocann.backend().library})")
 
+    kwargs: dict[str, Any] = {"streams": args.streams}
+    if args.batches is not None:
+        kwargs["batches"] = args.batches
+
     async def run() -> dict[str, Any]:
         async with aiocann.trace(trace_path):
-            result: dict[str, Any] = await pipeline.run_pipeline(
-                streams=args.streams, batches=args.batches, progress=_Progress("pipeline")
-            )
+            result: dict[str, Any] = await pipeline.run_pipeline(**kwargs, progress=_Progress("pipeline"))
         return result
 
     result = anyio.run(run)
-    print("pipeline summary:")
-    for key, value in result.items():
-        if isinstance(value, float):
-            value = f"{value:.4g}"
-        print(f"  {key:>22}: {value}")
-    print(f"trace written to {trace_path}  (open it at https://ui.perfetto.dev or chrome://tracing)")
-    ok = bool(result.get("verified", True))
-    print("all batches verified against numpy" if ok else "VERIFICATION FAILED")
+    print(pipeline.format_summary(result))
+    print(f"  trace        {trace_path}")
+    print("               open it at https://ui.perfetto.dev (or chrome://tracing): a row per stream")
+    print("               and per AI core, every launch, copy, event and block with device times")
+    ok = not result["mismatches"] and result["verified"] == result["batches"]
+    print("demo: all batches verified against numpy" if ok else "demo: VERIFICATION FAILED")
     return 0 if ok else 1
 
 

@@ -276,7 +276,10 @@ class Stream:
 
         event = Event._create(self._device, timing)
         await self._admit()
-        check(lib.aclrtRecordEvent(event.handle, self._handle), "aclrtRecordEvent")
+        rc = lib.aclrtRecordEvent(event.handle, self._handle)
+        if rc:
+            self._launched[0] = 0
+            self._enqueue_failed(rc, "aclrtRecordEvent")
         d = self._device.dispatcher
         token = d.new_token()
         rc = lib.aiocann_cq_enqueue(d.cq, self._handle, token)

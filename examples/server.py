@@ -1,0 +1,523 @@
+"""An async inference server: Starlette on uvicorn, dynamic batching onto a pool of streams.
+
+    python examples/server.py [--host 127.0.0.1] [--port 8000] [--max-queue 256] [--max-batch 32]
+    curl -s localhost:8000/infer -d '{"inputs": [0.1, 0.2, ...]}'      # in_dim floats
+    curl -s localhost:8000/health
+
+The model is a one-layer classifier, ``softmax(x @ W.T + b)``, with ``W`` ([out_dim, in_dim])
+and ``b`` drawn from a seeded generator (``model_weights``) and kept on the device. A batch of
+rows runs as two kernels on one stream: ``matmul`` (examples/kernels/matmul.c, with ``W.T`` as
+its right operand and ``b`` as its bias) and ``softmax_rows`` (softmax.c).
+
+Request flow
+------------
+``POST /infer`` takes ``{"inputs": [[...], ...]}`` (rows of ``in_dim`` floats) or
+``{"inputs": [...]}`` (one row) and answers ``{"outputs": ..., "batch": {...}}`` in the same
+shape, with the batch that served it (its id, rows and number of requests).
+
+* **Dynamic batching.** Handlers only queue their rows. One batcher task waits for a free
+  stream, takes the oldest request, then gathers more for up to ``batch_window_ms`` or until
+  ``max_batch`` rows, and runs the batch -- upload, kernels, download -- on that stream while
+  it goes on to form the next batch for another stream. Each request gets back its own rows.
+* **Back-pressure.** At most ``max_queue`` requests wait for a batch; beyond that ``/infer``
+  answers at once with ``503`` and ``Retry-After`` (JSON ``{"error": "queue full", ...}``), so a
+  client learns quickly that it should back off, instead of piling up behind a slow device.
+* **Draining.** On SIGTERM/SIGINT uvicorn stops accepting connections and waits for the
+  requests it has; the lifespan then stops admitting work, runs what is still queued, waits
+  for the batches on the device, answers their requests, and only then closes the Device.
+  The process exits 0.
+
+``GET /health`` reports the state, the queue, and batching statistics (batches run, rows,
+the distribution of batch sizes).
+
+``--delay-ms`` adds that much device time to every batch (the ``delay_us`` kernel on the
+batch's stream), playing a slow model: the tests of back-pressure and draining use it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+import threading
+from collections import Counter, deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import numpy as np
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+import aiocann as ac
+from aiocann.sim import build_kernel
+
+KERNELS_DIR = Path(__file__).resolve().parent / "kernels"
+BLOCKS = 8  # the simulator's default AI cores per device
+RETRY_AFTER_S = 1
+
+log = logging.getLogger("aiocann.examples.server")
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    max_queue: int = 256  # requests waiting for a batch; more are refused with 503
+    max_batch: int = 32  # rows per batch (and per request)
+    batch_window_ms: float = 2.0  # how long a batch waits for more requests
+    streams: int = 2  # batches on the device at once
+    delay_ms: float = 0.0  # extra device time per batch (a slow model, for tests)
+    in_dim: int = 64
+    out_dim: int = 10
+    seed: int = 0
+    device: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("max_queue", "max_batch", "streams", "in_dim", "out_dim"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.batch_window_ms < 0 or self.delay_ms < 0:
+            raise ValueError("batch_window_ms and delay_ms must be >= 0")
+
+
+def model_weights(in_dim: int, out_dim: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The model's fixed parameters: W [out_dim, in_dim] and b [out_dim], float32."""
+    rng = np.random.default_rng(seed)
+    w = (rng.standard_normal((out_dim, in_dim)) / np.sqrt(in_dim)).astype(np.float32)
+    b = (0.1 * rng.standard_normal(out_dim)).astype(np.float32)
+    return w, b
+
+
+def reference(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """What the server computes for rows x, in numpy (float64 inside)."""
+    logits = np.asarray(x, np.float64) @ w.T.astype(np.float64) + b
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def build_kernels() -> dict[str, Path]:
+    return {name: build_kernel(KERNELS_DIR / f"{name}.c") for name in ("matmul", "softmax", "delay")}
+
+
+# --------------------------------------------------------------------------- the engine
+
+
+class QueueFull(Exception):
+    pass
+
+
+class ShuttingDown(Exception):
+    pass
+
+
+class _Request:
+    """Rows waiting for (then carrying) their outputs; ``done`` is set when either is known."""
+
+    __slots__ = ("x", "done", "result", "error", "batch")
+
+    def __init__(self, x: np.ndarray) -> None:
+        self.x = x
+        self.done = anyio.Event()
+        self.result: np.ndarray | None = None
+        self.error: str | None = None
+        self.batch: dict[str, int] = {}
+
+    @property
+    def rows(self) -> int:
+        return len(self.x)
+
+
+@dataclass
+class _Lane:
+    """One stream and the buffers of one batch in flight on it (sized for max_batch rows)."""
+
+    stream: ac.Stream
+    x_host: np.ndarray  # pinned: the upload reads it asynchronously, with no staging copy
+    out_host: np.ndarray  # pinned
+    x: ac.DeviceArray
+    logits: ac.DeviceArray
+    probs: ac.DeviceArray
+    matmul: ac.KernelArgs
+    softmax: ac.KernelArgs
+    delay: ac.KernelArgs | None
+
+
+class Engine:
+    """The batcher and its pool of streams. Lives inside the app's lifespan."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        # The queue is a deque plus a wake-up event rather than a memory object stream: the
+        # batcher waits for "more requests or the end of the window", and a receive() that a
+        # timeout cancels could lose the request it was handed at that very moment.
+        self._pending: deque[_Request] = deque()
+        self._arrived = anyio.Event()
+        self._closing = False
+        self._lanes_in, self._lanes_out = anyio.create_memory_object_stream[_Lane](config.streams)
+        self._kernels: dict[str, ac.Kernel] = {}
+        self._device: ac.Device | None = None
+        self._in_flight = 0
+        self._next_batch_id = 0
+        self.stats: Counter[str] = Counter()
+        self.batch_sizes: Counter[int] = Counter()
+
+    # -- requests (event loop, handler tasks) -----------------------------------------------
+
+    def submit(self, x: np.ndarray) -> _Request:
+        if self._closing:
+            raise ShuttingDown
+        if len(self._pending) >= self.config.max_queue:
+            self.stats["rejected"] += 1
+            raise QueueFull
+        req = _Request(x)
+        self._pending.append(req)
+        self.stats["accepted"] += 1
+        self._arrived.set()
+        return req
+
+    # -- setup --------------------------------------------------------------------------
+
+    async def open(self, dev: ac.Device) -> None:
+        cfg = self.config
+        self._device = dev
+        paths = await anyio.to_thread.run_sync(build_kernels)
+        self._kernels = {
+            "matmul": (await dev.load_binary(paths["matmul"])).function("matmul"),
+            "softmax": (await dev.load_binary(paths["softmax"])).function("softmax_rows"),
+            "delay": (await dev.load_binary(paths["delay"])).function("delay_us"),
+        }
+        w, b = model_weights(cfg.in_dim, cfg.out_dim, cfg.seed)
+        # One copy of the weights, shared by every stream: wait until it is on the device, since
+        # the other streams' kernels are not ordered after this stream's copies.
+        async with dev.stream() as s:
+            wt, bias = await s.upload(np.ascontiguousarray(w.T)), await s.upload(b)
+        for _ in range(cfg.streams):
+            s = await dev.create_stream()  # closed by the Device on the way out
+            x = dev.empty((cfg.max_batch, cfg.in_dim), np.float32)
+            logits = dev.empty((cfg.max_batch, cfg.out_dim), np.float32)
+            probs = dev.empty((cfg.max_batch, cfg.out_dim), np.float32)
+            mm, sm = self._kernels["matmul"], self._kernels["softmax"]
+            # Row counts change per batch: the tiling placeholders are updated before each launch.
+            lane = _Lane(
+                s,
+                dev.pinned_empty((cfg.max_batch, cfg.in_dim), np.float32),
+                dev.pinned_empty((cfg.max_batch, cfg.out_dim), np.float32),
+                x, logits, probs,
+                await mm.args().ptr(x).ptr(wt).ptr(bias).ptr(logits)
+                    .placeholder(self._mm_tiling(cfg.max_batch)),
+                await sm.args().ptr(logits).ptr(probs).placeholder(self._sm_tiling(cfg.max_batch)),
+                await self._kernels["delay"].args().u64(round(cfg.delay_ms * 1000)) if cfg.delay_ms else None,
+            )
+            self._lanes_in.send_nowait(lane)
+
+    def _mm_tiling(self, rows: int) -> np.ndarray:
+        return np.array([rows, self.config.out_dim, self.config.in_dim, 0], np.uint32)
+
+    def _sm_tiling(self, rows: int) -> np.ndarray:
+        return np.array([rows, self.config.out_dim], np.uint32)
+
+    # -- the batcher ----------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Form batches and start each on a free stream, until closed and drained."""
+        with self._lanes_in, self._lanes_out:
+            async with anyio.create_task_group() as tg:
+                while True:
+                    lane = await self._lanes_out.receive()
+                    batch = await self._next_batch()
+                    if batch is None:
+                        break
+                    self._in_flight += 1
+                    tg.start_soon(self._run_batch, lane, batch)
+            # Leaving the task group waited for every batch still on the device.
+
+    async def _wait_arrival(self) -> None:
+        self._arrived = anyio.Event()
+        await self._arrived.wait()
+
+    async def _next_batch(self) -> list[_Request] | None:
+        """The next batch: the oldest request plus what arrives within the window, up to
+        max_batch rows. None once closing and nothing is left."""
+        while not self._pending:
+            if self._closing:
+                return None
+            await self._wait_arrival()
+        cfg = self.config
+        deadline = anyio.current_time() + cfg.batch_window_ms / 1000
+        while not self._closing and self._queued_rows(cfg.max_batch) < cfg.max_batch:
+            remaining = deadline - anyio.current_time()
+            if remaining <= 0:
+                break
+            with anyio.move_on_after(remaining):
+                await self._wait_arrival()
+        batch = [self._pending.popleft()]
+        rows = batch[0].rows
+        while self._pending and rows + self._pending[0].rows <= cfg.max_batch:
+            req = self._pending.popleft()
+            batch.append(req)
+            rows += req.rows
+        return batch
+
+    def _queued_rows(self, limit: int) -> int:
+        rows = 0
+        for req in self._pending:
+            rows += req.rows
+            if rows >= limit:
+                break
+        return rows
+
+    async def _run_batch(self, lane: _Lane, batch: list[_Request]) -> None:
+        rows = sum(r.rows for r in batch)
+        batch_id = self._next_batch_id
+        self._next_batch_id += 1
+        info = {"id": batch_id, "rows": rows, "requests": len(batch)}
+        s = lane.stream
+        try:
+            offset = 0
+            for r in batch:
+                lane.x_host[offset:offset + r.rows] = r.x
+                offset += r.rows
+            # The whole max_batch-row buffer goes up (a fixed-size pinned copy); the kernels'
+            # tiling says how many rows are real.
+            await s.copy_from_host(lane.x, lane.x_host)
+            if lane.delay is not None:
+                await ac.launch(self._kernels["delay"], lane.delay, blocks=1, stream=s)
+            lane.matmul.update(4, self._mm_tiling(rows))
+            lane.softmax.update(2, self._sm_tiling(rows))
+            blocks = min(BLOCKS, rows)
+            await ac.launch(self._kernels["matmul"], lane.matmul, blocks=blocks, stream=s)
+            await ac.launch(self._kernels["softmax"], lane.softmax, blocks=blocks, stream=s)
+            out = await s.download(lane.probs, out=lane.out_host)
+            offset = 0
+            for r in batch:
+                r.result = out[offset:offset + r.rows].copy()
+                offset += r.rows
+        except Exception as exc:  # a device error fails this batch's requests, not the server
+            log.exception("batch %d failed", batch_id)
+            for r in batch:
+                r.error = f"{type(exc).__name__}: {exc}"
+            await self._replace_stream(lane)
+        finally:
+            self.stats["batches"] += 1
+            for r in batch:
+                if r.result is None and r.error is None:  # cancelled (a forced exit)
+                    r.error = "the server stopped before this batch finished"
+            self.stats["rows"] += rows
+            self.stats["requests"] += len(batch)
+            self.batch_sizes[rows] += 1
+            for r in batch:
+                r.batch = info
+                r.done.set()
+            self._in_flight -= 1
+            self._lanes_in.send_nowait(lane)
+
+    async def _replace_stream(self, lane: _Lane) -> None:
+        # A failed stream stays failed (every later launch on it reports the error): give the
+        # lane a fresh one, so that one bad batch does not poison the batches after it.
+        assert self._device is not None
+        old = lane.stream
+        try:
+            lane.stream = await self._device.create_stream()
+            await old.aclose(raise_errors=False)
+        except Exception:
+            log.exception("cannot replace the failed stream; its lane keeps failing")
+
+    @property
+    def queued(self) -> int:
+        return len(self._pending)
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    def close(self) -> None:
+        """Stop admitting requests; the batcher runs what is queued, then returns."""
+        self._closing = True
+        self._arrived.set()
+
+    def health(self) -> dict[str, Any]:
+        batches = self.stats["batches"]
+        return {
+            "status": "draining" if self._closing else "ok",
+            "queue": len(self._pending),
+            "batches_in_flight": self._in_flight,
+            "config": asdict(self.config),
+            "stats": {
+                "accepted": self.stats["accepted"],
+                "rejected": self.stats["rejected"],
+                "requests": self.stats["requests"],
+                "batches": batches,
+                "rows": self.stats["rows"],
+                "max_batch_rows": max(self.batch_sizes, default=0),
+                "mean_batch_rows": self.stats["rows"] / batches if batches else 0.0,
+                "batch_sizes": {str(k): v for k, v in sorted(self.batch_sizes.items())},
+            },
+        }
+
+
+# --------------------------------------------------------------------------- HTTP
+
+
+def _error(status: int, message: str, **extra: Any) -> JSONResponse:
+    headers = {"Retry-After": str(RETRY_AFTER_S)} if status == 503 else None
+    return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
+
+
+def create_app(config: ServerConfig | None = None, **overrides: Any) -> Starlette:
+    """The Starlette app. ``create_app(max_queue=8, delay_ms=50)`` or with a ServerConfig."""
+    cfg = ServerConfig(**overrides) if config is None else ServerConfig(**{**asdict(config), **overrides})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with ac.Device(cfg.device) as dev:
+            engine = Engine(cfg)
+            await engine.open(dev)
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(engine.run)
+                app.state.engine, app.state.device = engine, dev
+                log.info("serving: %s", cfg)
+                try:
+                    yield
+                finally:
+                    # uvicorn has already waited for the requests it was serving; whatever is
+                    # still queued or on the device is finished and answered here.
+                    log.info("draining: %d queued, %d batches in flight", engine.queued, engine.in_flight)
+                    engine.close()
+            app.state.final_health = engine.health()
+            log.info("drained: %s", app.state.final_health["stats"])
+        # The Device is closed: its streams, buffers and binaries are released.
+
+    async def infer(request: Request) -> JSONResponse:
+        engine: Engine = request.app.state.engine
+        try:
+            body = await request.json()
+        except ValueError:
+            return _error(400, "the body must be JSON: {\"inputs\": [[...], ...]}")
+        if not isinstance(body, dict) or "inputs" not in body:
+            return _error(400, "expected a JSON object with an \"inputs\" field")
+        try:
+            x = np.asarray(body["inputs"], dtype=np.float32)
+        except (TypeError, ValueError):
+            return _error(422, "inputs must be a list of numbers or a list of such lists")
+        single = x.ndim == 1
+        if single:
+            x = x[None, :]
+        if x.ndim != 2 or x.shape[1] != cfg.in_dim or x.shape[0] == 0:
+            return _error(422, f"inputs must be one row or a list of rows of {cfg.in_dim} numbers",
+                          shape=list(x.shape))
+        if x.shape[0] > cfg.max_batch:
+            return _error(413, f"at most {cfg.max_batch} rows per request", rows=x.shape[0])
+        if not np.isfinite(x).all():
+            return _error(422, "inputs must be finite numbers")
+        try:
+            req = engine.submit(x)
+        except QueueFull:
+            return _error(503, "queue full", queue=engine.queued, max_queue=cfg.max_queue)
+        except ShuttingDown:
+            return _error(503, "shutting down")
+        # If the client goes away, this task is cancelled; the batch still runs, and the
+        # result is dropped.
+        await req.done.wait()
+        if req.error is not None:
+            return _error(500, req.error, batch=req.batch)
+        assert req.result is not None
+        if not np.isfinite(req.result).all():
+            return _error(422, "the outputs overflowed: inputs too large", batch=req.batch)
+        outputs = req.result[0].tolist() if single else req.result.tolist()
+        return JSONResponse({"outputs": outputs, "batch": req.batch})
+
+    async def health(request: Request) -> JSONResponse:
+        engine: Engine | None = getattr(request.app.state, "engine", None)
+        if engine is None:
+            return JSONResponse({"status": "starting"}, status_code=503)
+        return JSONResponse(engine.health())
+
+    return Starlette(
+        routes=[Route("/infer", infer, methods=["POST"]), Route("/health", health, methods=["GET"])],
+        lifespan=lifespan,
+    )
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+async def serve(
+    config: ServerConfig | None = None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    log_level: str = "info",
+    **overrides: Any,
+) -> dict[str, Any]:
+    """Serve on the running asyncio loop until SIGINT/SIGTERM, drain, and return the final
+    ``/health`` document (its ``stats`` hold the batching figures)."""
+    import uvicorn
+
+    app = create_app(config, **overrides)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on"))
+    # uvicorn handles SIGINT/SIGTERM with a graceful shutdown, then re-raises the signal under
+    # the handlers that were in place before it started, so that the process dies of it. A
+    # server that drained cleanly should return (and its process exit 0): make those handlers
+    # uvicorn's own, for which the re-raised signal is a no-op once it has stopped.
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {sig: signal.signal(sig, server.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        await server.serve()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if not server.started:
+        raise RuntimeError("the server did not start: see the log above")
+    result: dict[str, Any] = app.state.final_health
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--max-queue", type=int, default=ServerConfig.max_queue,
+                        help="requests waiting for a batch before /infer answers 503")
+    parser.add_argument("--max-batch", type=int, default=ServerConfig.max_batch, help="rows per batch")
+    parser.add_argument("--batch-window-ms", type=float, default=ServerConfig.batch_window_ms,
+                        help="how long a batch waits for more requests")
+    parser.add_argument("--streams", type=int, default=ServerConfig.streams,
+                        help="batches on the device at once")
+    parser.add_argument("--delay-ms", type=float, default=0.0,
+                        help="extra device time per batch (a slow model)")
+    parser.add_argument("--in-dim", type=int, default=ServerConfig.in_dim)
+    parser.add_argument("--out-dim", type=int, default=ServerConfig.out_dim)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the model's weights")
+    parser.add_argument("--device", type=int, default=0)
+    parser.add_argument("--log-level", default="info")
+    args = parser.parse_args(argv)
+    try:
+        config = ServerConfig(
+            max_queue=args.max_queue, max_batch=args.max_batch, batch_window_ms=args.batch_window_ms,
+            streams=args.streams, delay_ms=args.delay_ms, in_dim=args.in_dim, out_dim=args.out_dim,
+            seed=args.seed, device=args.device,
+        )
+    except ValueError as exc:
+        parser.error(str(exc))
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(name)s: %(message)s")
+    try:
+        final = asyncio.run(serve(config, host=args.host, port=args.port, log_level=args.log_level))
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    stats = final["stats"]
+    print(f"served {stats['requests']} requests ({stats['rows']} rows) in {stats['batches']} batches, "
+          f"mean {stats['mean_batch_rows']:.1f} rows per batch; refused {stats['rejected']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
