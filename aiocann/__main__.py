@@ -79,8 +79,10 @@ def cmd_info(args: argparse.Namespace) -> int:
 
     for i, (free, total) in enumerate(anyio.run(mem)):
         print(f"  device {i}: {free / 2**30:.2f} GiB free of {total / 2**30:.2f} GiB")
-    print(f"python      {platform.python_version()} ({platform.machine()}), numpy {np.__version__}, "
-          f"anyio {anyio.__version__ if hasattr(anyio, '__version__') else _dist('anyio')}, cffi {cffi.__version__}")
+    print(
+        f"python      {platform.python_version()} ({platform.machine()}), numpy {np.__version__}, "
+        f"anyio {anyio.__version__ if hasattr(anyio, '__version__') else _dist('anyio')}, cffi {cffi.__version__}"
+    )
     return 0
 
 

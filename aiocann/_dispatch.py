@@ -28,7 +28,6 @@ from ._lib import ffi, last_error_message, lib
 
 if TYPE_CHECKING:
     from .completion import Completion
-    from .stream import Stream
 
 _BATCH = 4096
 _WAIT_TIMEOUT_CODE = 107019  # ACL_ERROR_RT_WAIT_TIMEOUT, used for watchdog failures
@@ -80,7 +79,7 @@ class Dispatcher:
             total += n
             tokens = self._tok_view[:n].tolist()
             status = self._st_view[:n].tolist()
-            for token, code in zip(tokens, status):
+            for token, code in zip(tokens, status, strict=True):
                 self._resolve(token, code)
             if n < _BATCH:
                 return total
@@ -144,4 +143,3 @@ def stream_failure(stream_handle: Any) -> tuple[int, str | None]:
     status = ffi.new("aclrtStreamStatus*")
     rc = int(lib.aclrtStreamQuery(stream_handle, status))
     return rc, (last_error_message() if rc else None)
-

@@ -125,7 +125,7 @@ def last_error_message() -> str | None:
     p = lib.aclGetRecentErrMsg()
     if p == ffi.NULL:
         return None
-    return ffi.string(p).decode(errors="replace")
+    return str(ffi.string(p).decode(errors="replace"))
 
 
 def check(rc: int, api: str | None = None) -> None:

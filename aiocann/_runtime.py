@@ -27,8 +27,8 @@ from . import errors
 from ._lib import check, ffi, forget_context, lib
 
 _lock = threading.Lock()
-_users = 0           # runtime references: devices in use + live pinned blocks
-_owns_init = False   # whether our aclInit is the one in effect
+_users = 0  # runtime references: devices in use + live pinned blocks
+_owns_init = False  # whether our aclInit is the one in effect
 _pid = os.getpid()
 _devices: dict[int, AclDevice] = {}
 

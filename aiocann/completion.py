@@ -30,7 +30,16 @@ class Completion:
     """Awaitable: returns None when the work is done, raises :class:`AclError` if it failed."""
 
     __slots__ = (
-        "_stream", "_keep", "_arrays", "_on_done", "_done", "_code", "_message", "_waiters", "what", "__weakref__"
+        "_stream",
+        "_keep",
+        "_arrays",
+        "_on_done",
+        "_done",
+        "_code",
+        "_message",
+        "_waiters",
+        "what",
+        "__weakref__",
     )
 
     def __init__(

@@ -102,10 +102,11 @@ class Device:
         except RuntimeError:
             self._loop = None  # trio (anyio's only other backend)
         with anyio.CancelScope(shield=True):  # a cancellation must not lose the acquired device
-            self._acl = await anyio.to_thread.run_sync(_runtime.acquire_device, self.index)
+            acl = await anyio.to_thread.run_sync(_runtime.acquire_device, self.index)
+        self._acl = acl
         stack = AsyncExitStack()
         try:
-            self._ctx = self._acl.ctx
+            self._ctx = acl.ctx
             self._ctx_key = context_key(self._ctx)
             bind_context(self._ctx, self._ctx_key)
             self._dispatcher = dispatcher = Dispatcher(self.completion_timeout)
@@ -121,7 +122,7 @@ class Device:
                 await stack.aclose()  # not inside another cancel scope: it holds the task group's
             finally:
                 with anyio.CancelScope(shield=True):
-                    await anyio.to_thread.run_sync(_runtime.release_device, self._acl)
+                    await anyio.to_thread.run_sync(_runtime.release_device, acl)
                 self._state = "closed"
             raise
         self._stack = stack
@@ -193,9 +194,7 @@ class Device:
     def _bind(self) -> None:
         """Check the device is usable and make its context current in this thread."""
         if self._state != "open":
-            raise errors.ClosedError(
-                f"Device({self.index}) is {'not open yet' if self._state == 'new' else 'closed'}"
-            )
+            raise errors.ClosedError(f"Device({self.index}) is {'not open yet' if self._state == 'new' else 'closed'}")
         bind_context(self._ctx, self._ctx_key)
 
     @property

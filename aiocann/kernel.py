@@ -21,7 +21,6 @@ import operator
 import os
 import weakref
 from collections.abc import Generator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -59,22 +58,24 @@ class Binary:
         self._finalizer.atexit = False
 
     @classmethod
-    async def _load(cls, device: Device, *, path: str | os.PathLike[str] | None = None,
-                    data: bytes | None = None) -> Binary:
+    async def _load(
+        cls, device: Device, *, path: str | os.PathLike[str] | None = None, data: bytes | None = None
+    ) -> Binary:
         ctx = device._ctx
         if path is not None:
-            p = Path(path)
-            fspath = str(p.resolve())
+            if not isinstance(path, (str, os.PathLike)):
+                raise TypeError(f"path must be a str or path, not {type(path).__name__}")
 
-            def load() -> Any:
+            def load() -> tuple[Any, str, Any]:
+                fspath = os.path.abspath(path)
                 bind_context(ctx)
                 h = ffi.new("aclrtBinHandle*")
                 check(lib.aclrtBinaryLoadFromFile(fspath.encode(), ffi.NULL, h), "aclrtBinaryLoadFromFile")
-                return h[0]
+                return h[0], fspath, read_signatures(fspath)
 
             with anyio.CancelScope(shield=True):  # never lose a loaded handle to a cancellation
-                handle = await anyio.to_thread.run_sync(load)
-            binary = cls(device, handle, fspath, read_signatures(p))
+                handle, fspath, signatures = await anyio.to_thread.run_sync(load)
+            binary = cls(device, handle, fspath, signatures)
         else:
             assert data is not None
 
@@ -156,9 +157,17 @@ class Kernel:
 #   "raw"   payload: bytes                   -> appended as is
 #   "placeholder" payload: bytes             -> 8-byte slot patched to its data at launch
 _SCALAR_TYPES = {
-    "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-    "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
-    "f16": np.float16, "f32": np.float32, "f64": np.float64,
+    "i8": np.int8,
+    "i16": np.int16,
+    "i32": np.int32,
+    "i64": np.int64,
+    "u8": np.uint8,
+    "u16": np.uint16,
+    "u32": np.uint32,
+    "u64": np.uint64,
+    "f16": np.float16,
+    "f32": np.float32,
+    "f64": np.float64,
 }
 
 
@@ -219,7 +228,7 @@ class ArgsBuilder:
         if isinstance(value, DeviceArray):
             if value.device._acl is not self.kernel.binary.device._acl:
                 raise ValueError(f"{value!r} is not on device {self.kernel.binary.device.index}")
-            value.ptr  # raises if freed
+            _ = value.ptr  # raises if freed
         elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
             value = operator.index(value)
             if not 0 <= value < 1 << 64:
@@ -280,16 +289,18 @@ class ArgsBuilder:
             raise TypeError(
                 f"kernel {self.kernel.name}({names}) takes {len(sig)} arguments, {len(self._entries)} given"
             )
-        for i, ((kind, payload), spec) in enumerate(zip(self._entries, sig)):
+        for i, ((kind, payload), spec) in enumerate(zip(self._entries, sig, strict=True)):
             where = f"argument {i} ({spec.name}) of {self.kernel.name}"
             if kind in ("ptr", "host", "placeholder"):
                 if spec.kind != "p":
-                    raise TypeError(f"{where} is a {spec.size}-byte {'float' if spec.kind == 'f' else 'integer'}, "
-                                    f"not a pointer")
+                    raise TypeError(
+                        f"{where} is a {spec.size}-byte {'float' if spec.kind == 'f' else 'integer'}, not a pointer"
+                    )
             elif kind == "scalar":
                 if spec.kind == "p":
-                    raise TypeError(f"{where} is a pointer: pass a DeviceArray, an array or a placeholder, "
-                                    f"not a scalar")
+                    raise TypeError(
+                        f"{where} is a pointer: pass a DeviceArray, an array or a placeholder, not a scalar"
+                    )
                 got = "f" if payload.dtype.kind == "f" else "i"
                 if got != spec.kind or payload.dtype.itemsize != spec.size:
                     want = f"{'float' if spec.kind == 'f' else 'integer'} of {spec.size} bytes"
@@ -368,16 +379,17 @@ class KernelArgs:
         buf_mem, buf_addr = _aligned(int(size[0]))
         self._memory = (handle_mem, buf_mem)
         handle = ffi.cast("aclrtArgsHandle", handle_addr)
-        check(lib.aclrtKernelArgsInitByUserMem(fn, handle, ffi.cast("void*", buf_addr), int(size[0])),
-              "aclrtKernelArgsInitByUserMem")
+        check(
+            lib.aclrtKernelArgsInitByUserMem(fn, handle, ffi.cast("void*", buf_addr), int(size[0])),
+            "aclrtKernelArgsInitByUserMem",
+        )
         ph = ffi.new("aclrtParamHandle*")
-        for (kind, payload), data in zip(entries, payloads):
+        for (kind, payload), data in zip(entries, payloads, strict=True):
             if data is None:
                 check(lib.aclrtKernelArgsAppendPlaceHolder(handle, ph), "aclrtKernelArgsAppendPlaceHolder")
                 self._sizes.append(8)
             else:
-                check(lib.aclrtKernelArgsAppend(handle, ffi.from_buffer(data), len(data), ph),
-                      "aclrtKernelArgsAppend")
+                check(lib.aclrtKernelArgsAppend(handle, ffi.from_buffer(data), len(data), ph), "aclrtKernelArgsAppend")
                 self._sizes.append(len(data))
             self._params.append(ph[0])
             self._kinds.append(kind)
@@ -386,8 +398,10 @@ class KernelArgs:
         buf = ffi.new("void**")
         for i, (kind, payload) in enumerate(entries):
             if kind == "placeholder":
-                check(lib.aclrtKernelArgsGetPlaceHolderBuffer(handle, self._params[i], len(payload), buf),
-                      "aclrtKernelArgsGetPlaceHolderBuffer")
+                check(
+                    lib.aclrtKernelArgsGetPlaceHolderBuffer(handle, self._params[i], len(payload), buf),
+                    "aclrtKernelArgsGetPlaceHolderBuffer",
+                )
                 view = np.frombuffer(ffi.buffer(buf[0], len(payload)), np.uint8)
                 view[:] = np.frombuffer(payload, np.uint8)
                 self._placeholder_data[i] = view
@@ -445,8 +459,10 @@ class KernelArgs:
         if len(payload) != self._sizes[index]:
             raise TypeError(f"argument {index} is {self._sizes[index]} bytes, the new value {len(payload)}")
         self.kernel.binary.device._bind()
-        check(lib.aclrtKernelArgsParaUpdate(handle, self._params[index], ffi.from_buffer(payload), len(payload)),
-              "aclrtKernelArgsParaUpdate")
+        check(
+            lib.aclrtKernelArgsParaUpdate(handle, self._params[index], ffi.from_buffer(payload), len(payload)),
+            "aclrtKernelArgsParaUpdate",
+        )
         check(lib.aclrtKernelArgsFinalize(handle), "aclrtKernelArgsFinalize")
         if kind == "ptr":
             self._arrays[index] = array

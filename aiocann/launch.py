@@ -10,7 +10,6 @@ holds the args and every array they point to until the device is done with them.
 from __future__ import annotations
 
 import math
-import operator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -86,14 +85,16 @@ async def launch(
     s = current_stream() if stream is None else stream
     binary = kernel.binary
     if binary._device._acl is not s._device._acl:
-        raise ValueError(f"kernel {kernel.name} is loaded on device {binary.device.index}, "
-                         f"the stream is on device {s.device.index}")
+        raise ValueError(
+            f"kernel {kernel.name} is loaded on device {binary.device.index}, the stream is on device {s.device.index}"
+        )
     if binary._handle is None or args._handle is None:
         kernel.handle, args.handle  # noqa: B018 - raise ClosedError with the reason
     cfg = ffi.NULL if config is None or config._cdata is None else config._cdata[0]
     if not s._ready():
         await s._admit()
     d = s._device._dispatcher
+    assert d is not None  # the stream is open, so its device is
     token = d.new_token()
     rc = lib.aiocann_launch(d.cq, kernel._handle, blocks, s._handle, cfg, args._handle, token, s._launched)
     if rc:

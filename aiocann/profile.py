@@ -80,7 +80,7 @@ class Trace:
         self.device_records = lib.aiocann_has_function(b"aclsimTraceStart") == 1
         self._t0 = 0
         self._host: list[tuple[int, int, int, str, int, int]] = []  # (stream, device, token, what, t_submit, t_done)
-        self._submitted: dict[int, tuple[int, int, str, int]] = {}   # id(completion) -> (stream, device, what, t)
+        self._submitted: dict[int, tuple[int, int, str, int]] = {}  # id(completion) -> (stream, device, what, t)
         self._streams: dict[int, str] = {}
         self.dropped = 0
         self.events: list[dict[str, Any]] = []
@@ -163,8 +163,9 @@ class Trace:
             if (pid, tid) not in names:
                 names[(pid, tid)] = name
                 events.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": name}})
-                events.append({"ph": "M", "name": "thread_sort_index", "pid": pid, "tid": tid,
-                               "args": {"sort_index": sort}})
+                events.append(
+                    {"ph": "M", "name": "thread_sort_index", "pid": pid, "tid": tid, "args": {"sort_index": sort}}
+                )
 
         stream_tid: dict[int, int] = {}
 
@@ -203,12 +204,25 @@ class Trace:
                     if kind in (lib.ACLSIM_TRACE_MEMCPY, lib.ACLSIM_TRACE_MEMSET):
                         args["bytes"] = int(r["bytes"])
                         name = f"{name} {_size(int(r['bytes']))}"
-                    elif kind in (lib.ACLSIM_TRACE_EVENT_RECORD, lib.ACLSIM_TRACE_EVENT_RESET,
-                                  lib.ACLSIM_TRACE_EVENT_WAIT):
+                    elif kind in (
+                        lib.ACLSIM_TRACE_EVENT_RECORD,
+                        lib.ACLSIM_TRACE_EVENT_RESET,
+                        lib.ACLSIM_TRACE_EVENT_WAIT,
+                    ):
                         args["event"] = f"{int(r['bytes']):#x}"
                     cat = "stream"
-            events.append({"ph": "X", "cat": cat, "name": name, "pid": dev, "tid": tid, "ts": self._us(start),
-                           "dur": max((end - start) / 1000.0, 0.001), "args": args})
+            events.append(
+                {
+                    "ph": "X",
+                    "cat": cat,
+                    "name": name,
+                    "pid": dev,
+                    "tid": tid,
+                    "ts": self._us(start),
+                    "dur": max((end - start) / 1000.0, 0.001),
+                    "args": args,
+                }
+            )
 
         for i, (key, dev, code, what, t0, t1) in enumerate(self._host):
             tid, label = stream_label(key)
@@ -220,8 +234,11 @@ class Trace:
         return {
             "traceEvents": events,
             "displayTimeUnit": "ms",
-            "otherData": {"producer": "aiocann", "device_records": bool(self.device_records),
-                          "dropped_records": self.dropped},
+            "otherData": {
+                "producer": "aiocann",
+                "device_records": bool(self.device_records),
+                "dropped_records": self.dropped,
+            },
         }
 
 

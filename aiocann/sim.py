@@ -110,9 +110,7 @@ def _write_signatures(so: Path, sigs: list[KernelSignature], meta: Path) -> None
     kernels = []
     for d in table[: len(sigs)]:
         sig = by_name[d.name.decode()]
-        params = [
-            {"name": p.name, "size": int(d.param_sizes[i]), "kind": p.kind} for i, p in enumerate(sig.params)
-        ]
+        params = [{"name": p.name, "size": int(d.param_sizes[i]), "kind": p.kind} for i, p in enumerate(sig.params)]
         kernels.append({"name": sig.name, "params": params})
     meta.write_text(json.dumps({"kernels": kernels}, indent=1))
 
@@ -230,7 +228,7 @@ def _stub(sigs: list[KernelSignature]) -> str:
         out.append("    aclsim_block_num = num;")
         out.append(f"    {sig.name}({', '.join(f'p{i}' for i in range(len(sig.params)))});")
         out.append("}")
-        for i, p in enumerate(sig.params):
+        for p in sig.params:
             out.append(
                 f'ACLSIM_STATIC_ASSERT(sizeof({p.type}) <= 8, "kernel {sig.name}: parameter {p.name} is larger '
                 'than 8 bytes");'
@@ -323,14 +321,31 @@ def build_kernel(
     inc = include_dir()
     cc = _compiler(language)
     std = "-std=gnu++17" if language == "c++" else "-std=gnu11"
-    flags = [std, "-O3", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", f"-I{inc}", "-include", "kernel_operator.h"]
+    flags = [
+        std,
+        "-O3",
+        "-fPIC",
+        "-shared",
+        "-fvisibility=hidden",
+        "-Wall",
+        f"-I{inc}",
+        "-include",
+        "kernel_operator.h",
+    ]
     if path is not None:
         flags.append(f"-I{path.resolve().parent}")  # the kernel's own relative #includes
     flags += list(cflags)
     stub = _stub(sigs)
     key = hashlib.sha256()
-    for part in (_GENERATOR_VERSION, language, " ".join(cc + flags), text, stub,
-                 (inc / "kernel_operator.h").read_text(), (inc / "aclsim_kernel.h").read_text()):
+    for part in (
+        _GENERATOR_VERSION,
+        language,
+        " ".join(cc + flags),
+        text,
+        stub,
+        (inc / "kernel_operator.h").read_text(),
+        (inc / "aclsim_kernel.h").read_text(),
+    ):
         key.update(part.encode())
         key.update(b"\0")
     digest = key.hexdigest()[:24]

@@ -133,12 +133,20 @@ class Stream:
         # destroying it cannot block. Still a leak of the caller's making: warn.
         if getattr(self, "_state", None) == "open":
             self._state = "closed"
-            warnings.warn(f"{self!r} was never closed; use `async with dev.stream()` or `await s.aclose()`",
-                          ResourceWarning, stacklevel=2)
+            warnings.warn(
+                f"{self!r} was never closed; use `async with dev.stream()` or `await s.aclose()`",
+                ResourceWarning,
+                stacklevel=2,
+            )
             dev, handle = self._device, self._handle
             if dev._state in ("open", "closing"):
-                in_context(dev._ctx, lambda: (lib.aclrtUnSubscribeReport(dev.reporter_thread_id, handle),
-                                              lib.aclrtDestroyStream(handle)))
+                in_context(
+                    dev._ctx,
+                    lambda: (
+                        lib.aclrtUnSubscribeReport(dev.reporter_thread_id, handle),
+                        lib.aclrtDestroyStream(handle),
+                    ),
+                )
 
     @property
     def device(self) -> Device:
@@ -325,8 +333,9 @@ class Stream:
             stage = block[: host.nbytes]
             await _host_copy(stage, host.view(np.uint8).reshape(-1))
             src, keep, on_done = stage, block, (lambda: pool.put(block))
-        return await self._copy(dst.ptr, _addr(src), host.nbytes, lib.ACL_MEMCPY_HOST_TO_DEVICE, "upload", keep,
-                                (dst,), on_done)
+        return await self._copy(
+            dst.ptr, _addr(src), host.nbytes, lib.ACL_MEMCPY_HOST_TO_DEVICE, "upload", keep, (dst,), on_done
+        )
 
     async def download(self, src: DeviceArray, out: np.ndarray | None = None) -> np.ndarray:
         """Copy a device array to host memory and wait for it: a new numpy array, or ``out``."""
@@ -337,8 +346,11 @@ class Stream:
         if src.nbytes == 0:
             return out
         if is_pinned(out):
-            await (await self._copy(_addr(out), src.ptr, src.nbytes, lib.ACL_MEMCPY_DEVICE_TO_HOST, "download",
-                                    out, (src,)))
+            await (
+                await self._copy(
+                    _addr(out), src.ptr, src.nbytes, lib.ACL_MEMCPY_DEVICE_TO_HOST, "download", out, (src,)
+                )
+            )
             return out
         pool = self._device.staging
         block = pool.get(src.nbytes)
@@ -349,8 +361,18 @@ class Stream:
             target[:] = block[: src.nbytes]
             pool.put(block)
 
-        await (await self._copy(_addr(block), src.ptr, src.nbytes, lib.ACL_MEMCPY_DEVICE_TO_HOST, "download",
-                                (block, out), (src,), unstage))
+        await (
+            await self._copy(
+                _addr(block),
+                src.ptr,
+                src.nbytes,
+                lib.ACL_MEMCPY_DEVICE_TO_HOST,
+                "download",
+                (block, out),
+                (src,),
+                unstage,
+            )
+        )
         return out
 
     async def copy(self, dst: DeviceArray, src: DeviceArray) -> Completion:
@@ -359,8 +381,7 @@ class Stream:
             raise ValueError(f"size mismatch: {src!r} -> {dst!r}")
         if src.nbytes == 0:
             return await self._marker("empty copy")
-        return await self._copy(dst.ptr, src.ptr, src.nbytes, lib.ACL_MEMCPY_DEVICE_TO_DEVICE, "copy", None,
-                                (dst, src))
+        return await self._copy(dst.ptr, src.ptr, src.nbytes, lib.ACL_MEMCPY_DEVICE_TO_DEVICE, "copy", None, (dst, src))
 
     async def memset(self, dst: DeviceArray, value: int) -> Completion:
         """Fill every byte of ``dst`` with ``value`` (0..255); returns once enqueued."""
@@ -393,8 +414,17 @@ class Stream:
         await self._admit()
         d = self._device.dispatcher
         token = d.new_token()
-        rc = lib.aiocann_memcpy(d.cq, ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind,
-                                self._handle, token, self._launched)
+        rc = lib.aiocann_memcpy(
+            d.cq,
+            ffi.cast("void*", dst),
+            nbytes,
+            ffi.cast("void*", src),
+            nbytes,
+            kind,
+            self._handle,
+            token,
+            self._launched,
+        )
         if rc:
             self._enqueue_failed(rc, "aclrtMemcpyAsync", (keep, arrays))
         return self._track(token, what, keep, arrays, on_done)

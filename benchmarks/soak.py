@@ -57,8 +57,15 @@ class _Stats:
         self.streams_replaced = 0
 
 
-async def _worker(dev: ac.Device, kernels: tuple[ac.Kernel, ac.Kernel], launches: int, fail_rate: float,
-                  sample_every: int, seed: int, stats: _Stats) -> None:
+async def _worker(
+    dev: ac.Device,
+    kernels: tuple[ac.Kernel, ac.Kernel],
+    launches: int,
+    fail_rate: float,
+    sample_every: int,
+    seed: int,
+    stats: _Stats,
+) -> None:
     add, poke = kernels
     rng = random.Random(seed)
     host_x = np.arange(MAX_N, dtype=np.float32)
@@ -130,8 +137,14 @@ async def _worker(dev: ac.Device, kernels: tuple[ac.Kernel, ac.Kernel], launches
     await stream.aclose()
 
 
-async def run_soak(launches: int = 1_000_000, devices: int = 2, streams: int = 4, fail_rate: float = 1e-4,
-                   sample_every: int = 997, progress: Any = None) -> dict[str, Any]:
+async def run_soak(
+    launches: int = 1_000_000,
+    devices: int = 2,
+    streams: int = 4,
+    fail_rate: float = 1e-4,
+    sample_every: int = 997,
+    progress: Any = None,
+) -> dict[str, Any]:
     """Run the soak; returns its figures (``wrong_outcomes`` must be 0)."""
     stats = _Stats()
     per_worker = launches // (devices * streams)
@@ -145,8 +158,7 @@ async def run_soak(launches: int = 1_000_000, devices: int = 2, streams: int = 4
             kernels = (binary.function("add_custom"), tk.function("poke"))
             async with anyio.create_task_group() as tg:
                 for w in range(streams):
-                    tg.start_soon(_worker, dev, kernels, per_worker, fail_rate, sample_every,
-                                  index * 1000 + w, stats)
+                    tg.start_soon(_worker, dev, kernels, per_worker, fail_rate, sample_every, index * 1000 + w, stats)
             assert dev.dispatcher.pending == 0
 
     async def monitor() -> None:
@@ -185,6 +197,10 @@ def soak(**kwargs: Any) -> dict[str, Any]:
     before the loop starts and after it ends (so the loop's own worker threads are gone)."""
     threads0, fds0 = _counts()
     result = anyio.run(lambda: run_soak(**kwargs))
+    # The event loop's idle worker threads are told to stop when it ends, and exit a moment later.
+    deadline = time.monotonic() + 5
+    while _counts() != (threads0, fds0) and time.monotonic() < deadline:
+        time.sleep(0.01)
     threads1, fds1 = _counts()
     result["threads_before_after"] = (threads0, threads1)
     result["fds_before_after"] = (fds0, fds1)
@@ -206,9 +222,13 @@ def main() -> None:
     sys.stderr.write("\n")
     for k, v in r.items():
         print(f"{k:>22}: {v:,.2f}" if isinstance(v, float) else f"{k:>22}: {v}")
-    ok = (r["wrong_outcomes"] == 0 and r["resolved"] == r["launches"] and r["rss_growth_mb"] < 50
-          and r["threads_before_after"][0] == r["threads_before_after"][1]
-          and r["fds_before_after"][0] == r["fds_before_after"][1])
+    ok = (
+        r["wrong_outcomes"] == 0
+        and r["resolved"] == r["launches"]
+        and r["rss_growth_mb"] < 50
+        and r["threads_before_after"][0] == r["threads_before_after"][1]
+        and r["fds_before_after"][0] == r["fds_before_after"][1]
+    )
     print("soak: PASS" if ok else "soak: FAIL")
     sys.exit(0 if ok else 1)
 

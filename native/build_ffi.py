@@ -15,6 +15,7 @@ CDEF_HEADERS = [
     NATIVE / "include" / "acl" / "acl_rt.h",
     NATIVE / "include" / "aclsim_ext.h",
     NATIVE / "aiocann_native.h",
+    NATIVE / "aiocann_python.h",
 ]
 HELPER_SOURCES = ["native/loader.c", "native/completion_queue.c", "native/fastpath.c"]
 

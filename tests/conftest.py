@@ -37,4 +37,3 @@ def test_kernels_path() -> Path:
     from aiocann.sim import build_kernel
 
     return build_kernel(TEST_KERNELS / "test_kernels.c")
-

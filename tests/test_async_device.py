@@ -7,10 +7,10 @@ import math
 import anyio
 import numpy as np
 import pytest
+from async_util import tiling
 
 import aiocann as ac
 from aiocann import _runtime
-from async_util import tiling
 
 pytestmark = pytest.mark.anyio
 

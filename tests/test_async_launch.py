@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from async_util import tiling
 
 import aiocann as ac
-from async_util import tiling
 
 pytestmark = pytest.mark.anyio
 
@@ -90,8 +90,16 @@ async def test_probe_sees_every_scalar_width_and_placeholder(test_kernels_path):
             ph1 = np.array([0x1122334455667788], np.uint64)
             ph2 = np.frombuffer(b"ABCDEFGH", np.uint8)
             args = await (
-                k.args().u8(200).i16(-300).u32(70000).i64(-(2**40)).f32(1.5).f64(-2.25)
-                .placeholder(ph1).placeholder(ph2).ptr(out)
+                k.args()
+                .u8(200)
+                .i16(-300)
+                .u32(70000)
+                .i64(-(2**40))
+                .f32(1.5)
+                .f64(-2.25)
+                .placeholder(ph1)
+                .placeholder(ph2)
+                .ptr(out)
             )
             await (await ac.launch(k, args, blocks=2))
             raw = (await out.get()).tobytes()

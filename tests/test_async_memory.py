@@ -61,7 +61,7 @@ async def test_pinned_arrays_copy_without_staging():
 async def test_dropped_array_is_freed_only_after_its_work(test_kernels_path):
     async with ac.Device(0) as dev:
         wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
-        async with dev.stream() as s:
+        async with dev.stream():
             free0, _ = dev.mem_info()
             arr = dev.empty(8 * MB, np.uint8)
             c = await ac.launch(wait, await wait.args().ptr(arr).u64(100_000), blocks=1)

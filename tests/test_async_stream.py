@@ -85,7 +85,7 @@ async def test_device_fault_fails_completions_and_is_raised_at_exit(test_kernels
                 assert s.error is not None and s.error.code == 507015
         assert at_exit.value.code == 507015
         # Other streams keep working.
-        async with dev.stream() as s2:
+        async with dev.stream():
             await ac.launch(write, await write.args().ptr(out).u32(2).i32(3), blocks=1)
             got = await out.get()
         assert got[0] == 1 and got[2] == 3 and got[1] != 2

@@ -17,8 +17,9 @@ pytestmark = pytest.mark.anyio
 
 
 def run_script(code: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=timeout
+    )
 
 
 async def test_unclosed_stream_warns_and_is_destroyed():

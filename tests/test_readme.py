@@ -14,6 +14,7 @@ def test_readme_tour_runs():
     text = (ROOT / "README.md").read_text()
     tour = re.search(r"```python\n(import anyio.*?)```", text, re.S)
     assert tour, "the README lost its tour"
-    result = subprocess.run([sys.executable, "-c", tour.group(1)], cwd=ROOT, capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", tour.group(1)], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr

@@ -48,7 +48,7 @@ async def test_trace_structure(tmp_path, test_kernels_path):
     assert len(by_stream) == 2
     for lane in by_stream.values():
         lane.sort(key=lambda e: e["args"]["seq"])
-        for a, b in zip(lane, lane[1:]):
+        for a, b in zip(lane, lane[1:], strict=False):
             assert a["ts"] + a["dur"] <= b["ts"] + 1e-3
     # the wait on s2 ends no earlier than the record on s1 happened (within the record's span),
     # and s2's kernels all start after it
@@ -65,7 +65,11 @@ async def test_trace_structure(tmp_path, test_kernels_path):
     assert all(ends[b["id"]]["ts"] >= b["ts"] for b in begins)
     # and every block ran within its kernel's span
     for b in blocks:
-        k_ = next(k for k in kernels if k["args"]["seq"] == b["args"]["seq"] and names[(k["pid"], k["tid"])] == b["args"]["stream"])
+        k_ = next(
+            k
+            for k in kernels
+            if k["args"]["seq"] == b["args"]["seq"] and names[(k["pid"], k["tid"])] == b["args"]["stream"]
+        )
         assert k_["ts"] - 1e-3 <= b["ts"] and b["ts"] + b["dur"] <= k_["ts"] + k_["dur"] + 1e-3
 
 

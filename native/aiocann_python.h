@@ -1,0 +1,11 @@
+/*
+ * aiocann native helpers: functions implemented in Python and callable from C (cffi
+ * `extern "Python"`). This file is cdef only -- read by native/build_ffi.py, never compiled:
+ * cffi generates the C side of each function, so no libffi closure (executable memory made
+ * at run time, which hardened systems refuse) is needed.
+ */
+/* cffi-begin */
+/* The pyACL facade's host-callback trampoline (aiocann/acl/rt.py): passed to
+ * aclrtLaunchCallback with a token as its userData. */
+extern "Python" void aiocann_acl_callback(void *userData);
+/* cffi-end */
