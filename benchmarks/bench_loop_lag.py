@@ -72,8 +72,13 @@ def main() -> Result:
         ratio,
         GOAL + " and <= 1 ms",
         met,
-        {"p99_async_ms": lag_async * 1e3, "p99_blocking_ms": lag_block * 1e3, "launches": LAUNCHES,
-         "kernel_us": KERNEL_US, "streams": STREAMS},
+        {
+            "p99_async_ms": lag_async * 1e3,
+            "p99_blocking_ms": lag_block * 1e3,
+            "launches": LAUNCHES,
+            "kernel_us": KERNEL_US,
+            "streams": STREAMS,
+        },
     )
 
 

@@ -30,7 +30,7 @@ async def _run() -> float:
         k = (await dev.load_binary(kernel("test_kernels.c"))).function("wait_us")
         streams = [await dev.create_stream() for _ in range(STREAMS)]
         args = [await k.args().ptr(dev.empty(1, np.int32)).u64(KERNEL_US) for _ in streams]
-        for s, a in zip(streams, args):  # warm up
+        for s, a in zip(streams, args, strict=True):  # warm up
             await (await ac.launch(k, a, blocks=1, stream=s))
 
         async def run(s: ac.Stream, a: ac.KernelArgs) -> None:
@@ -40,7 +40,7 @@ async def _run() -> float:
 
         t = time.perf_counter()
         async with anyio.create_task_group() as tg:
-            for s, a in zip(streams, args):
+            for s, a in zip(streams, args, strict=True):
                 tg.start_soon(run, s, a)
         return time.perf_counter() - t
 
@@ -56,8 +56,7 @@ def main() -> Result:
         ratio,
         GOAL,
         goal_met(ratio, GOAL),
-        {"wall_s": wall, "ideal_s": ideal, "streams": STREAMS, "launches_per_stream": LAUNCHES,
-         "kernel_us": KERNEL_US},
+        {"wall_s": wall, "ideal_s": ideal, "streams": STREAMS, "launches_per_stream": LAUNCHES, "kernel_us": KERNEL_US},
     )
 
 

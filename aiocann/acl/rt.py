@@ -331,15 +331,15 @@ def event_get_timestamp(event: int, /) -> tuple[int, int]:
 # void* userData; the runtime later calls fn(userData) from inside aclrtProcessReport, in
 # whichever thread called process_report. One C trampoline (`_trampoline`, the cffi
 # `extern "Python"` function aiocann_acl_callback declared in native/aiocann_python.h, so no
-# libffi closure is needed) serves every launch: the userData it receives is not a pointer but a token, the key of the (fn, user_data)
-# pair in `_pending`. Tokens rather than ffi.new_handle because a token that is stale (its
+# libffi closure is needed) serves every launch: the userData it receives is not a pointer but
+# a token, the key of the (fn, user_data) pair in `_pending`. Tokens rather than ffi.new_handle because a token that is stale (its
 # record was dropped by acl.finalize) is harmless to look up, whereas a dead handle would be a
 # dangling pointer.
 #
 # The GIL: process_report is a cffi call, so the GIL is released while the runtime waits and
-# while it runs callbacks; the trampoline re-takes it on entry (cffi does PyGILState_Ensure for
-# every extern "Python" function, creating a thread state if a non-Python thread ever calls it) and gives
-# it back on return. Nothing else holds a lock while the user's fn runs, so fn may itself call
+# while it runs callbacks; the trampoline re-takes it on entry (cffi does PyGILState_Ensure
+# in every extern "Python" function, creating a thread state if a non-Python thread calls it)
+# and gives it back on return. Nothing else holds a lock while the user's fn runs, so fn may itself call
 # the facade (launch another callback, say) without deadlocking.
 #
 # Lifetimes: the record is registered *before* aclrtLaunchCallback, because the callback can
@@ -366,7 +366,7 @@ def _trampoline_error(
     )
 
 
-@ffi.def_extern(name="aiocann_acl_callback", onerror=_trampoline_error)  # type: ignore[misc]
+@ffi.def_extern(name="aiocann_acl_callback", onerror=_trampoline_error)  # type: ignore[untyped-decorator]
 def _run_callback(user_data: Any) -> None:
     token = int(ffi.cast("uintptr_t", user_data))
     with _pending_lock:

@@ -78,6 +78,10 @@ static __thread system_args *t_system;
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
+/* off + size <= buf_size, without the sum wrapping around for a huge size (a dataSize near
+ * SIZE_MAX must be refused, not wrap to a small argsSize). */
+static bool fits(size_t off, size_t size, size_t buf_size) { return off <= buf_size && size <= buf_size - off; }
+
 static uint64_t cookie_for(const void *h) { return (uint64_t)(uintptr_t)h ^ g_rt.secret ^ 0xA5A5A5A55A5A5A5Aull; }
 
 static void system_release(void *p)
@@ -289,7 +293,7 @@ static aclError check_append(args_handle *a, size_t size, size_t *off, const cha
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "the args handle already holds %u parameters (its maximum)",
                          a->num_params);
     *off = round_up(a->args_size, ALIGN);
-    if (*off + size > a->buf_size)
+    if (!fits(*off, size, a->buf_size))
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
                          "%zu bytes at offset %zu do not fit the %zu-byte args buffer", size, *off, a->buf_size);
     return ACL_SUCCESS;
@@ -364,7 +368,7 @@ SIM_API aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle,
     if (a->state == ST_FINAL)
         return sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "cannot reserve placeholder data after aclrtKernelArgsFinalize");
     size_t off = round_up(a->args_size, ALIGN);
-    if (off + dataSize > a->buf_size)
+    if (!fits(off, dataSize, a->buf_size))
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "%zu bytes of placeholder data at offset %zu do not fit the %zu-byte "
                         "args buffer", dataSize, off, a->buf_size);
     p->data_offset = (uint32_t)off;
