@@ -332,9 +332,9 @@ def event_get_timestamp(event: int, /) -> tuple[int, int]:
 # whichever thread called process_report. One C trampoline (`_trampoline`, the cffi
 # `extern "Python"` function aiocann_acl_callback declared in native/aiocann_python.h, so no
 # libffi closure is needed) serves every launch: the userData it receives is not a pointer but
-# a token, the key of the (fn, user_data) pair in `_pending`. Tokens rather than ffi.new_handle because a token that is stale (its
-# record was dropped by acl.finalize) is harmless to look up, whereas a dead handle would be a
-# dangling pointer.
+# a token, the key of the (fn, user_data) pair in `_pending`. Tokens rather than
+# ffi.new_handle because a stale token (its record dropped by acl.finalize) is harmless to
+# look up, whereas a dead handle would be a dangling pointer.
 #
 # The GIL: process_report is a cffi call, so the GIL is released while the runtime waits and
 # while it runs callbacks; the trampoline re-takes it on entry (cffi does PyGILState_Ensure
