@@ -260,16 +260,27 @@ class Stream:
         rc, message = stream_failure(self._handle)
         return message if rc == code else None
 
-    async def _marker(self, what: str, keep: Any = None, arrays: tuple[DeviceArray, ...] = ()) -> Completion:
-        """A Completion that resolves when everything enqueued so far has run."""
-        await self._admit()
-        d = self._device.dispatcher
+    def _complete_after(
+        self, rc: int, api: str, what: str, keep: Any = None, arrays: tuple[DeviceArray, ...] = ()
+    ) -> Completion:
+        """Work was just submitted with return code ``rc`` (by ``api``; 0 if there was none):
+        enqueue the completion callback behind it and track it. Called after ``_admit()``."""
+        if rc:
+            self._launched[0] = 0
+            self._enqueue_failed(rc, api)
+        d = self._device._dispatcher
+        assert d is not None
         token = d.new_token()
-        self._launched[0] = 0
         rc = lib.aiocann_cq_enqueue(d.cq, self._handle, token)
         if rc:
-            self._enqueue_failed(rc, "aclrtLaunchCallback", keep)
+            self._launched[0] = 1
+            self._enqueue_failed(rc, "aclrtLaunchCallback", (keep, arrays))
         return self._track(token, what, keep, arrays)
+
+    async def _marker(self, what: str) -> Completion:
+        """A Completion that resolves when everything enqueued so far has run."""
+        await self._admit()
+        return self._complete_after(0, "", what)
 
     # -- public operations ---------------------------------------------------------------
 
@@ -285,16 +296,7 @@ class Stream:
         event = Event._create(self._device, timing)
         await self._admit()
         rc = lib.aclrtRecordEvent(event.handle, self._handle)
-        if rc:
-            self._launched[0] = 0
-            self._enqueue_failed(rc, "aclrtRecordEvent")
-        d = self._device.dispatcher
-        token = d.new_token()
-        rc = lib.aiocann_cq_enqueue(d.cq, self._handle, token)
-        if rc:
-            self._launched[0] = 1
-            self._enqueue_failed(rc, "aclrtLaunchCallback", event)
-        event._completion = self._track(token, "event record", event)
+        event._completion = self._complete_after(rc, "aclrtRecordEvent", "event record", event)
         return event
 
     def wait(self, event: Event) -> None:
@@ -389,16 +391,7 @@ class Stream:
             raise ValueError(f"memset value must be a byte (0..255), got {value}")
         await self._admit()
         rc = lib.aclrtMemsetAsync(ffi.cast("void*", dst.ptr), dst.nbytes, int(value), dst.nbytes, self._handle)
-        if rc:
-            self._launched[0] = 0
-            self._enqueue_failed(rc, "aclrtMemsetAsync")
-        d = self._device.dispatcher
-        token = d.new_token()
-        rc = lib.aiocann_cq_enqueue(d.cq, self._handle, token)
-        if rc:
-            self._launched[0] = 1
-            self._enqueue_failed(rc, "aclrtLaunchCallback", dst)
-        return self._track(token, "memset", None, (dst,))
+        return self._complete_after(rc, "aclrtMemsetAsync", "memset", None, (dst,))
 
     async def _copy(
         self,
