@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import anyio
 import numpy as np
 import pytest
 from async_util import tiling
@@ -170,17 +171,26 @@ async def test_batch_schedule_and_timeout_config(test_kernels_path):
             args = await spin.args().ptr(out).u64(1000)
             await (await ac.launch(spin, args, blocks=4, config=ac.LaunchConfig(schedule="batch")))
             np.testing.assert_array_equal((await out.get())[:4], [1, 2, 3, 4])
+        with pytest.raises(ac.KernelTimeoutError) as at_exit:
+            async with dev.stream():
+                # every core runs a block that would spin for 5 s: the timeout must free them all
+                args = await spin.args().ptr(out).u64(5_000_000)
+                c = await ac.launch(spin, args, blocks=8, config=ac.LaunchConfig(timeout=0.05))
+                with pytest.raises(ac.KernelTimeoutError) as info:
+                    await c
+                assert info.value.code == 507014 and "spin_us" in info.value.message
+                # later work on the stream fails with the same error; leaving the block raises it
+                w = await write.args().ptr(out).u32(0).i32(9)
+                with pytest.raises(ac.KernelTimeoutError):
+                    await (await ac.launch(write, w, blocks=1))
+        assert at_exit.value.code == 507014
+        # no core was left stuck: a batch launch needing all 8 cores at once runs promptly
         async with dev.stream() as s:
-            args = await spin.args().ptr(out).u64(5_000_000)
-            c = await ac.launch(spin, args, blocks=1, config=ac.LaunchConfig(timeout=0.05))
-            with pytest.raises(ac.KernelTimeoutError) as info:
-                await c
-            assert info.value.code == 507014
-            # the stream reports it at exit too; later work on it fails with the same error
-            w = await write.args().ptr(out).u32(0).i32(9)
-            with pytest.raises(ac.KernelTimeoutError):
-                await (await ac.launch(write, w, blocks=1))
-            s._first_error = None  # checked above; let the block exit cleanly
+            await s.memset(out, 0)
+            args = await spin.args().ptr(out).u64(1000)
+            with anyio.fail_after(5):
+                await (await ac.launch(spin, args, blocks=8, config=ac.LaunchConfig(schedule="batch")))
+            np.testing.assert_array_equal(await out.get(), np.arange(1, 9))
     with pytest.raises(ValueError):
         ac.LaunchConfig(timeout=-1)
     with pytest.raises(ValueError):
