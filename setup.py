@@ -19,8 +19,8 @@ from setuptools.command.build_ext import build_ext
 
 SIM = Extension(
     "aiocann.lib.libascendcl",
-    sources=sorted(glob.glob("native/sim/*.c")),
-    include_dirs=["native/include", "native/sim"],
+    sources=sorted(glob.glob("native/sim/*.c")) + ["native/common/host_probe.c"],
+    include_dirs=["native/include", "native/sim", "native/common"],
     extra_compile_args=["-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden"],
     extra_link_args=["-Wl,--version-script=native/sim/exports.map", "-Wl,-Bsymbolic"],
     libraries=["pthread", "dl"],

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Device", "current_device", "device_count"]
 
+_REAL = (int, float, np.integer, np.floating)  # real numbers; bool is refused separately
+
 _current_device: ContextVar[Device | None] = ContextVar("aiocann_current_device", default=None)
 
 
@@ -71,6 +73,8 @@ class Device:
             raise ValueError(f"device index must be >= 0, got {index}")
         if operator.index(max_in_flight) < 1:
             raise ValueError(f"max_in_flight must be >= 1, got {max_in_flight}")
+        if isinstance(completion_timeout, bool) or not isinstance(completion_timeout, _REAL):
+            raise TypeError(f"completion_timeout must be a number of seconds, not {type(completion_timeout).__name__}")
         if not completion_timeout > 0:
             raise ValueError(f"completion_timeout must be > 0 seconds (math.inf disables it), got {completion_timeout}")
         self.max_in_flight = int(max_in_flight)
@@ -214,7 +218,7 @@ class Device:
         current stream inside the block)."""
         from .stream import Stream
 
-        return Stream(self, self.max_in_flight if max_in_flight is None else max_in_flight, priority)
+        return Stream(self, self.max_in_flight if max_in_flight is None else max_in_flight, operator.index(priority))
 
     async def create_stream(self, *, max_in_flight: int | None = None, priority: int = 0) -> Stream:
         """An opened stream that stays open until ``await s.aclose()`` or the device closes."""
@@ -234,7 +238,8 @@ class Device:
         from .kernel import Binary
 
         self._bind()
-        return await Binary._load(self, data=bytes(data))
+        # memoryview, not bytes(): bytes(n) of an int n would allocate n zero bytes
+        return await Binary._load(self, data=bytes(memoryview(data)))
 
     def empty(self, shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
         """Uninitialised device memory for an array of ``shape`` and ``dtype``."""

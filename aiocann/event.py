@@ -79,6 +79,8 @@ class Event:
 
     def elapsed_ms(self, start: Event) -> float:
         """Milliseconds of device time from ``start`` to this event (both completed)."""
+        if not isinstance(start, Event):
+            raise TypeError(f"elapsed_ms() takes the start Event, not {type(start).__name__}")
         self._device._bind()
         ms = ffi.new("float*")
         check(lib.aclrtEventElapsedTime(ms, start.handle, self.handle), "aclrtEventElapsedTime")

@@ -77,7 +77,8 @@ class Binary:
                 handle, fspath, signatures = await anyio.to_thread.run_sync(load)
             binary = cls(device, handle, fspath, signatures)
         else:
-            assert data is not None
+            if data is None:
+                raise TypeError("path must be a str or path, not None")
 
             def load_data() -> Any:
                 bind_context(ctx)
@@ -196,7 +197,10 @@ def _scalar(value: Any, dtype: Any = None) -> np.ndarray:
         else:
             if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
                 raise TypeError(f"{value!r} is not a number")
-            arr = np.asarray(value, dtype=dt)
+            with np.errstate(over="ignore"):
+                arr = np.asarray(value, dtype=dt)
+            if np.isfinite(value) and not np.isfinite(arr):
+                raise OverflowError(f"{value!r} does not fit {dt}")
     if arr.dtype.kind not in "biuf" or arr.dtype.itemsize > 8:
         raise TypeError(f"scalar of dtype {arr.dtype} is not an integer or float of at most 8 bytes")
     return arr
@@ -314,9 +318,9 @@ class ArgsBuilder:
         entries = list(self._entries)
         uploaded: list[DeviceArray] = []
         if any(kind == "host" for kind, _ in entries):
-            from .stream import current_stream
+            from .stream import _stream_or_current
 
-            s = stream or current_stream()
+            s = _stream_or_current(stream)
             try:
                 for i, (kind, payload) in enumerate(entries):
                     if kind == "host":

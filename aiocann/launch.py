@@ -15,8 +15,9 @@ from typing import Any, Literal
 
 from ._lib import ffi, lib
 from .completion import Completion
+from .device import _REAL
 from .kernel import ArgsBuilder, Kernel, KernelArgs
-from .stream import Stream, current_stream
+from .stream import Stream, _stream_or_current
 
 __all__ = ["LaunchConfig", "launch"]
 
@@ -37,8 +38,11 @@ class LaunchConfig:
     def __post_init__(self) -> None:
         if self.schedule not in ("normal", "batch"):
             raise ValueError(f"schedule must be 'normal' or 'batch', not {self.schedule!r}")
-        if self.timeout is not None and not (math.isfinite(self.timeout) and self.timeout > 0):
-            raise ValueError(f"timeout must be a positive number of seconds, not {self.timeout!r}")
+        if self.timeout is not None:
+            if isinstance(self.timeout, bool) or not isinstance(self.timeout, _REAL):
+                raise TypeError(f"timeout must be a number of seconds, not {type(self.timeout).__name__}")
+            if not (math.isfinite(self.timeout) and self.timeout > 0):
+                raise ValueError(f"timeout must be a positive number of seconds, not {self.timeout!r}")
         attrs = ffi.new("aclrtLaunchKernelAttr[2]")
         n = 0
         if self.schedule == "batch":
@@ -82,7 +86,7 @@ async def launch(
         if isinstance(blocks, bool) or not isinstance(blocks, int):
             raise TypeError(f"blocks must be an int, not {type(blocks).__name__}")
         raise ValueError(f"blocks must be in [1, 2**32), got {blocks}")
-    s = current_stream() if stream is None else stream
+    s = _stream_or_current(stream)
     binary = kernel.binary
     if binary._device._acl is not s._device._acl:
         raise ValueError(
@@ -90,7 +94,12 @@ async def launch(
         )
     if binary._handle is None or args._handle is None:
         kernel.handle, args.handle  # noqa: B018 - raise ClosedError with the reason
-    cfg = ffi.NULL if config is None or config._cdata is None else config._cdata[0]
+    if config is None:
+        cfg = ffi.NULL
+    elif isinstance(config, LaunchConfig):
+        cfg = ffi.NULL if config._cdata is None else config._cdata[0]
+    else:
+        raise TypeError(f"config must be a LaunchConfig, not {type(config).__name__}")
     if not s._ready():
         await s._admit()
     d = s._device._dispatcher

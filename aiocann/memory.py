@@ -66,7 +66,11 @@ def allocate_pinned(nbytes: int) -> np.ndarray:
     """``nbytes`` of page-locked host memory as a uint8 numpy array (freed with the array)."""
     _runtime.retain_runtime()
     p = ffi.new("void**")
-    rc = lib.aclrtMallocHost(p, max(nbytes, 1))
+    try:
+        rc = lib.aclrtMallocHost(p, max(nbytes, 1))  # OverflowError for 2**64 bytes or more
+    except BaseException:
+        _runtime.release_runtime()
+        raise
     if rc:
         _runtime.release_runtime()
         check(rc, "aclrtMallocHost")
@@ -200,15 +204,15 @@ class DeviceArray:
 
     async def get(self, *, stream: Stream | None = None) -> np.ndarray:
         """Copy to a new numpy array (on ``stream``, default the task's current stream)."""
-        from .stream import current_stream
+        from .stream import _stream_or_current
 
-        return await (stream or current_stream()).download(self)
+        return await _stream_or_current(stream).download(self)
 
     async def set(self, data: Any, *, stream: Stream | None = None) -> Completion:
         """Copy host data into this array; returns once enqueued (await the result to wait)."""
-        from .stream import current_stream
+        from .stream import _stream_or_current
 
-        return await (stream or current_stream()).copy_from_host(self, data)
+        return await _stream_or_current(stream).copy_from_host(self, data)
 
     def __repr__(self) -> str:
         state = " freed" if self.closed else ""

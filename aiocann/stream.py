@@ -16,6 +16,7 @@ runs on the device in submission order. Streams run concurrently with each other
 
 from __future__ import annotations
 
+import operator
 import warnings
 from collections import deque
 from contextvars import ContextVar
@@ -51,10 +52,26 @@ def current_stream() -> Stream:
     return s
 
 
+def _stream_or_current(stream: Any) -> Stream:
+    """A ``stream=`` argument: the stream itself, or the current stream when None."""
+    if stream is None:
+        return current_stream()
+    if not isinstance(stream, Stream):
+        raise TypeError(f"stream must be a Stream (dev.stream()), not {type(stream).__name__}")
+    return stream
+
+
+def _array(value: Any, what: str) -> DeviceArray:
+    if not isinstance(value, DeviceArray):
+        raise TypeError(f"{what} must be a DeviceArray, not {type(value).__name__}")
+    return value
+
+
 class Stream:
     """An ACL stream owned by a :class:`Device`. Create with ``dev.stream()``."""
 
     def __init__(self, device: Device, max_in_flight: int, priority: int) -> None:
+        max_in_flight = operator.index(max_in_flight)  # as Device(max_in_flight=): not 2.5
         if max_in_flight < 1:
             raise ValueError(f"max_in_flight must be >= 1, got {max_in_flight}")
         self._device = device
@@ -302,6 +319,10 @@ class Stream:
     def wait(self, event: Event) -> None:
         """Make later work on this stream wait until ``event`` (from any stream) completes.
         Enqueues a device-side wait; the host does not block."""
+        from .event import Event
+
+        if not isinstance(event, Event):
+            raise TypeError(f"wait() takes an Event (await stream.record()), not {type(event).__name__}")
         self._device._bind()
         check(lib.aclrtStreamWaitEvent(self.handle, event.handle), "aclrtStreamWaitEvent")
 
@@ -320,6 +341,7 @@ class Stream:
     async def copy_from_host(self, dst: DeviceArray, data: Any) -> Completion:
         """Copy host data into ``dst`` (same number of bytes). Pageable memory is staged through
         a pinned block, so the device-side copy is truly asynchronous."""
+        _array(dst, "dst")
         host = np.ascontiguousarray(data)
         if host.nbytes != dst.nbytes:
             raise ValueError(f"size mismatch: {host.nbytes} host bytes for a {dst.nbytes}-byte {dst!r}")
@@ -341,6 +363,9 @@ class Stream:
 
     async def download(self, src: DeviceArray, out: np.ndarray | None = None) -> np.ndarray:
         """Copy a device array to host memory and wait for it: a new numpy array, or ``out``."""
+        _array(src, "src")
+        if out is not None and not isinstance(out, np.ndarray):
+            raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
         if out is None:
             out = np.empty(src.shape, src.dtype)
         elif out.nbytes != src.nbytes or not out.flags.c_contiguous or not out.flags.writeable:
@@ -379,6 +404,8 @@ class Stream:
 
     async def copy(self, dst: DeviceArray, src: DeviceArray) -> Completion:
         """Device-to-device copy (same size); returns once enqueued."""
+        _array(dst, "dst")
+        _array(src, "src")
         if dst.nbytes != src.nbytes:
             raise ValueError(f"size mismatch: {src!r} -> {dst!r}")
         if src.nbytes == 0:
@@ -387,10 +414,12 @@ class Stream:
 
     async def memset(self, dst: DeviceArray, value: int) -> Completion:
         """Fill every byte of ``dst`` with ``value`` (0..255); returns once enqueued."""
-        if not 0 <= int(value) <= 255:
+        _array(dst, "dst")
+        value = operator.index(value)  # an integer: not a float or a str that int() would take
+        if not 0 <= value <= 255:
             raise ValueError(f"memset value must be a byte (0..255), got {value}")
         await self._admit()
-        rc = lib.aclrtMemsetAsync(ffi.cast("void*", dst.ptr), dst.nbytes, int(value), dst.nbytes, self._handle)
+        rc = lib.aclrtMemsetAsync(ffi.cast("void*", dst.ptr), dst.nbytes, value, dst.nbytes, self._handle)
         return self._complete_after(rc, "aclrtMemsetAsync", "memset", None, (dst,))
 
     async def _copy(

@@ -25,6 +25,11 @@ const char *aiocann_loaded_path(void);
 /* 1 if the loaded library provides the named ACL function (optional ones may be missing). */
 int aiocann_has_function(const char *name);
 
+/* ---- host memory ---- */
+/* 1 if [p, p + len) is readable (and writable, with `write`) by this process; never faults
+ * (native/common/host_probe.h). */
+int aiocann_host_accessible(const void *p, size_t len, int write);
+
 /* ---- completion queue ---- */
 typedef struct aiocann_cq aiocann_cq;
 aiocann_cq *aiocann_cq_new(void);

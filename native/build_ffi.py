@@ -17,7 +17,7 @@ CDEF_HEADERS = [
     NATIVE / "aiocann_native.h",
     NATIVE / "aiocann_python.h",
 ]
-HELPER_SOURCES = ["native/loader.c", "native/completion_queue.c", "native/fastpath.c"]
+HELPER_SOURCES = ["native/loader.c", "native/completion_queue.c", "native/fastpath.c", "native/common/host_probe.c"]
 
 
 def cdef_region(path: Path) -> str:
@@ -34,7 +34,7 @@ ffibuilder.set_source(
     "aiocann._native",
     (NATIVE / "native_module.c").read_text(),
     sources=HELPER_SOURCES,
-    include_dirs=[str(NATIVE / "include"), str(NATIVE)],
+    include_dirs=[str(NATIVE / "include"), str(NATIVE), str(NATIVE / "common")],
     extra_compile_args=["-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden"],
     libraries=["dl", "pthread"],
 )

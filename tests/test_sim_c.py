@@ -16,7 +16,8 @@ from aiocann.sim import include_dir, library_path
 
 ROOT = Path(__file__).resolve().parent.parent
 SIM_TEST = ROOT / "native" / "tests" / "sim_test.c"
-SIM_SOURCES = sorted((ROOT / "native" / "sim").glob("*.c"))
+# The sources setup.py builds the simulator from.
+SIM_SOURCES = sorted((ROOT / "native" / "sim").glob("*.c")) + [ROOT / "native" / "common" / "host_probe.c"]
 # The flags setup.py builds the simulator with.
 SIM_CFLAGS = ["-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden"]
 SANITIZERS = {
@@ -85,6 +86,7 @@ def sanitizer_builds(tmp_path_factory) -> dict[str, tuple[subprocess.Popen[str],
             *flags,
             f"-I{ROOT / 'native' / 'include'}",
             f"-I{ROOT / 'native' / 'sim'}",
+            f"-I{ROOT / 'native' / 'common'}",
             *map(str, SIM_SOURCES),
             str(SIM_TEST),
             "-o",

@@ -91,7 +91,8 @@ async def main():
         add = (await dev.load_binary({str(vector_add_path)!r})).function("add_custom")
         async with dev.stream():
             x = np.ones(64, np.float32)
-            args = await add.args().array(x).array(x).ptr(dev.empty(64, np.float32)).placeholder(np.array([64, 0], np.uint32))
+            z = dev.empty(64, np.float32)
+            args = await add.args().array(x).array(x).ptr(z).placeholder(np.array([64, 0], np.uint32))
             await (await ac.launch(add, args, blocks=2))
 anyio.run(main)
 """

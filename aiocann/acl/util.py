@@ -20,7 +20,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .._lib import ffi
+from .._lib import ffi, lib
 from ._convert import i32, u64
 
 __all__ = [
@@ -157,6 +157,9 @@ def ptr_to_bytes(ptr: int, size: int, /) -> bytes:
         raise ValueError("convert c pointer to bytes failed")
     if address == 0:
         return bytes(n)
+    # pyACL would read whatever it is given; a bad address or size here is an error, not a crash.
+    if not lib.aiocann_host_accessible(ffi.cast("void *", address), n, 0) and n:
+        raise ValueError(f"convert c pointer to bytes failed: [{address:#x}, +{n}) is not readable memory")
     return ffi.unpack(ffi.cast("char *", address), n)  # type: ignore[no-any-return]
 
 

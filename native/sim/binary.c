@@ -12,12 +12,14 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sim.h"
@@ -78,9 +80,51 @@ static aclError check_options(const aclrtBinaryLoadOptions *options, bool from_f
     return ACL_SUCCESS;
 }
 
+/* dlopen trusts the ELF headers: a segment that lies past the end of the file (a truncated
+ * binary, or too short a length given to aclrtBinaryLoadFromData) is mapped all the same, and
+ * the loader's first access to it raises SIGBUS -- the process dies inside dlopen. So check,
+ * before dlopen, that the headers and every segment the loader maps lie inside the file (the
+ * section headers, which come last in the file, too: then any truncation is caught). */
+static aclError check_elf(const char *path, const char *label, const char *func)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return sim_fail_(func, ACL_ERROR_RT_FILE_OPEN, "cannot open %s: %s", label, strerror(errno));
+    struct stat st;
+    Elf64_Ehdr eh;
+    const char *why = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        why = "not a regular file";
+    else if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+        why = "not an ELF file";
+    else if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr))
+        why = "not a 64-bit ELF file";
+    else {
+        uint64_t size = (uint64_t)st.st_size;
+        if (eh.e_phoff > size || (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > size - eh.e_phoff)
+            why = "its program headers lie past the end of the file (truncated?)";
+        else if (eh.e_shoff && (eh.e_shoff > size || (uint64_t)eh.e_shnum * eh.e_shentsize > size - eh.e_shoff))
+            why = "its section headers lie past the end of the file (truncated?)";
+        for (uint16_t i = 0; !why && i < eh.e_phnum; i++) {
+            Elf64_Phdr ph;
+            if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph)
+                why = "its program headers cannot be read";
+            else if (ph.p_type != PT_NULL && (ph.p_offset > size || ph.p_filesz > size - ph.p_offset))
+                why = "a segment lies past the end of the file (truncated?)";
+        }
+    }
+    close(fd);
+    if (why)
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s is not a loadable kernel binary: %s", label, why);
+    return ACL_SUCCESS;
+}
+
 /* Opens a shared object and checks that it is a simulator kernel binary. */
 static aclError open_binary(const char *path, const char *label, int device, const char *func, aclrtBinHandle *out)
 {
+    aclError rc = check_elf(path, label, func);
+    if (rc)
+        return rc;
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!dl)
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s is not a loadable kernel binary: %s", label, dlerror());

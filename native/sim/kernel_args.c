@@ -268,13 +268,13 @@ SIM_API aclError aclrtKernelArgsInitByUserMem(aclrtFuncHandle funcHandle, aclrtA
     size_t need = sizeof(args_handle) + max * sizeof(args_param);
     if ((uintptr_t)argsHandle % 8 != 0)
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "argsHandle %p must be 8-byte aligned", argsHandle);
-    if (!sim_host_mapped(argsHandle, need))
+    if (!sim_host_writable(argsHandle, need))
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID,
-                        "argsHandle %p is not %zu bytes of host memory (aclrtKernelArgsGetHandleMemSize)", argsHandle,
-                        need);
-    if (!sim_host_mapped(userHostMem, actualArgsSize))
-        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "userHostMem %p is not %zu bytes of host memory", userHostMem,
-                        actualArgsSize);
+                        "argsHandle %p is not %zu bytes of writable host memory (aclrtKernelArgsGetHandleMemSize)",
+                        argsHandle, need);
+    if (!sim_host_writable(userHostMem, actualArgsSize))
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "userHostMem %p is not %zu bytes of writable host memory",
+                        userHostMem, actualArgsSize);
     if (is_system(argsHandle))
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "argsHandle %p is a system-managed handle", argsHandle);
     reset((args_handle *)argsHandle, funcHandle, userHostMem, actualArgsSize, max, true);

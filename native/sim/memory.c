@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "host_probe.h"
 #include "sim.h"
 
 static size_t page_size(void)
@@ -260,24 +261,15 @@ bool sim_in_device_space(const void *p)
     return classify(p, 1, &d) != 0;
 }
 
-bool sim_host_mapped(const void *p, size_t len)
+/* Host addresses the runtime was handed as integers: accessible, and not device memory. */
+static bool host_access(const void *p, size_t len, bool write)
 {
-    uintptr_t a = (uintptr_t)p;
-    if (a < 4096 || len == 0 || a + len < a || sim_in_device_space(p))
-        return false;
-    size_t ps = page_size();
-    uintptr_t first = a / ps * ps, last = (a + len - 1) / ps * ps;
-    unsigned char vec[64];
-    /* mincore fails with ENOMEM for any unmapped page in the range; check in chunks. */
-    for (uintptr_t pg = first; pg <= last; pg += sizeof vec * ps) {
-        size_t n = (last - pg) / ps + 1;
-        if (n > sizeof vec)
-            n = sizeof vec;
-        if (mincore((void *)pg, n * ps, vec) != 0)
-            return false;
-    }
-    return true;
+    return !sim_in_device_space(p) && aiocann_host_accessible(p, len, write);
 }
+
+bool sim_host_mapped(const void *p, size_t len) { return host_access(p, len, false); }
+
+bool sim_host_writable(void *p, size_t len) { return host_access(p, len, true); }
 
 /* ------------------------------------------------------------------ pinned host memory --- */
 

@@ -281,9 +281,11 @@ void sim_memory_fini(sim_memory *m);
 bool sim_device_range(const void *p, size_t len, int *dev_id);
 bool sim_in_device_space(const void *p);
 bool sim_pinned_range(const void *p, size_t len);
-/* True if [p, p+len) is mapped host memory (not device memory): checked before the runtime
- * reads or writes a host address it was given as an integer, so a bad one is an error. */
+/* True if [p, p+len) is mapped, readable host memory (not device memory): checked before the
+ * runtime reads a host address it was given as an integer, so a bad one is an error and not a
+ * fault. sim_host_writable: mapped and writable, for memory the runtime will write. */
 bool sim_host_mapped(const void *p, size_t len);
+bool sim_host_writable(void *p, size_t len);
 int sim_copy_start(sim_copy_engine *e, int device_id);
 /* Runs a copy (or a memset when is_memset) on device's copy engine and waits for it. Returns 0,
  * or 507013 with a description in msg when it faulted. */
