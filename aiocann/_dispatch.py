@@ -88,8 +88,11 @@ class Dispatcher:
         completion = self._pending.pop(token, None)
         if completion is None:
             zombie = self._zombies.pop(token, None)
-            if zombie is not None:
-                zombie._keep = None  # the device is done at last: release what it held
+            if zombie is not None:  # the device is done at last: release what it held
+                _, arrays = zombie._keep
+                zombie._keep = None
+                for a in arrays:
+                    a._unuse()
             return
         stream = completion._stream
         message = stream._failure_message(code) if code else None
