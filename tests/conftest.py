@@ -1,5 +1,4 @@
-"""Shared fixtures. Every async test runs on asyncio and trio (anyio's pytest plugin); tests
-that take ``anyio_backend`` explicitly may add uvloop."""
+"""Shared fixtures. Every async test runs on asyncio, uvloop and trio (anyio's pytest plugin)."""
 
 from __future__ import annotations
 
@@ -19,9 +18,12 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["AIOCANN_CACHE_DIR"] = str(Path(config.rootpath, ".pytest_cache", "kernels"))
 
 
-@pytest.fixture(params=["asyncio", "trio"])
-def anyio_backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
+@pytest.fixture(params=["asyncio", "uvloop", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> object:
+    if request.param == "uvloop":
+        pytest.importorskip("uvloop")
+        return ("asyncio", {"use_uvloop": True})
+    return request.param
 
 
 @pytest.fixture(scope="session")

@@ -12,14 +12,6 @@ import aiocann as ac
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(params=["asyncio", "trio", "uvloop"])
-def anyio_backend(request):
-    if request.param == "uvloop":
-        pytest.importorskip("uvloop")
-        return ("asyncio", {"use_uvloop": True})
-    return request.param
-
-
 async def test_vector_add_matches_numpy(vector_add_path):
     n = 100_003
     rng = np.random.default_rng(1)
