@@ -205,13 +205,9 @@ SIM_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCall
         return sim_fail(ACL_ERROR_INVALID_PARAM, "blockType %d is neither ACL_CALLBACK_NO_BLOCK nor ACL_CALLBACK_BLOCK",
                         (int)blockType);
     aclError rc;
-    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
     if (!s)
         return rc;
-    if ((rc = sim_stream_check_device(s, __func__))) {
-        sim_obj_put(&s->obj);
-        return rc;
-    }
     pthread_mutex_lock(&g_lock);
     sim_subscriber *sub = s->subscriber;
     if (sub)

@@ -116,13 +116,8 @@ static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type,
         sim_obj_put(&e->obj);
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "event was created without ACL_EVENT_SYNC and cannot be reset");
     }
-    sim_stream *s = sim_stream_resolve(stream, func, &rc);
+    sim_stream *s = sim_stream_for_work(stream, func, &rc);
     if (!s) {
-        sim_obj_put(&e->obj);
-        return rc;
-    }
-    if ((rc = sim_stream_check_device(s, func))) {
-        sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
         return rc;
     }
@@ -166,13 +161,8 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
         sim_obj_put(&e->obj);
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "event was created without ACL_EVENT_SYNC and cannot be waited on");
     }
-    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
     if (!s) {
-        sim_obj_put(&e->obj);
-        return rc;
-    }
-    if ((rc = sim_stream_check_device(s, __func__))) {
-        sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
         return rc;
     }

@@ -76,16 +76,15 @@ static aclError resolve(aclrtFuncHandle funcHandle, aclrtStream stream, sim_func
     if (!f)
         return sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "function %p is not a live function handle (binary unloaded?)",
                          funcHandle);
-    sim_stream *s = sim_stream_resolve(stream, func, &rc);
+    sim_stream *s = sim_stream_for_work(stream, func, &rc);
     if (!s) {
         sim_obj_put(&f->obj);
         return rc;
     }
-    if ((rc = sim_stream_check_device(s, func)) == ACL_SUCCESS && f->bin->device >= 0 && f->bin->device != s->dev->id)
+    if (f->bin->device >= 0 && f->bin->device != s->dev->id) {
         rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
                        "the binary was loaded from data on device %d and cannot run on device %d", f->bin->device,
                        s->dev->id);
-    if (rc) {
         sim_obj_put(&s->obj);
         sim_obj_put(&f->obj);
         return rc;

@@ -642,12 +642,11 @@ SIM_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, si
     SIM_CHECK_NOT_NULL(dst);
     SIM_CHECK_NOT_NULL(src);
     aclError rc;
-    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
     if (!s)
         return rc;
     copy_plan plan;
-    if (!(rc = sim_stream_check_device(s, __func__)) &&
-        !(rc = plan_copy(__func__, dst, destMax, src, count, kind, s->dev->id, &plan)) && count > 0)
+    if (!(rc = plan_copy(__func__, dst, destMax, src, count, kind, s->dev->id, &plan)) && count > 0)
         rc = submit_copy(__func__, s, dst, src, count, false, 0, &plan);
     sim_obj_put(&s->obj);
     return rc;
@@ -700,12 +699,11 @@ SIM_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, 
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(devPtr);
     aclError rc;
-    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
     if (!s)
         return rc;
     copy_plan plan;
-    if (!(rc = sim_stream_check_device(s, __func__)) &&
-        !(rc = plan_memset(__func__, devPtr, maxCount, count, s->dev->id, &plan)) && count > 0)
+    if (!(rc = plan_memset(__func__, devPtr, maxCount, count, s->dev->id, &plan)) && count > 0)
         rc = submit_copy(__func__, s, devPtr, NULL, count, true, value, &plan);
     sim_obj_put(&s->obj);
     return rc;

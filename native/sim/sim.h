@@ -367,10 +367,12 @@ struct sim_stream {
     struct sim_stream *next;     /* device->streams */
 };
 
-/* Resolves a stream argument: NULL is the current context's default stream. +1 ref. */
+/* Resolves a stream argument: NULL is the current context's default stream. +1 ref, and *rc
+ * is 0; or NULL with the error in *rc. */
 sim_stream *sim_stream_resolve(aclrtStream s, const char *func, aclError *rc);
-/* Checks that the stream belongs to the current device (107003 otherwise). */
-aclError sim_stream_check_device(sim_stream *s, const char *func);
+/* As sim_stream_resolve, for submitting work: the stream must also belong to the calling
+ * thread's current device (107003 otherwise, 107002 without a context). Same contract. */
+sim_stream *sim_stream_for_work(aclrtStream s, const char *func, aclError *rc);
 sim_task *sim_task_new(sim_task_type type);
 void sim_task_free(sim_task *t); /* drops the references the task holds */
 /* Enqueues t; returns its sequence number, or 0 (and frees t) when the stream is stopping. */

@@ -300,26 +300,37 @@ sim_stream *sim_stream_resolve(aclrtStream stream, const char *func, aclError *r
         sim_stream *s = c->default_stream;
         sim_obj_get(&s->obj);
         sim_obj_put(&c->obj);
+        *rc = ACL_SUCCESS;
         return s;
     }
     sim_stream *s = (sim_stream *)sim_handle_get(stream, SIM_KIND_STREAM);
+    *rc = ACL_SUCCESS;
     if (!s)
         *rc = sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "stream %p is not a live stream (destroyed, or not a stream)",
                         stream);
     return s;
 }
 
-aclError sim_stream_check_device(sim_stream *s, const char *func)
+sim_stream *sim_stream_for_work(aclrtStream stream, const char *func, aclError *rc)
 {
+    sim_stream *s = sim_stream_resolve(stream, func, rc);
+    if (!s)
+        return NULL;
     sim_context *c = sim_current_context(func);
-    if (!c)
-        return ACL_ERROR_RT_CONTEXT_NULL;
-    int cur = c->dev->id;
-    sim_obj_put(&c->obj);
-    if (cur != s->dev->id)
-        return sim_fail_(func, ACL_ERROR_RT_STREAM_CONTEXT,
-                         "the stream belongs to device %d but the current context is on device %d", s->dev->id, cur);
-    return ACL_SUCCESS;
+    if (!c) {
+        *rc = ACL_ERROR_RT_CONTEXT_NULL;
+    } else {
+        int cur = c->dev->id;
+        sim_obj_put(&c->obj);
+        if (cur == s->dev->id) {
+            *rc = ACL_SUCCESS;
+            return s;
+        }
+        *rc = sim_fail_(func, ACL_ERROR_RT_STREAM_CONTEXT,
+                        "the stream belongs to device %d but the current context is on device %d", s->dev->id, cur);
+    }
+    sim_obj_put(&s->obj);
+    return NULL;
 }
 
 /* ------------------------------------------------------------------ API ------------------ */
@@ -363,13 +374,9 @@ SIM_API aclError aclrtDestroyStream(aclrtStream stream)
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(stream);
     aclError rc;
-    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
     if (!s)
         return rc;
-    if ((rc = sim_stream_check_device(s, __func__))) {
-        sim_obj_put(&s->obj);
-        return rc;
-    }
     sim_obj *table_ref = sim_handle_close(stream, SIM_KIND_STREAM);
     if (!table_ref) {
         sim_obj_put(&s->obj);
