@@ -187,3 +187,33 @@ def test_kernel_args_from_bytes_and_numpy(device, vector_add_path, stream):
     ok(acl.rt.free(dx))
     ok(acl.rt.free(dz))
     ok(acl.rt.binary_unload(binary))
+
+
+def test_faulting_kernel_returns_its_code_from_synchronize(device, test_kernels_path):
+    """Issue 6: a kernel that writes past its buffer fails its launch with 507015, reported by
+    synchronize_stream with a message naming kernel, block and address; the process and the
+    other streams carry on."""
+    binary, poke = load_function(test_kernels_path, "poke")
+    _, write_value = load_function(test_kernels_path, "write_value")
+    bad, good = ok(acl.rt.create_stream()), ok(acl.rt.create_stream())
+    buf, out = dev_alloc(64), dev_alloc(16)
+    args = ok(acl.rt.kernel_args_init(poke))
+    append_ptr(args, buf)
+    append_value(args, ctypes.c_uint64(1 << 20))  # 1 MiB past a 64-byte allocation
+    ok(acl.rt.kernel_args_finalize(args))
+    assert acl.rt.launch_kernel_with_config(poke, 2, bad, [], args, 0) == SUCCESS  # enqueued fine
+    assert acl.rt.synchronize_stream(bad) == 507015
+    message = acl.get_recent_err_msg()
+    assert "poke" in message and "block" in message and "address" in message
+    assert acl.rt.synchronize_stream(bad) == 507015  # sticky
+
+    args = ok(acl.rt.kernel_args_init(write_value))
+    append_ptr(args, out)
+    append_value(args, ctypes.c_uint32(1))
+    append_value(args, ctypes.c_int32(77))
+    ok(acl.rt.kernel_args_finalize(args))
+    ok(acl.rt.launch_kernel_with_config(write_value, 1, good, [], args, 0))
+    ok(acl.rt.synchronize_stream(good))
+    assert from_device(out, 2, np.int32)[1] == 77
+    for s in (bad, good):
+        ok(acl.rt.destroy_stream(s))
