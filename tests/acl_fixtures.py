@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from acl_util import ARGS_KERNELS, Runtime, acl_session
@@ -26,3 +27,14 @@ def args_kernels_path() -> Path:
     from aiocann.sim import build_kernel
 
     return build_kernel(ARGS_KERNELS)
+
+
+@pytest.fixture
+def k(acl: Runtime, test_kernels_path: Path) -> Any:
+    """The kernels of tests/kernels/test_kernels.c by name: ``k.wait_us`` is its function."""
+
+    class Kernels:
+        def __getattr__(self, name: str) -> Any:
+            return acl.function(test_kernels_path, name)
+
+    return Kernels()

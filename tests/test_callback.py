@@ -37,15 +37,6 @@ from aiocann._lib import check, ffi, lib
 pytest_plugins = ["acl_fixtures"]
 
 
-@pytest.fixture
-def k(acl, test_kernels_path):
-    class Kernels:
-        def __getattr__(self, name: str) -> Any:
-            return acl.function(test_kernels_path, name)
-
-    return Kernels()
-
-
 def wait_for(predicate, timeout: float = 5.0) -> bool:
     deadline = time.monotonic() + timeout
     while not predicate():

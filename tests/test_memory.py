@@ -53,15 +53,6 @@ def malloc_host(nbytes: int):
     return out[0]
 
 
-@pytest.fixture
-def k(acl, test_kernels_path):
-    class Kernels:
-        def __getattr__(self, name: str):
-            return acl.function(test_kernels_path, name)
-
-    return Kernels()
-
-
 SIZES = [1, 31, 32, 33, 63, 64, 100, 1000, 4064, 4096, 65536, (1 << 20) + 3]
 
 

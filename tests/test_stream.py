@@ -8,7 +8,6 @@ assertions hold on a 2-core machine."""
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import numpy as np
 import pytest
@@ -37,17 +36,6 @@ from aiocann._lib import check, ffi, lib
 pytest_plugins = ["acl_fixtures"]
 
 MS = 1000  # wait_us takes microseconds
-
-
-@pytest.fixture
-def k(acl, test_kernels_path):
-    """The test kernels by name."""
-
-    class Kernels:
-        def __getattr__(self, name: str) -> Any:
-            return acl.function(test_kernels_path, name)
-
-    return Kernels()
 
 
 def test_tasks_of_one_stream_run_in_order(acl, k):
