@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,13 +22,32 @@
 
 #include "host_probe.h"
 
+/* getpid() is a system call in glibc; the probe runs on every launch with a user-memory args
+ * handle, so the pid is cached, and forgotten in a forked child. */
+static atomic_int g_pid;
+static pthread_once_t g_pid_once = PTHREAD_ONCE_INIT;
+
+static void forget_pid(void) { atomic_store_explicit(&g_pid, 0, memory_order_relaxed); }
+static void watch_fork(void) { pthread_atfork(NULL, NULL, forget_pid); }
+
+static pid_t self_pid(void)
+{
+    pid_t pid = atomic_load_explicit(&g_pid, memory_order_relaxed);
+    if (!pid) {
+        pthread_once(&g_pid_once, watch_fork);
+        pid = getpid();
+        atomic_store_explicit(&g_pid, pid, memory_order_relaxed);
+    }
+    return pid;
+}
+
 /* 1 accessible, 0 not, -1 the calls are not permitted here. */
 static int probe_pages(uintptr_t a, uintptr_t end, size_t ps, bool write)
 {
     static atomic_int unavailable;
     if (atomic_load_explicit(&unavailable, memory_order_relaxed))
         return -1;
-    pid_t pid = getpid();
+    pid_t pid = self_pid();
     unsigned char bytes[64];
     struct iovec remote[64];
     uintptr_t at = a;

@@ -25,7 +25,7 @@
 
 #define MAX_SUBSCRIBERS 1024
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* registry and stream->subscriber */
+static pthread_mutex_t g_lock = SIM_MUTEX_INITIALIZER; /* registry and stream->subscriber */
 static sim_subscriber *g_subs;
 static int g_nsubs;
 
@@ -114,7 +114,7 @@ SIM_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
             atomic_init(&sub->refs, 1); /* the registry's */
             sub->tid = threadId;
             sub->dev = s->dev;
-            pthread_mutex_init(&sub->lock, NULL);
+            sim_mutex_init(&sub->lock);
             pthread_condattr_t ca;
             pthread_condattr_init(&ca);
             pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -269,9 +269,19 @@ void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data
     else
         sub->head = r;
     sub->tail = r;
-    pthread_cond_signal(&sub->cv);
-    while (block && !r->done)
-        pthread_cond_wait(&sub->done_cv, &sub->lock);
+    if (block) {
+        pthread_cond_signal(&sub->cv);
+        while (!r->done)
+            pthread_cond_wait(&sub->done_cv, &sub->lock);
+    }
+    pthread_mutex_unlock(&sub->lock);
+}
+
+void sim_callback_wake(sim_subscriber *sub)
+{
+    pthread_mutex_lock(&sub->lock);
+    if (sub->head)
+        pthread_cond_signal(&sub->cv);
     pthread_mutex_unlock(&sub->lock);
 }
 

@@ -256,7 +256,7 @@ static int spawn(pthread_t *t, void *(*fn)(void *), void *arg)
 int sim_pool_start(sim_core_pool *p, int num_cores, int device_id)
 {
     memset(p, 0, sizeof *p);
-    pthread_mutex_init(&p->lock, NULL);
+    sim_mutex_init(&p->lock);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

@@ -210,6 +210,57 @@ void sim_fault_interrupt(sim_guard *g, pthread_t t)
     pthread_kill(t, sim_fault_timeout_signal());
 }
 
+/* Guards of threads that call the API (sim_guarded_read): made on first use, without an
+ * alternate stack (the thread's own, or Python's faulthandler's, stays in place), dropped
+ * when the thread exits. */
+static __thread sim_guard *t_caller_guard;
+static pthread_key_t g_caller_key;
+static pthread_once_t g_caller_once = PTHREAD_ONCE_INIT;
+
+static void caller_guard_exit(void *g)
+{
+    unregister_guard();
+    free(g);
+}
+
+static void make_caller_key(void) { pthread_key_create(&g_caller_key, caller_guard_exit); }
+
+static sim_guard *caller_guard(void)
+{
+    if (!t_caller_guard) {
+        sim_fault_install();
+        pthread_once(&g_caller_once, make_caller_key);
+        sim_guard *g = calloc(1, sizeof *g);
+        if (!g)
+            return NULL;
+        register_guard(g);
+        pthread_setspecific(g_caller_key, g);
+        t_caller_guard = g;
+    }
+    return t_caller_guard;
+}
+
+typedef struct read_call {
+    void *dst;
+    const void *src;
+    size_t len;
+} read_call;
+
+static void do_read(void *arg)
+{
+    read_call *r = arg;
+    memcpy(r->dst, r->src, r->len);
+}
+
+bool sim_guarded_read(void *dst, const void *src, size_t len)
+{
+    sim_guard *g = caller_guard();
+    if (!g)
+        return sim_host_mapped(src, len) && (memcpy(dst, src, len), true);
+    read_call r = {dst, src, len};
+    return sim_guarded_call(g, do_read, &r).sig == 0;
+}
+
 const char *sim_fault_describe(int sig)
 {
     if (sig == sim_fault_timeout_signal())

@@ -142,11 +142,18 @@ static args_handle *lookup(aclrtArgsHandle h, const char *func, aclError *rc)
 {
     args_handle *a = h;
     bool ok;
-    if (is_system(h))
+    /* Cheapest first: the thread's own system handle; a user-memory handle (its cookie proves
+     * it, and system handles carry none), whose header is read under a fault guard rather than
+     * probed with a system call, since this runs on every launch; only then the registry of
+     * other threads' handles, which takes a lock. */
+    args_handle head; /* the header, read without risking a fault */
+    if (t_system && h == &t_system->h)
         ok = a->magic == ARGS_MAGIC;
+    else if (((uintptr_t)h % 8) == 0 && !sim_in_device_space(h) && sim_guarded_read(&head, h, sizeof head) &&
+             head.magic == ARGS_MAGIC && head.cookie == cookie_for(h))
+        ok = true;
     else
-        ok = ((uintptr_t)h % 8) == 0 && sim_host_mapped(h, sizeof *a) && a->magic == ARGS_MAGIC &&
-             a->cookie == cookie_for(h);
+        ok = is_system(h) && a->magic == ARGS_MAGIC;
     if (!ok) {
         *rc = sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "%p is not a kernel-args handle (not initialised, or stale)",
                         h);
@@ -424,7 +431,8 @@ SIM_API aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle)
     return ACL_SUCCESS;
 }
 
-aclError sim_args_prepare_launch(aclrtArgsHandle h, sim_function *fn, void **out, size_t *out_size, const char *func)
+aclError sim_args_prepare_launch(aclrtArgsHandle h, sim_function *fn, void *inline_buf, size_t inline_cap, void **out,
+                                 size_t *out_size, const char *func)
 {
     aclError rc;
     args_handle *a = lookup(h, func, &rc);
@@ -451,7 +459,7 @@ aclError sim_args_prepare_launch(aclrtArgsHandle h, sim_function *fn, void **out
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
                          "kernel %s takes %u parameters (%zu bytes of args) but the args hold %zu bytes", d->name,
                          d->num_params, need, a->args_size);
-    uint8_t *copy = malloc(a->args_size);
+    uint8_t *copy = a->args_size <= inline_cap ? inline_buf : malloc(a->args_size);
     if (!copy)
         return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
     memcpy(copy, a->buf, a->args_size);

@@ -94,16 +94,10 @@ static aclError resolve(aclrtFuncHandle funcHandle, aclrtStream stream, sim_func
     return ACL_SUCCESS;
 }
 
-static aclError submit(sim_stream *s, sim_function *f, void *args, bool owns, size_t size, uint32_t numBlocks,
-                       const launch_cfg *cfg, const char *func)
+/* Enqueues kernel task t (from sim_task_new) of function f, whose reference it takes over. */
+static aclError submit(sim_stream *s, sim_task *t, sim_function *f, void *args, bool owns, size_t size,
+                       uint32_t numBlocks, const launch_cfg *cfg, const char *func)
 {
-    sim_task *t = sim_task_new(SIM_TASK_KERNEL);
-    if (!t) {
-        if (owns)
-            free(args);
-        sim_obj_put(&f->obj);
-        return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
-    }
     t->u.kernel.fn = f; /* the task owns the reference */
     t->u.kernel.args = args;
     t->u.kernel.owns_args = owns;
@@ -136,11 +130,15 @@ SIM_API aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_
         return rc;
     void *args;
     size_t size;
-    rc = sim_args_prepare_launch(argsHandle, f, &args, &size, __func__);
-    if (rc)
+    sim_task *t = sim_task_new(SIM_TASK_KERNEL);
+    rc = t ? sim_args_prepare_launch(argsHandle, f, t->inline_args, sizeof t->inline_args, &args, &size, __func__)
+           : sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+    if (rc) {
+        free(t);
         sim_obj_put(&f->obj);
-    else
-        rc = submit(s, f, args, true, size, numBlocks, &lc, __func__);
+    } else {
+        rc = submit(s, t, f, args, args != t->inline_args, size, numBlocks, &lc, __func__);
+    }
     sim_obj_put(&s->obj);
     return rc;
 }
@@ -175,7 +173,13 @@ SIM_API aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlock
                       d->name, d->num_params, need, argsSize);
         sim_obj_put(&f->obj);
     } else {
-        rc = submit(s, f, (void *)argsData, false, argsSize, numBlocks, &lc, __func__);
+        sim_task *t = sim_task_new(SIM_TASK_KERNEL);
+        if (t) {
+            rc = submit(s, t, f, (void *)argsData, false, argsSize, numBlocks, &lc, __func__);
+        } else {
+            rc = sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+            sim_obj_put(&f->obj);
+        }
     }
     sim_obj_put(&s->obj);
     return rc;
@@ -193,7 +197,9 @@ aclError sim_kernel_execute(sim_stream *s, sim_task *t, char *msg, size_t msglen
     job.device = s->dev->id;
     job.stream = (uint64_t)(uintptr_t)s->obj.handle;
     job.seq = t->seq;
+    uint64_t t0 = sim_now_ns();
     sim_pool_run(&s->dev->pool, &job, s->guard);
+    atomic_store_explicit(&t->u.kernel.fn->last_ns, sim_now_ns() - t0 + 1, memory_order_relaxed);
     if (job.error)
         snprintf(msg, msglen, "%s", job.errmsg);
     return job.error;

@@ -52,6 +52,8 @@ int sim_memory_init(sim_memory *m, size_t capacity)
     pthread_mutex_lock(&m->lock);
     m->base = (uintptr_t)base;
     m->reserved = reserve;
+    atomic_store(&m->space_lo, m->base);
+    atomic_store(&m->space_hi, m->base + reserve);
     m->capacity = capacity;
     m->used = 0;
     m->nallocs = 0;
@@ -69,6 +71,8 @@ void sim_memory_fini(sim_memory *m)
     pthread_mutex_lock(&m->lock);
     if (m->base)
         munmap((void *)m->base, m->reserved);
+    atomic_store(&m->space_hi, 0);
+    atomic_store(&m->space_lo, 0);
     m->base = 0;
     m->reserved = 0;
     m->used = 0;
@@ -255,10 +259,19 @@ bool sim_device_range(const void *p, size_t len, int *dev_id)
     return ok;
 }
 
+/* Lock-free: it runs for every host address the runtime is handed, on every launch with a
+ * user-memory args handle. */
 bool sim_in_device_space(const void *p)
 {
-    int d;
-    return classify(p, 1, &d) != 0;
+    uintptr_t a = (uintptr_t)p;
+    int n = g_rt.cfg.num_devices;
+    for (int i = 0; i < n; i++) {
+        sim_memory *m = &sim_device_at(i)->mem;
+        if (a >= atomic_load_explicit(&m->space_lo, memory_order_acquire) &&
+            a < atomic_load_explicit(&m->space_hi, memory_order_acquire))
+            return true;
+    }
+    return false;
 }
 
 /* Host addresses the runtime was handed as integers: accessible, and not device memory. */

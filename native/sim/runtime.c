@@ -34,6 +34,15 @@ aclError sim_forked_error(const char *func)
                      "start method of multiprocessing)");
 }
 
+void sim_mutex_init(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+    pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
 uint64_t sim_now_ns(void)
 {
     struct timespec ts;

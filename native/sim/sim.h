@@ -57,6 +57,15 @@ typedef struct sim_config {
     int max_events;          /* AIOCANN_SIM_MAX_EVENTS, default 65536 */
 } sim_config;
 
+/* ------------------------------------------------------------------ locks ----------------- */
+
+/* The locks on the launch path (handle table, stream queues, subscribers, core pool) are held
+ * for a few dozen instructions at a time, by threads that run on other cores. A plain mutex
+ * puts a contending thread to sleep at once, and on a 2-core machine the futex round trip and
+ * context switch cost more than the critical section; an adaptive mutex spins briefly first. */
+#define SIM_MUTEX_INITIALIZER PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+void sim_mutex_init(pthread_mutex_t *m);
+
 /* ------------------------------------------------------------------ errors (error.c) ------ */
 
 /* Records "func: message" as the calling thread's newest recent error and returns code. */
@@ -116,6 +125,9 @@ sim_fault sim_guarded_call(sim_guard *g, sim_guarded_fn fn, void *arg);
  * that arrives after that call returned is ignored. */
 void sim_fault_interrupt(sim_guard *g, pthread_t t);
 int sim_fault_timeout_signal(void);
+/* Copies len bytes from src, which the caller was handed as an integer, into dst; false (and
+ * nothing faults) if any of them is not readable. Any thread; no system call unless it faults. */
+bool sim_guarded_read(void *dst, const void *src, size_t len);
 const char *sim_fault_describe(int sig);
 
 /* ------------------------------------------------------------------ runtime -------------- */
@@ -228,6 +240,7 @@ typedef struct sim_memory {
     pthread_mutex_t lock;
     uintptr_t base;
     size_t reserved;
+    _Atomic uintptr_t space_lo, space_hi; /* [base, base+reserved), read without the lock */
     size_t capacity;     /* device memory size (cfg.device_memory) */
     size_t used;         /* sum of rounded sizes */
     sim_alloc *allocs;   /* sorted by user address */
@@ -310,6 +323,8 @@ struct sim_event;
 struct sim_function;
 struct sim_subscriber;
 
+#define SIM_TASK_INLINE_ARGS 256
+
 typedef struct sim_task {
     struct sim_task *next;
     sim_task_type type;
@@ -342,6 +357,8 @@ typedef struct sim_task {
             bool block;
         } callback;
     } u;
+    /* Launch arguments up to this size are copied here instead of into a malloc'ed block. */
+    _Alignas(16) uint8_t inline_args[SIM_TASK_INLINE_ARGS];
 } sim_task;
 
 struct sim_stream {
@@ -354,7 +371,8 @@ struct sim_stream {
     pthread_cond_t work_cv;      /* worker waits for tasks */
     pthread_cond_t done_cv;      /* synchronizers wait for progress */
     sim_task *head, *tail;
-    uint64_t submitted;          /* seq of the last enqueued task */
+    _Atomic uint64_t submitted;  /* seq of the last enqueued task (written under lock; the
+                                  * worker reads it without the lock while it spins) */
     uint64_t completed;          /* seq of the last finished task */
     int waiters;                 /* threads waiting on done_cv */
     bool worker_idle;
@@ -362,6 +380,14 @@ struct sim_stream {
     aclError error;              /* sticky: the first failure on this stream */
     char errmsg[512];
     struct sim_subscriber *subscriber; /* report thread bound by aclrtSubscribeReport */
+    /* Worker-thread only: the subscriber it owes a wake-up for `owed` queued non-blocking
+     * reports, the first queued at owed_since (holds a subscriber reference). */
+    struct sim_subscriber *owed_sub;
+    /* Tasks the worker finished, for submitting threads to reuse (see sim_task_new). */
+    _Atomic(sim_task *) recycled;
+    atomic_uint nrecycled;
+    uint32_t owed;
+    uint64_t owed_since;
     pthread_t thread;
     sim_guard *guard;            /* the worker's fault guard (it runs blocks on borrowed cores) */
     struct sim_stream *next;     /* device->streams */
@@ -373,8 +399,9 @@ sim_stream *sim_stream_resolve(aclrtStream s, const char *func, aclError *rc);
 /* As sim_stream_resolve, for submitting work: the stream must also belong to the calling
  * thread's current device (107003 otherwise, 107002 without a context). Same contract. */
 sim_stream *sim_stream_for_work(aclrtStream s, const char *func, aclError *rc);
+/* A zeroed task: one the calling thread took from a stream's recycled tasks, or a new one. */
 sim_task *sim_task_new(sim_task_type type);
-void sim_task_free(sim_task *t); /* drops the references the task holds */
+void sim_task_free(sim_task *t); /* drops the references the task holds, frees it */
 /* Enqueues t; returns its sequence number, or 0 (and frees t) when the stream is stopping. */
 uint64_t sim_stream_submit(sim_stream *s, sim_task *t);
 /* Waits until task seq has finished (timeout in ms, -1 forever); returns 0 or ETIMEDOUT. */
@@ -431,10 +458,13 @@ struct sim_subscriber {
 };
 
 void sim_subscriber_put(sim_subscriber *sub);
-/* Executes a callback task: hands the report over and, for blocking ones, waits for it.
- * status is the stream's error state at this point (see sim_callback_snapshot). */
+/* Executes a callback task: hands the report over. A blocking one wakes the processing thread
+ * and waits for the callback to return. A non-blocking one is only queued: the stream worker
+ * owes the thread a sim_callback_wake, which it may defer to wake it once for several reports
+ * (see stream.c). status is the stream's error state at this point (sim_callback_snapshot). */
 void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block, const void *stream,
                           aclError status);
+void sim_callback_wake(sim_subscriber *sub);
 /* Inside a callback delivered by `stream`: true, with the stream's status at delivery. */
 bool sim_callback_snapshot(const void *stream, aclError *status);
 void sim_callback_stream_gone(sim_stream *s);
@@ -460,6 +490,7 @@ struct sim_function {
     sim_obj obj;
     sim_binary *bin;                     /* holds a ref */
     const aclsim_kernel_desc *desc;
+    _Atomic uint64_t last_ns;            /* duration of its latest launch, 0 = none yet */
 };
 
 sim_function *sim_function_get(aclrtFuncHandle h); /* +1 ref or NULL */
@@ -473,10 +504,11 @@ static inline size_t sim_kernel_args_need(const aclsim_kernel_desc *d)
     return d->num_params ? (size_t)(d->num_params - 1) * 8 + d->param_sizes[d->num_params - 1] : 0;
 }
 
-/* Validated view of an args handle for launch: copies [0, argsSize) into a new buffer with
- * every placeholder slot patched to point at its data inside that buffer. */
-aclError sim_args_prepare_launch(aclrtArgsHandle h, sim_function *fn, void **out, size_t *out_size,
-                                 const char *func);
+/* Validated view of an args handle for launch: copies [0, argsSize) into inline_buf when it
+ * fits in inline_cap bytes, else into a new malloc'ed block, with every placeholder slot
+ * patched to point at its data inside the copy. *out is the copy. */
+aclError sim_args_prepare_launch(aclrtArgsHandle h, sim_function *fn, void *inline_buf, size_t inline_cap, void **out,
+                                 size_t *out_size, const char *func);
 
 /* ------------------------------------------------------------------ trace (trace.c) ------ */
 

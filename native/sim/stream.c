@@ -17,21 +17,65 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim.h"
 
+/* Task recycling. Tasks are allocated by the submitting thread and finished by a stream
+ * worker; with malloc/free that is a cross-thread free per task, which contends for the
+ * allocator's arena lock with the submitter. Instead a worker pushes finished tasks onto its
+ * stream's `recycled` stack (lock-free: it is the only pusher), and a submitting thread takes
+ * the whole stack at once (an exchange, so no ABA) into a thread-local spare list when it has
+ * none left. A task may be reused on any stream. */
+#define RECYCLE_MAX 1024u
+
+static __thread sim_task *t_spares;
+static pthread_key_t g_spares_key;
+static pthread_once_t g_spares_once = PTHREAD_ONCE_INIT;
+
+static void free_list(sim_task *t)
+{
+    while (t) {
+        sim_task *next = t->next;
+        free(t);
+        t = next;
+    }
+}
+
+static void free_spares(void *list) { free_list(list); }
+static void make_spares_key(void) { pthread_key_create(&g_spares_key, free_spares); }
+
 sim_task *sim_task_new(sim_task_type type)
 {
-    sim_task *t = calloc(1, sizeof *t);
-    if (t)
-        t->type = type;
+    sim_task *t = t_spares;
+    if (t) {
+        t_spares = t->next;
+        pthread_setspecific(g_spares_key, t_spares); /* what the thread-exit destructor frees */
+        memset(t, 0, offsetof(sim_task, inline_args));
+    } else if (!(t = calloc(1, sizeof *t))) {
+        return NULL;
+    }
+    t->type = type;
     return t;
 }
 
-void sim_task_free(sim_task *t)
+static void take_recycled(sim_stream *s)
+{
+    if (t_spares || !atomic_load_explicit(&s->recycled, memory_order_relaxed))
+        return;
+    pthread_once(&g_spares_once, make_spares_key);
+    t_spares = atomic_exchange_explicit(&s->recycled, NULL, memory_order_acquire);
+    atomic_store_explicit(&s->nrecycled, 0, memory_order_relaxed);
+    pthread_setspecific(g_spares_key, t_spares); /* freed if the thread exits */
+}
+
+/* Drops the references t holds. */
+static void task_release(sim_task *t)
 {
     switch (t->type) {
     case SIM_TASK_KERNEL:
@@ -50,7 +94,27 @@ void sim_task_free(sim_task *t)
     default:
         break;
     }
+}
+
+void sim_task_free(sim_task *t)
+{
+    task_release(t);
     free(t);
+}
+
+/* The worker's end of a task: recycled for a submitter, or freed when enough are waiting. */
+static void task_done(sim_stream *s, sim_task *t)
+{
+    task_release(t);
+    if (atomic_load_explicit(&s->nrecycled, memory_order_relaxed) >= RECYCLE_MAX) {
+        free(t);
+        return;
+    }
+    atomic_fetch_add_explicit(&s->nrecycled, 1, memory_order_relaxed);
+    t->next = atomic_load_explicit(&s->recycled, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&s->recycled, &t->next, t, memory_order_release,
+                                                  memory_order_relaxed))
+        ;
 }
 
 static aclError execute(sim_stream *s, sim_task *t, aclError err, const char *errmsg, char *msg, size_t msglen)
@@ -111,6 +175,105 @@ static void trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclError s
     sim_trace_add(&r);
 }
 
+/* Waking a report thread costs a context switch on each side, so a worker that hands over
+ * non-blocking reports wakes the thread once for several of them: it defers the wake-up while
+ * it has more tasks queued that are known to be short -- more non-blocking callbacks, and
+ * single-block kernels whose function's latest launch took under REPORT_DEFER_KERNEL_NS --
+ * and pays it before anything else, when its queue runs dry, or once REPORT_DEFER_MAX reports
+ * or REPORT_DEFER_NS have accumulated. A report is thus delayed by a few microseconds at most
+ * (one short kernel longer when a function suddenly slows down), and a burst of completions
+ * costs the processing thread one wake-up. */
+#define REPORT_DEFER_MAX 64u
+#define REPORT_DEFER_NS 50000ull
+#define REPORT_DEFER_KERNEL_NS 20000ull
+
+static void pay_reports(sim_stream *s)
+{
+    if (!s->owed_sub)
+        return;
+    sim_callback_wake(s->owed_sub);
+    sim_subscriber_put(s->owed_sub);
+    s->owed_sub = NULL;
+    s->owed = 0;
+}
+
+static bool may_defer_reports_past(const sim_stream *s, const sim_task *t)
+{
+    if (s->owed >= REPORT_DEFER_MAX || sim_now_ns() - s->owed_since > REPORT_DEFER_NS)
+        return false;
+    switch (t->type) {
+    case SIM_TASK_CALLBACK:
+        return !t->u.callback.block && t->u.callback.sub == s->owed_sub;
+    case SIM_TASK_KERNEL: {
+        uint64_t last = atomic_load_explicit(&t->u.kernel.fn->last_ns, memory_order_relaxed);
+        return t->u.kernel.num_blocks == 1 && last && last < REPORT_DEFER_KERNEL_NS;
+    }
+    default:
+        return false;
+    }
+}
+
+static void owe_report(sim_stream *s, sim_subscriber *sub)
+{
+    if (!s->owed_sub) {
+        atomic_fetch_add(&sub->refs, 1);
+        s->owed_sub = sub;
+        s->owed_since = sim_now_ns();
+    }
+    s->owed++;
+}
+
+/* A worker whose queue runs dry keeps polling it for STREAM_SPIN_NS before it sleeps: host
+ * programs submit in bursts, and a worker that sleeps between two launches makes each of
+ * them pay a futex wake-up and a context switch, several times the cost of the launch itself.
+ * It yields the CPU while it polls, and at most one worker fewer than there are CPUs polls at
+ * a time, so polling never takes the core the submitting thread needs. */
+#define STREAM_SPIN_NS 30000ull
+
+static atomic_int g_spinners;
+
+static int max_spinners(void)
+{
+    static atomic_int cached;
+    int n = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (!n) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        n = cpus > 1 ? (int)cpus - 1 : 1;
+        atomic_store_explicit(&cached, n, memory_order_relaxed);
+    }
+    return n;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+static bool spin_for_work(sim_stream *s)
+{
+    if (atomic_fetch_add(&g_spinners, 1) >= max_spinners()) {
+        atomic_fetch_sub(&g_spinners, 1);
+        return false;
+    }
+    uint64_t seen = s->completed, start = sim_now_ns();
+    bool more = false;
+    for (unsigned i = 1; !more; i++) {
+        more = atomic_load_explicit(&s->submitted, memory_order_relaxed) != seen;
+        if (!more && i % 64 == 0) {
+            if (sim_now_ns() - start > STREAM_SPIN_NS)
+                break;
+            sched_yield();
+        }
+        cpu_relax();
+    }
+    atomic_fetch_sub(&g_spinners, 1);
+    return more;
+}
+
 static void *worker_main(void *arg)
 {
     sim_stream *s = arg;
@@ -122,6 +285,15 @@ static void *worker_main(void *arg)
 
     pthread_mutex_lock(&s->lock);
     for (;;) {
+        if (!s->head && !s->stopping) {
+            pthread_mutex_unlock(&s->lock);
+            bool more = spin_for_work(s);
+            if (!more)
+                pay_reports(s); /* the subscriber lock is never taken under ours */
+            pthread_mutex_lock(&s->lock);
+            if (more || s->head)
+                continue;
+        }
         while (!s->head && !s->stopping) {
             s->worker_idle = true;
             pthread_cond_wait(&s->work_cv, &s->lock);
@@ -143,8 +315,13 @@ static void *worker_main(void *arg)
          * event complete and then queries the stream sees its tasks up to the record done,
          * and the reverse. They only take the event's lock (stream->lock > event->lock). */
         bool publish_together = t->type == SIM_TASK_EVENT_RECORD || t->type == SIM_TASK_EVENT_RESET;
-        if (!publish_together)
+        bool pay = s->owed_sub && !may_defer_reports_past(s, t);
+        if (!publish_together || pay)
             pthread_mutex_unlock(&s->lock);
+        if (pay)
+            pay_reports(s);
+        if (publish_together && pay)
+            pthread_mutex_lock(&s->lock);
 
         msg[0] = '\0';
         bool trace = sim_trace_on();
@@ -152,6 +329,8 @@ static void *worker_main(void *arg)
         aclError rc = execute(s, t, err, errmsg, msg, sizeof msg);
         if (trace)
             trace_task(s, t, t0, rc ? rc : err);
+        if (t->type == SIM_TASK_CALLBACK && !t->u.callback.block)
+            owe_report(s, t->u.callback.sub);
 
         if (!publish_together)
             pthread_mutex_lock(&s->lock);
@@ -163,10 +342,11 @@ static void *worker_main(void *arg)
         if (s->waiters)
             pthread_cond_broadcast(&s->done_cv);
         pthread_mutex_unlock(&s->lock);
-        sim_task_free(t);
+        task_done(s, t);
         pthread_mutex_lock(&s->lock);
     }
     pthread_mutex_unlock(&s->lock);
+    pay_reports(s);
     sim_fault_thread_fini(s->guard);
     s->guard = NULL;
     return NULL;
@@ -187,10 +367,13 @@ uint64_t sim_stream_submit(sim_stream *s, sim_task *t)
     else
         s->head = t;
     s->tail = t;
-    if (s->worker_idle)
+    if (s->worker_idle) {
+        s->worker_idle = false; /* one wake-up is enough: later submitters need not signal */
         pthread_cond_signal(&s->work_cv);
+    }
     uint64_t seq = t->seq;
     pthread_mutex_unlock(&s->lock);
+    take_recycled(s);
     return seq;
 }
 
@@ -223,6 +406,7 @@ aclError sim_stream_error(sim_stream *s, char *msg, size_t msglen)
 static void stream_destroy(sim_obj *o)
 {
     sim_stream *s = (sim_stream *)o;
+    free_list(atomic_load(&s->recycled));
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->work_cv);
     pthread_cond_destroy(&s->done_cv);
@@ -248,7 +432,7 @@ sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priori
     s->is_default = is_default;
     s->priority = priority;
     s->flags = flags;
-    pthread_mutex_init(&s->lock, NULL);
+    sim_mutex_init(&s->lock);
     pthread_cond_init(&s->work_cv, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
