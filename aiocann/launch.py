@@ -17,7 +17,7 @@ from ._lib import ffi, lib
 from .completion import Completion
 from .device import _REAL
 from .kernel import ArgsBuilder, Kernel, KernelArgs
-from .stream import Stream, _stream_or_current
+from .stream import Stream, _current_stream, _stream_or_current
 
 __all__ = ["LaunchConfig", "launch"]
 
@@ -71,8 +71,45 @@ async def launch(
 ) -> Completion:
     """Enqueue ``kernel`` with ``args`` on ``stream`` (default: the task's current stream) over
     ``blocks`` blocks. Returns once enqueued; await the result for the device to finish."""
-    # The hot path: a launch with prebuilt args on an open stream with room. Everything here
-    # is what a raw launch loop does not do, so it is kept to attribute reads and one C call.
+    # The hot path -- prebuilt args for this kernel, an open stream with room, no config -- is
+    # everything a raw launch loop does not do, kept to attribute reads, one C call (which also
+    # binds the device's context) and the Completion. Anything else takes _prepare, which
+    # validates, builds and waits for room.
+    s = _current_stream.get() if stream is None else stream
+    if not (
+        type(args) is KernelArgs
+        and args.kernel is kernel
+        and type(blocks) is int
+        and 0 < blocks < 4294967296
+        and config is None
+        and type(s) is Stream
+        and s._state == "open"
+        and s._in_flight < s.max_in_flight
+        and not s._slot_waiters
+        and kernel.binary._device._acl is s._device._acl
+        and kernel.binary._handle is not None
+        and args._handle is not None
+    ):
+        s, args, cfg = await _prepare(kernel, args, blocks, stream, config)
+    else:
+        cfg = _NULL
+    d = s._device._dispatcher
+    assert d is not None  # the stream is open, so its device is
+    token = d.new_token()
+    rc = _launch(d.cq, kernel._handle, blocks, s._handle, cfg, args._handle, token, s._launched)
+    if rc:
+        s._enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args)
+    arrays = args._arrays_cache
+    return s._track(token, kernel.name, args, args.arrays if arrays is None else arrays)
+
+
+_NULL = ffi.NULL
+_launch = lib.aiocann_launch
+
+
+async def _prepare(kernel: Any, args: Any, blocks: Any, stream: Any, config: Any) -> tuple[Stream, KernelArgs, Any]:
+    """The checks and waits of launch() off its hot path: raises for bad arguments, builds an
+    ArgsBuilder, waits for a free in-flight slot. Returns the stream, the args and the cfg."""
     if type(args) is not KernelArgs:
         if isinstance(args, ArgsBuilder):
             args = await args.build(stream=stream)
@@ -95,18 +132,10 @@ async def launch(
     if binary._handle is None or args._handle is None:
         kernel.handle, args.handle  # noqa: B018 - raise ClosedError with the reason
     if config is None:
-        cfg = ffi.NULL
+        cfg = _NULL
     elif isinstance(config, LaunchConfig):
-        cfg = ffi.NULL if config._cdata is None else config._cdata[0]
+        cfg = _NULL if config._cdata is None else config._cdata[0]
     else:
         raise TypeError(f"config must be a LaunchConfig, not {type(config).__name__}")
-    if not s._ready():
-        await s._admit()
-    d = s._device._dispatcher
-    assert d is not None  # the stream is open, so its device is
-    token = d.new_token()
-    rc = lib.aiocann_launch(d.cq, kernel._handle, blocks, s._handle, cfg, args._handle, token, s._launched)
-    if rc:
-        s._enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args)
-    arrays = args._arrays_cache
-    return s._track(token, kernel.name, args, args.arrays if arrays is None else arrays)
+    await s._admit()
+    return s, args, cfg

@@ -72,10 +72,19 @@ static void maybe_retire_locked(sim_subscriber *sub)
     }
 }
 
+/* s->subscriber is written under both g_lock and the stream's lock (g_lock first), so the
+ * launch path can read it under the stream lock alone. */
+static void set_subscriber(sim_stream *s, sim_subscriber *sub)
+{
+    pthread_mutex_lock(&s->lock);
+    s->subscriber = sub;
+    pthread_mutex_unlock(&s->lock);
+}
+
 static void unbind_locked(sim_stream *s)
 {
     sim_subscriber *sub = s->subscriber;
-    s->subscriber = NULL;
+    set_subscriber(s, NULL);
     pthread_mutex_lock(&sub->lock);
     sub->num_streams--;
     pthread_mutex_unlock(&sub->lock);
@@ -129,7 +138,7 @@ SIM_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
         pthread_mutex_lock(&sub->lock);
         sub->num_streams++;
         pthread_mutex_unlock(&sub->lock);
-        s->subscriber = sub;
+        set_subscriber(s, sub);
         rc = ACL_SUCCESS;
     }
     pthread_mutex_unlock(&g_lock);
@@ -208,11 +217,11 @@ SIM_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCall
     sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
     if (!s)
         return rc;
-    pthread_mutex_lock(&g_lock);
+    pthread_mutex_lock(&s->lock);
     sim_subscriber *sub = s->subscriber;
     if (sub)
         atomic_fetch_add(&sub->refs, 1); /* the task's */
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(&s->lock);
     if (!sub) {
         sim_obj_put(&s->obj);
         return sim_fail(ACL_ERROR_RT_STREAM_NO_CB_REG,

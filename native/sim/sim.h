@@ -373,8 +373,9 @@ struct sim_stream {
     sim_task *head, *tail;
     _Atomic uint64_t submitted;  /* seq of the last enqueued task (written under lock; the
                                   * worker reads it without the lock while it spins) */
-    uint64_t completed;          /* seq of the last finished task */
-    int waiters;                 /* threads waiting on done_cv */
+    _Atomic uint64_t completed;  /* seq of the last finished task (stored by the worker, which
+                                  * takes the lock to signal done_cv only when waiters > 0) */
+    atomic_int waiters;          /* threads waiting on done_cv (changed under the lock) */
     bool worker_idle;
     bool stopping;
     aclError error;              /* sticky: the first failure on this stream */

@@ -274,6 +274,23 @@ static bool spin_for_work(sim_stream *s)
     return more;
 }
 
+/* Publishes that task seq has finished. Waiters (sim_stream_wait_seq) increment `waiters`
+ * and then test `completed`, under the lock; the worker stores `completed` and then tests
+ * `waiters` (both sequentially consistent), so either the waiter sees the new value or the
+ * worker sees the waiter and signals it under the lock -- and most tasks finish with no
+ * waiter, without touching the lock. */
+static void publish_completed(sim_stream *s, uint64_t seq, bool locked)
+{
+    atomic_store(&s->completed, seq);
+    if (atomic_load(&s->waiters)) {
+        if (!locked)
+            pthread_mutex_lock(&s->lock);
+        pthread_cond_broadcast(&s->done_cv);
+        if (!locked)
+            pthread_mutex_unlock(&s->lock);
+    }
+}
+
 static void *worker_main(void *arg)
 {
     sim_stream *s = arg;
@@ -301,48 +318,55 @@ static void *worker_main(void *arg)
         }
         if (!s->head)
             break; /* stopping, and every task has run */
-        sim_task *t = s->head;
-        s->head = t->next;
-        if (!s->head)
-            s->tail = NULL;
+        /* Take every queued task at once: one lock round trip per batch, not per task. Only
+         * this thread sets the stream's error, so err/errmsg follow it locally. */
+        sim_task *batch = s->head;
+        s->head = s->tail = NULL;
         aclError err = s->error;
         if (err)
             memcpy(errmsg, s->errmsg, sizeof errmsg);
         else
             errmsg[0] = '\0';
-        /* Event records and resets run under the stream lock, so that the event's completion
-         * and the stream's progress (`completed`) are published together: whoever sees the
-         * event complete and then queries the stream sees its tasks up to the record done,
-         * and the reverse. They only take the event's lock (stream->lock > event->lock). */
-        bool publish_together = t->type == SIM_TASK_EVENT_RECORD || t->type == SIM_TASK_EVENT_RESET;
-        bool pay = s->owed_sub && !may_defer_reports_past(s, t);
-        if (!publish_together || pay)
-            pthread_mutex_unlock(&s->lock);
-        if (pay)
-            pay_reports(s);
-        if (publish_together && pay)
-            pthread_mutex_lock(&s->lock);
-
-        msg[0] = '\0';
-        bool trace = sim_trace_on();
-        uint64_t t0 = trace ? sim_now_ns() : 0;
-        aclError rc = execute(s, t, err, errmsg, msg, sizeof msg);
-        if (trace)
-            trace_task(s, t, t0, rc ? rc : err);
-        if (t->type == SIM_TASK_CALLBACK && !t->u.callback.block)
-            owe_report(s, t->u.callback.sub);
-
-        if (!publish_together)
-            pthread_mutex_lock(&s->lock);
-        if (rc && !s->error) {
-            s->error = rc;
-            memcpy(s->errmsg, msg, sizeof s->errmsg);
-        }
-        s->completed = t->seq;
-        if (s->waiters)
-            pthread_cond_broadcast(&s->done_cv);
         pthread_mutex_unlock(&s->lock);
-        task_done(s, t);
+
+        while (batch) {
+            sim_task *t = batch;
+            batch = t->next;
+            if (s->owed_sub && !may_defer_reports_past(s, t))
+                pay_reports(s);
+            /* Event records and resets run under the stream lock, so that the event's
+             * completion and the stream's progress (`completed`) are published together:
+             * whoever sees the event complete and then queries the stream sees its tasks up to
+             * the record done, and the reverse. They only take the event's lock
+             * (stream->lock > event->lock). */
+            bool publish_together = t->type == SIM_TASK_EVENT_RECORD || t->type == SIM_TASK_EVENT_RESET;
+            if (publish_together)
+                pthread_mutex_lock(&s->lock);
+
+            msg[0] = '\0';
+            bool trace = sim_trace_on();
+            uint64_t t0 = trace ? sim_now_ns() : 0;
+            aclError rc = execute(s, t, err, errmsg, msg, sizeof msg);
+            if (trace)
+                trace_task(s, t, t0, rc ? rc : err);
+            if (t->type == SIM_TASK_CALLBACK && !t->u.callback.block)
+                owe_report(s, t->u.callback.sub);
+
+            if (rc && !err) {
+                err = rc;
+                memcpy(errmsg, msg, sizeof errmsg);
+                if (!publish_together)
+                    pthread_mutex_lock(&s->lock);
+                s->error = rc;
+                memcpy(s->errmsg, msg, sizeof s->errmsg);
+                if (!publish_together)
+                    pthread_mutex_unlock(&s->lock);
+            }
+            publish_completed(s, t->seq, publish_together);
+            if (publish_together)
+                pthread_mutex_unlock(&s->lock);
+            task_done(s, t);
+        }
         pthread_mutex_lock(&s->lock);
     }
     pthread_mutex_unlock(&s->lock);
@@ -609,7 +633,14 @@ SIM_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
 {
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(status);
-    aclError rc;
+    aclError rc, snap;
+    /* Inside this stream's callback: the status as of delivery. The completion queue asks this
+     * for every completion, so a clean stream is answered without a lookup or a lock. */
+    bool in_callback = stream && sim_callback_snapshot(stream, &snap);
+    if (in_callback && !snap) {
+        *status = ACL_STREAM_STATUS_NOT_READY;
+        return ACL_SUCCESS;
+    }
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
     if (!s)
         return rc;
@@ -617,8 +648,7 @@ SIM_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
     *status = s->completed == s->submitted ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
     rc = s->error;
     pthread_mutex_unlock(&s->lock);
-    aclError snap;
-    if (sim_callback_snapshot(stream, &snap)) { /* inside this stream's callback: as of delivery */
+    if (in_callback) {
         *status = ACL_STREAM_STATUS_NOT_READY;
         rc = snap;
     }
