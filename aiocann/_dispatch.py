@@ -34,8 +34,8 @@ _WAIT_TIMEOUT_CODE = 107019  # ACL_ERROR_RT_WAIT_TIMEOUT, used for watchdog fail
 
 
 class Dispatcher:
-    def __init__(self, completion_timeout: float) -> None:
-        cq = lib.aiocann_cq_new()
+    def __init__(self, ctx: Any, completion_timeout: float) -> None:
+        cq = lib.aiocann_cq_new(ctx)
         if cq == ffi.NULL:
             raise MemoryError("cannot create a completion queue (out of memory or file descriptors)")
         self.cq = cq

@@ -31,7 +31,6 @@ __all__ = [
     "backend",
     "bind_context",
     "check",
-    "context_key",
     "ffi",
     "in_context",
     "last_error_message",
@@ -141,33 +140,21 @@ def check(rc: int, api: str | None = None) -> None:
 #
 # ACL's current context is per thread. The async layer runs many devices from one event-loop
 # thread (and uses worker threads for blocking calls), so before any call that depends on the
-# current context it binds the device's context. The binding is cached per thread to keep the
-# launch path to one integer comparison; only aiocann sets contexts on the threads it drives.
+# current context it binds the device's context. The binding is cached per thread in C
+# (aiocann_bind_context), where the launch fast path checks it too without a second call;
+# only aiocann sets contexts on the threads it drives.
 
-_tls = threading.local()
 _T = TypeVar("_T")
 
 
-_tls.ctx = None
-
-
-def context_key(ctx: Any) -> int:
-    return int(ffi.cast("uintptr_t", ctx))
-
-
-def bind_context(ctx: Any, key: int | None = None) -> None:
-    """Make ``ctx`` (an aclrtContext) current in the calling thread, if it is not already.
-    ``key`` is ``context_key(ctx)``, precomputed by callers on hot paths."""
-    if key is None:
-        key = int(ffi.cast("uintptr_t", ctx))
-    if getattr(_tls, "ctx", None) != key:
-        check(lib.aclrtSetCurrentContext(ctx), "aclrtSetCurrentContext")
-        _tls.ctx = key
+def bind_context(ctx: Any) -> None:
+    """Make ``ctx`` (an aclrtContext) current in the calling thread, if it is not already."""
+    check(lib.aiocann_bind_context(ctx), "aclrtSetCurrentContext")
 
 
 def forget_context() -> None:
     """The calling thread's current context was changed behind the cache (aclrtSetDevice...)."""
-    _tls.ctx = None
+    lib.aiocann_forget_context()
 
 
 def in_context(ctx: Any, fn: Callable[[], _T]) -> _T:
@@ -188,4 +175,4 @@ def in_context(ctx: Any, fn: Callable[[], _T]) -> _T:
     finally:
         if had:
             lib.aclrtSetCurrentContext(old[0])
-        _tls.ctx = int(ffi.cast("uintptr_t", old[0])) if had else None
+        lib.aiocann_forget_context()

@@ -30,7 +30,7 @@ import numpy as np
 
 from . import _runtime, errors, profile
 from ._dispatch import Dispatcher
-from ._lib import bind_context, check, context_key, ffi, lib
+from ._lib import bind_context, check, ffi, lib
 from .memory import DeviceArray, StagingPool, allocate_pinned, shape_and_dtype
 
 if TYPE_CHECKING:
@@ -82,7 +82,6 @@ class Device:
         self._state = "new"  # new -> open -> closing -> closed
         self._acl: _runtime.AclDevice | None = None
         self._ctx: Any = None
-        self._ctx_key = 0
         self._dispatcher: Dispatcher | None = None
         self._stack: AsyncExitStack | None = None
         self._cv_token: Any = None
@@ -111,9 +110,8 @@ class Device:
         stack = AsyncExitStack()
         try:
             self._ctx = acl.ctx
-            self._ctx_key = context_key(self._ctx)
-            bind_context(self._ctx, self._ctx_key)
-            self._dispatcher = dispatcher = Dispatcher(self.completion_timeout)
+            bind_context(self._ctx)
+            self._dispatcher = dispatcher = Dispatcher(self._ctx, self.completion_timeout)
             stack.callback(dispatcher.close)
             tg = await stack.enter_async_context(anyio.create_task_group())
             serve_scope = await tg.start(self._serve, dispatcher)
@@ -199,7 +197,7 @@ class Device:
         """Check the device is usable and make its context current in this thread."""
         if self._state != "open":
             raise errors.ClosedError(f"Device({self.index}) is {'not open yet' if self._state == 'new' else 'closed'}")
-        bind_context(self._ctx, self._ctx_key)
+        bind_context(self._ctx)
 
     @property
     def dispatcher(self) -> Dispatcher:

@@ -129,7 +129,7 @@ class Stream:
                         pass  # reported below as the stream's first error
                 dev = self._device
                 handle, self._handle = self._handle, None
-                bind_context(dev._ctx, dev._ctx_key)  # also while the device is closing
+                bind_context(dev._ctx)  # also while the device is closing
                 lib.aclrtUnSubscribeReport(dev.reporter_thread_id, handle)
                 # Destroy waits for unfinished tasks: only orphaned work (see _enqueue_failed)
                 # or work whose callback timed out can still be running, so do it off the loop.
@@ -198,7 +198,7 @@ class Stream:
         Binds the device's context when it returns True."""
         if self._state == "open" and self._in_flight < self.max_in_flight and not self._slot_waiters:
             dev = self._device
-            bind_context(dev._ctx, dev._ctx_key)  # the device is open while its stream is
+            bind_context(dev._ctx)  # the device is open while its stream is
             return True
         return False
 
@@ -243,7 +243,7 @@ class Stream:
     ) -> Completion:
         """Register the Completion for work just enqueued with ``token``."""
         c = Completion(self, what, keep, arrays, on_done)
-        self._device._dispatcher.register(token, c)  # type: ignore[union-attr]
+        self._device._dispatcher._pending[token] = c  # type: ignore[union-attr]  # register(), inlined
         self._in_flight += 1
         self._last = c
         if profile._active is not None:

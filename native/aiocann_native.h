@@ -30,9 +30,17 @@ int aiocann_has_function(const char *name);
  * (native/common/host_probe.h). */
 int aiocann_host_accessible(const void *p, size_t len, int write);
 
+/* ---- contexts ---- */
+/* Makes ctx the calling thread's current context, unless aiocann already made it so on this
+ * thread (a thread-local cache: the launch path then costs one comparison, not a call). */
+aclError aiocann_bind_context(aclrtContext ctx);
+/* The calling thread's current context was changed other than by aiocann_bind_context. */
+void aiocann_forget_context(void);
+
 /* ---- completion queue ---- */
+/* A queue serves the streams of one context: the calls below that enqueue work bind it. */
 typedef struct aiocann_cq aiocann_cq;
-aiocann_cq *aiocann_cq_new(void);
+aiocann_cq *aiocann_cq_new(aclrtContext ctx);
 void aiocann_cq_free(aiocann_cq *cq);
 /* An eventfd that is readable exactly while completions are queued. */
 int aiocann_cq_fd(aiocann_cq *cq);
@@ -56,7 +64,8 @@ uint64_t aiocann_reporter_thread_id(aiocann_reporter *r);
 aclError aiocann_reporter_stop(aiocann_reporter *r);
 
 /* ---- fast paths ---- */
-/* aclrtLaunchKernelWithConfig followed by aiocann_cq_enqueue(cq, stream, token), as one call.
+/* aclrtLaunchKernelWithConfig followed by aiocann_cq_enqueue(cq, stream, token), as one call
+ * (with the queue's context bound first).
  * *launched is set to 1 once the kernel is enqueued: a failure with *launched == 1 means the
  * kernel will run but no completion will come for it. */
 aclError aiocann_launch(aiocann_cq *cq, aclrtFuncHandle func, uint32_t num_blocks, aclrtStream stream,
@@ -65,5 +74,8 @@ aclError aiocann_launch(aiocann_cq *cq, aclrtFuncHandle func, uint32_t num_block
 aclError aiocann_memcpy(aiocann_cq *cq, void *dst, size_t dest_max, const void *src, size_t count,
                         aclrtMemcpyKind kind, aclrtStream stream, uint64_t token, int *launched);
 /* cffi-end */
+
+/* Internal to the extension. */
+aclrtContext aiocann_cq_context(aiocann_cq *cq);
 
 #endif /* AIOCANN_NATIVE_H_ */

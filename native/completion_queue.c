@@ -42,17 +42,34 @@ typedef struct cq_entry {
 } cq_entry;
 
 struct aiocann_cq {
+    aclrtContext ctx;
+    aclrtCallbackBlockType cb_type; /* see the top of this file */
     pthread_mutex_t lock;
     cq_entry *ring;
     size_t cap, head, count; /* ring buffer, grows by doubling */
     int fd;
 };
 
-aiocann_cq *aiocann_cq_new(void)
+static __thread aclrtContext t_ctx; /* what aiocann_bind_context last made current here */
+
+aclError aiocann_bind_context(aclrtContext ctx)
+{
+    if (ctx == t_ctx)
+        return ACL_SUCCESS;
+    aclError rc = aclrtSetCurrentContext(ctx);
+    t_ctx = rc ? NULL : ctx;
+    return rc;
+}
+
+void aiocann_forget_context(void) { t_ctx = NULL; }
+
+aiocann_cq *aiocann_cq_new(aclrtContext ctx)
 {
     aiocann_cq *cq = calloc(1, sizeof *cq);
     if (!cq)
         return NULL;
+    cq->ctx = ctx;
+    cq->cb_type = aclsimCallbackStatusSnapshot() ? ACL_CALLBACK_NO_BLOCK : ACL_CALLBACK_BLOCK;
     cq->cap = 1024;
     cq->ring = malloc(cq->cap * sizeof *cq->ring);
     cq->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -157,16 +174,20 @@ static void on_complete(void *user)
 
 aclError aiocann_cq_enqueue(aiocann_cq *cq, aclrtStream stream, uint64_t token)
 {
+    aclError rc = aiocann_bind_context(cq->ctx);
+    if (rc)
+        return rc;
     pending *p = malloc(sizeof *p);
     if (!p)
         return ACL_ERROR_BAD_ALLOC;
     *p = (pending){cq, stream, token};
-    aclrtCallbackBlockType type = aclsimCallbackStatusSnapshot() ? ACL_CALLBACK_NO_BLOCK : ACL_CALLBACK_BLOCK;
-    aclError rc = aclrtLaunchCallback(on_complete, p, type, stream);
+    rc = aclrtLaunchCallback(on_complete, p, cq->cb_type, stream);
     if (rc)
         free(p);
     return rc;
 }
+
+aclrtContext aiocann_cq_context(aiocann_cq *cq) { return cq->ctx; }
 
 /* ------------------------------------------------------------------ report thread -------- */
 

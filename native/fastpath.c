@@ -11,7 +11,9 @@ aclError aiocann_launch(aiocann_cq *cq, aclrtFuncHandle func, uint32_t num_block
                         aclrtLaunchKernelCfg *cfg, aclrtArgsHandle args, uint64_t token, int *launched)
 {
     *launched = 0;
-    aclError rc = aclrtLaunchKernelWithConfig(func, num_blocks, stream, cfg, args, NULL);
+    aclError rc = aiocann_bind_context(aiocann_cq_context(cq));
+    if (!rc)
+        rc = aclrtLaunchKernelWithConfig(func, num_blocks, stream, cfg, args, NULL);
     if (rc)
         return rc;
     *launched = 1;
@@ -22,7 +24,9 @@ aclError aiocann_memcpy(aiocann_cq *cq, void *dst, size_t dest_max, const void *
                         aclrtMemcpyKind kind, aclrtStream stream, uint64_t token, int *launched)
 {
     *launched = 0;
-    aclError rc = aclrtMemcpyAsync(dst, dest_max, src, count, kind, stream);
+    aclError rc = aiocann_bind_context(aiocann_cq_context(cq));
+    if (!rc)
+        rc = aclrtMemcpyAsync(dst, dest_max, src, count, kind, stream);
     if (rc)
         return rc;
     *launched = 1;

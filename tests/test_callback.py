@@ -227,11 +227,11 @@ class NativeQueue:
 
     def __init__(self, stream: Any) -> None:
         self.stream = stream
-        self.cq = lib.aiocann_cq_new()
-        assert self.cq != ffi.NULL
-        self.fd = lib.aiocann_cq_fd(self.cq)
         ctx = ffi.new("aclrtContext *")
         check(lib.aclrtGetCurrentContext(ctx))
+        self.cq = lib.aiocann_cq_new(ctx[0])
+        assert self.cq != ffi.NULL
+        self.fd = lib.aiocann_cq_fd(self.cq)
         rc = ffi.new("aclError *")
         self.reporter = lib.aiocann_reporter_start(ctx[0], rc)
         check(rc[0], "aiocann_reporter_start")

@@ -28,7 +28,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from .._lib import ffi, lib
+from .._lib import ffi, forget_context, lib
 from ._convert import addr, cstr, i32, u32, u64, vptr
 
 __all__ = [
@@ -103,15 +103,22 @@ def _api(name: str) -> str:
 # ----------------------------------------------------------------------- device and context
 
 
+# Calls that change the thread's current context call forget_context() first: the async layer
+# caches the context it bound per thread, and may run on this thread too.
+
+
 def set_device(device_id: int, /) -> int:
+    forget_context()
     return int(lib.aclrtSetDevice(i32(device_id, _api("set_device"))))
 
 
 def reset_device(device_id: int, /) -> int:
+    forget_context()
     return int(lib.aclrtResetDevice(i32(device_id, _api("reset_device"))))
 
 
 def reset_device_force(device_id: int, /) -> int:
+    forget_context()
     return int(lib.aclrtResetDeviceForce(i32(device_id, _api("reset_device_force"))))
 
 
@@ -132,6 +139,7 @@ def synchronize_device(*_ignored: object) -> int:
 
 
 def create_context(device_id: int, /) -> tuple[int, int]:
+    forget_context()
     dev = i32(device_id, _api("create_context"))
     out = ffi.new("aclrtContext *")
     ret = lib.aclrtCreateContext(out, dev)
@@ -139,11 +147,13 @@ def create_context(device_id: int, /) -> tuple[int, int]:
 
 
 def destroy_context(context: int, /) -> int:
+    forget_context()
     return int(lib.aclrtDestroyContext(vptr(context, _api("destroy_context"))))
 
 
 def set_context(context: int, /) -> int:
     """aclrtSetCurrentContext."""
+    forget_context()
     return int(lib.aclrtSetCurrentContext(vptr(context, _api("set_context"))))
 
 
