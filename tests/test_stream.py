@@ -23,6 +23,7 @@ from acl_util import (
     STREAM_COMPLETE,
     STREAM_NOT_READY,
     KernelArgs,
+    acl_session,
     addr,
     expect,
     last_error,
@@ -32,6 +33,7 @@ from acl_util import (
 )
 
 from aiocann._lib import check, ffi, lib
+from aiocann.errors import AclError
 
 pytest_plugins = ["acl_fixtures"]
 
@@ -315,3 +317,27 @@ def test_failure_reaches_streams_waiting_on_its_events(acl, k):
     expect(RT_AICORE_EXCEPTION, sync_rc(b), "poke")
     expect(RT_AICORE_EXCEPTION, lib.aclrtSynchronizeEvent(e), "poke")  # complete: b waited on it
     assert acl.from_device(out, 1, np.int32).tolist() == [0]
+
+
+@pytest.mark.parametrize("spin_us", ["0", "1000"])
+def test_worker_polling_setting_keeps_order(spin_us, test_kernels_path):
+    """AIOCANN_SIM_SPIN_US=0: workers sleep as soon as their queue runs dry; 1000: they poll.
+    Either way every launch runs, in submission order, including ones submitted while the
+    worker sleeps (the gaps) or polls."""
+    with acl_session(AIOCANN_SIM_SPIN_US=spin_us) as acl:
+        fn = acl.function(test_kernels_path, "write_value")
+        s = acl.stream()
+        out = acl.malloc(4 * 64)
+        acl.zeros(out, 4 * 64)
+        for i in range(64):
+            acl.launch(fn, 1, s, ("ptr", out), ("uint32_t", i), ("int32_t", i * 3 + 1))
+            if i % 16 == 0:
+                time.sleep(0.002)  # longer than a 1000 us poll: the worker goes to sleep
+        acl.sync(s)
+        assert acl.from_device(out, (64,), np.int32).tolist() == [i * 3 + 1 for i in range(64)]
+
+
+def test_worker_polling_setting_is_validated():
+    with pytest.raises(AclError) as e, acl_session(AIOCANN_SIM_SPIN_US="fast"):
+        pass
+    assert e.value.code == 100000 and "AIOCANN_SIM_SPIN_US" in str(e.value)

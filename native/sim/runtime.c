@@ -8,6 +8,8 @@
  *   AIOCANN_SIM_MEMORY       device memory per device, e.g. 512m, 4g (default 4g)
  *   AIOCANN_SIM_MAX_STREAMS  streams per device incl. default ones   (default 1984)
  *   AIOCANN_SIM_MAX_EVENTS   events per device                       (default 65536)
+ *   AIOCANN_SIM_SPIN_US      how long a stream worker whose queue ran dry polls it before
+ *                            sleeping, in microseconds; 0 never polls (default 30)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -127,6 +129,9 @@ static aclError read_config(sim_config *c)
     if ((rc = env_long("AIOCANN_SIM_MAX_EVENTS", 1, 1 << 20, 65536, &v)))
         return rc;
     c->max_events = (int)v;
+    if ((rc = env_long("AIOCANN_SIM_SPIN_US", 0, 1000000, 30, &v)))
+        return rc;
+    c->spin_ns = (uint64_t)v * 1000u;
     if ((rc = env_size("AIOCANN_SIM_MEMORY", 4ull << 30, &c->device_memory)))
         return rc;
     return ACL_SUCCESS;

@@ -55,6 +55,7 @@ typedef struct sim_config {
     size_t device_memory;    /* AIOCANN_SIM_MEMORY (bytes, k/m/g suffix), default 4 GiB */
     int max_streams;         /* AIOCANN_SIM_MAX_STREAMS, default 1984 (incl. default streams) */
     int max_events;          /* AIOCANN_SIM_MAX_EVENTS, default 65536 */
+    uint64_t spin_ns;        /* AIOCANN_SIM_SPIN_US: how long an idle stream worker polls */
 } sim_config;
 
 /* ------------------------------------------------------------------ locks ----------------- */

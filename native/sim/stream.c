@@ -223,13 +223,12 @@ static void owe_report(sim_stream *s, sim_subscriber *sub)
     s->owed++;
 }
 
-/* A worker whose queue runs dry keeps polling it for STREAM_SPIN_NS before it sleeps: host
+/* A worker whose queue runs dry keeps polling it for a while (AIOCANN_SIM_SPIN_US, 30 us by
+ * default) before it sleeps: host
  * programs submit in bursts, and a worker that sleeps between two launches makes each of
  * them pay a futex wake-up and a context switch, several times the cost of the launch itself.
  * It yields the CPU while it polls, and at most one worker fewer than there are CPUs polls at
  * a time, so polling never takes the core the submitting thread needs. */
-#define STREAM_SPIN_NS 30000ull
-
 static atomic_int g_spinners;
 
 static int max_spinners(void)
@@ -255,6 +254,9 @@ static inline void cpu_relax(void)
 
 static bool spin_for_work(sim_stream *s)
 {
+    uint64_t spin_ns = g_rt.cfg.spin_ns;
+    if (!spin_ns)
+        return false;
     if (atomic_fetch_add(&g_spinners, 1) >= max_spinners()) {
         atomic_fetch_sub(&g_spinners, 1);
         return false;
@@ -264,7 +266,7 @@ static bool spin_for_work(sim_stream *s)
     for (unsigned i = 1; !more; i++) {
         more = atomic_load_explicit(&s->submitted, memory_order_relaxed) != seen;
         if (!more && i % 64 == 0) {
-            if (sim_now_ns() - start > STREAM_SPIN_NS)
+            if (sim_now_ns() - start > spin_ns)
                 break;
             sched_yield();
         }
