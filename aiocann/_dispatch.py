@@ -54,10 +54,7 @@ class Dispatcher:
         self._st_view = np.frombuffer(ffi.buffer(self._st_buf), dtype=np.int32)
         self.resolved = 0  # completions resolved so far (tests, stats)
 
-    # -- registration (event loop) ----------------------------------------------------------
-
-    def register(self, token: int, completion: Completion) -> None:
-        self._pending[token] = completion
+    # Stream._track registers Completions in _pending directly (the launch path).
 
     @property
     def pending(self) -> int:

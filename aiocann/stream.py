@@ -243,7 +243,7 @@ class Stream:
     ) -> Completion:
         """Register the Completion for work just enqueued with ``token``."""
         c = Completion(self, what, keep, arrays, on_done)
-        self._device._dispatcher._pending[token] = c  # type: ignore[union-attr]  # register(), inlined
+        self._device._dispatcher._pending[token] = c  # type: ignore[union-attr]
         self._in_flight += 1
         self._last = c
         if profile._active is not None:
