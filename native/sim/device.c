@@ -48,6 +48,14 @@ sim_device *sim_device_of(int32_t id)
     return (id >= 0 && id < n) ? sim_device_at(id) : NULL;
 }
 
+sim_context *sim_current_context_quiet(void)
+{
+    sim_obj *o = t_ctx ? sim_handle_get(t_ctx, SIM_KIND_CONTEXT) : NULL;
+    if (!o)
+        t_ctx = NULL;
+    return (sim_context *)o;
+}
+
 sim_context *sim_current_context(const char *func)
 {
     sim_obj *o = t_ctx ? sim_handle_get(t_ctx, SIM_KIND_CONTEXT) : NULL;
@@ -471,6 +479,7 @@ void sim_device_teardown(sim_device *d)
     d->default_ctx = NULL;
     d->active = false;
     d->refcount = 0;
+    d->peer_access = 0; /* peer mappings belong to the device's lifetime */
     sim_copy_stop(&d->copy);
     sim_pool_stop(&d->pool);
     sim_memory_fini(&d->mem);
@@ -554,10 +563,10 @@ SIM_API aclError aclrtGetDeviceCount(uint32_t *count)
     return ACL_SUCCESS;
 }
 
-SIM_API aclError aclrtSynchronizeDevice(void)
+/* Waits for every stream of the current device, within timeout ms overall (-1: forever). */
+static aclError synchronize_device(int32_t timeout, const char *func)
 {
-    SIM_CHECK_PROCESS();
-    sim_context *c = sim_current_context(__func__);
+    sim_context *c = sim_current_context(func);
     if (!c)
         return ACL_ERROR_RT_CONTEXT_NULL;
     sim_device *d = c->dev;
@@ -569,7 +578,7 @@ SIM_API aclError aclrtSynchronizeDevice(void)
     sim_stream **list = calloc((size_t)(n > 0 ? n : 1), sizeof *list);
     if (!list) {
         pthread_mutex_unlock(&d->lock);
-        return sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+        return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
     }
     for (sim_stream *s = d->streams; s && k < n; s = s->next) {
         sim_obj_get(&s->obj);
@@ -579,20 +588,48 @@ SIM_API aclError aclrtSynchronizeDevice(void)
 
     aclError first = ACL_SUCCESS;
     char msg[512];
+    /* One deadline for the whole device: each stream gets what is left of it. */
+    uint64_t deadline = timeout >= 0 ? sim_now_ns() + (uint64_t)timeout * 1000000ull : 0;
+    bool timed_out = false;
     for (int i = 0; i < k; i++) {
         pthread_mutex_lock(&list[i]->lock);
         uint64_t target = list[i]->submitted;
         pthread_mutex_unlock(&list[i]->lock);
-        sim_stream_wait_seq(list[i], target, -1);
+        int32_t left = -1;
+        if (timeout >= 0) {
+            uint64_t now = sim_now_ns();
+            left = now >= deadline ? 0 : (int32_t)((deadline - now + 999999ull) / 1000000ull);
+        }
+        if (!timed_out && sim_stream_wait_seq(list[i], target, left) == ETIMEDOUT)
+            timed_out = true;
         aclError e = sim_stream_error(list[i], msg, sizeof msg);
         if (e && !first) {
             first = e;
-            sim_error_message(__func__, msg);
+            sim_error_message(func, msg);
         }
         sim_obj_put(&list[i]->obj);
     }
     free(list);
+    if (!first && timed_out)
+        first = sim_fail_(func, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "device tasks still pending after %d ms", timeout);
     return first;
+}
+
+SIM_API aclError aclrtSynchronizeDevice(void)
+{
+    SIM_CHECK_PROCESS();
+    return synchronize_device(-1, __func__);
+}
+
+/* ACL checks the range ([-1, INT_MAX], else 107000) and passes 507046 through on expiry
+ * (src/acl/aclrt_impl/device.cpp aclrtSynchronizeDeviceWithTimeoutImpl). */
+SIM_API aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
+{
+    SIM_CHECK_PROCESS();
+    if (timeout < -1)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d is invalid (-1 waits forever, >= 0 is a limit in ms)",
+                        timeout);
+    return synchronize_device(timeout, __func__);
 }
 
 SIM_API aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)

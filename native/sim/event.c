@@ -112,6 +112,11 @@ static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type,
     sim_event *e = lookup(event, func, &rc);
     if (!e)
         return rc;
+    if (type == SIM_TASK_EVENT_RESET && e->ex_mode) { /* ApiErrorDecorator::EventReset */
+        sim_obj_put(&e->obj);
+        return sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "events from aclrtCreateEventExWithFlag cannot be reset (they need no reset)");
+    }
     if (type == SIM_TASK_EVENT_RESET && !(e->flags & ACL_EVENT_SYNC)) {
         sim_obj_put(&e->obj);
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "event was created without ACL_EVENT_SYNC and cannot be reset");
@@ -182,8 +187,17 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     }
     t->u.event.event = e;
     t->u.event.gen = gen;
-    if (!sim_stream_submit(s, t))
+    /* Counted before it can run (sim_event_execute_wait counts it done), and uncounted if
+     * the stream refuses it: aclrtQueryEventWaitStatus compares the two. */
+    pthread_mutex_lock(&e->lock);
+    e->waits_submitted++;
+    pthread_mutex_unlock(&e->lock);
+    if (!sim_stream_submit(s, t)) {
+        pthread_mutex_lock(&e->lock);
+        e->waits_submitted--;
+        pthread_mutex_unlock(&e->lock);
         rc = sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
+    }
     sim_obj_put(&s->obj);
     return rc;
 }
@@ -218,6 +232,7 @@ aclError sim_event_execute_wait(sim_event *e, uint64_t gen, char *msg, size_t ms
     aclError err = e->error;
     if (err)
         snprintf(msg, msglen, "waited on an event recorded after a failure: %s", e->errmsg);
+    e->waits_done++;
     pthread_mutex_unlock(&e->lock);
     return err;
 }
@@ -238,6 +253,8 @@ SIM_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatu
         return rc;
     pthread_mutex_lock(&e->lock);
     *status = recorded_locked(e) && !e->error ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    if (e->ex_mode && e->record_gen == 0) /* new mode: no record yet is complete (Event::QueryEventStatus) */
+        *status = ACL_EVENT_RECORDED_STATUS_COMPLETE;
     pthread_mutex_unlock(&e->lock);
     sim_obj_put(&e->obj);
     return ACL_SUCCESS;

@@ -17,6 +17,11 @@
  *   binary.c       kernel binaries (host shared objects) and their functions
  *   kernel_args.c  aclrtKernelArgs*: layout and state machine of reference §10
  *   launch.c       aclrtLaunchKernelWithConfig / aclrtLaunchKernel
+ *   device_query.c what programs ask about devices and contexts: run mode, SoC, attributes,
+ *                  utilization, status, id mappings, peer access, system parameters
+ *   event_query.c  event queries that need only public event state (ids, wait status, ...)
+ *   stream_attr.c  stream attributes, forced stream destruction
+ *   memory_ext.c   the other allocation calls, cache maintenance, pointer attributes, 2-D copies
  *
  * Locking order (outer to inner): g_rt.lock > device->lock > stream->lock > event->lock /
  * subscriber->lock / pool->lock > handle table lock. No lock is held while a kernel block,
@@ -86,6 +91,7 @@ typedef enum sim_kind {
     SIM_KIND_EVENT = 3,
     SIM_KIND_BINARY = 4,
     SIM_KIND_FUNCTION = 5,
+    SIM_KIND_BINARY_DESC = 6, /* aclrtCreateBinary's descriptor (not loaded) */
 } sim_kind;
 
 /* Every handle-bearing object starts with this header. The table holds one reference while
@@ -105,6 +111,9 @@ sim_obj *sim_handle_close(const void *h, sim_kind k); /* unregisters; returns th
 void sim_obj_get(sim_obj *o);
 void sim_obj_put(sim_obj *o);
 const char *sim_kind_name(sim_kind k);
+/* The slot index a live handle encodes: a small integer, unique among live handles and reused
+ * after a close, which is what the runtime's per-device ids (event ids) look like. */
+uint32_t sim_handle_slot(const void *h);
 
 /* ------------------------------------------------------------------ faults (fault.c) ----- */
 
@@ -140,6 +149,7 @@ typedef struct sim_runtime {
     bool initialized;
     sim_config cfg;
     uint64_t secret;             /* mixes user-memory args-handle cookies */
+    uint64_t init_refs;          /* aclInit calls since the first, for aclFinalizeReference */
 } sim_runtime;
 
 extern sim_runtime g_rt;
@@ -250,12 +260,17 @@ typedef struct sim_memory {
     size_t nfree, cap_free;
 } sim_memory;
 
+#define SIM_CTX_SYS_OPTS 3 /* aclrtCtxSetSysParamOpt accepts options 0..2 */
+
 struct sim_context {
     sim_obj obj;
     struct sim_device *dev;
     bool is_default;
     struct sim_stream *default_stream;
     struct sim_context *next; /* device->contexts */
+    /* aclrtCtxSetSysParamOpt values, guarded by dev->lock; unset ones read as 107021. */
+    bool sys_opt_set[SIM_CTX_SYS_OPTS];
+    int64_t sys_opt[SIM_CTX_SYS_OPTS];
 };
 
 struct sim_device {
@@ -268,6 +283,7 @@ struct sim_device {
     struct sim_stream *streams;  /* all streams incl. default ones */
     int num_streams;
     atomic_int num_events;
+    uint64_t peer_access;        /* bit p: aclrtDeviceEnablePeerAccess(p) done here (lock) */
     sim_core_pool pool;
     sim_copy_engine copy;
     sim_memory mem;
@@ -277,6 +293,7 @@ sim_device *sim_device_at(int i);     /* the static slot i < SIM_MAX_DEVICES, co
 sim_device *sim_device_of(int32_t id); /* NULL when id is not a configured device */
 /* The calling thread's current context, +1 ref; NULL with 107002 recorded when none. */
 sim_context *sim_current_context(const char *func);
+sim_context *sim_current_context_quiet(void); /* the same, recording no error when there is none */
 void sim_device_teardown(sim_device *d);                   /* under d->lock */
 /* Unlinks s from its device's stream list (takes d->lock). */
 void sim_device_forget_stream(sim_stream *s);
@@ -307,6 +324,13 @@ aclError sim_copy_execute(int device, void *dst, const void *src, size_t count, 
                           char *msg, size_t msglen);
 void sim_copy_stop(sim_copy_engine *e);
 void sim_pinned_free_all(void);
+/* Allocates size bytes of d's memory (d active). `padded`: ACL's size rounding adds 32 bytes
+ * (aclrtMalloc, aclrtMallocCached); aclrtMallocAlign32 only rounds to a multiple of 32. */
+aclError sim_dev_alloc(sim_device *d, size_t size, bool padded, void **out);
+/* Runs a 2-D copy (height rows of width bytes, pitches apart) on device's copy engine and
+ * waits for it; 0 or 507013 with msg. A 1-D copy is height 1. */
+aclError sim_copy_execute_2d(int device, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                             size_t height, char *msg, size_t msglen);
 
 /* ------------------------------------------------------------------ streams (stream.c) --- */
 
@@ -343,9 +367,11 @@ typedef struct sim_task {
         struct {
             void *dst;
             const void *src;
-            size_t count;
+            size_t count;            /* bytes in all (2-D: width * height) */
             int32_t value;
             int device;              /* engine that runs it */
+            size_t width, height;    /* aclrtMemcpy2dAsync: height rows of width bytes; 0 = 1-D */
+            size_t dpitch, spitch;
         } copy;
         struct {
             struct sim_event *event; /* holds a ref */
@@ -393,6 +419,11 @@ struct sim_stream {
     pthread_t thread;
     sim_guard *guard;            /* the worker's fault guard (it runs blocks on borrowed cores) */
     struct sim_stream *next;     /* device->streams */
+    /* issue 11 (stream_attr.c): aclrtDestroyStreamForce sets `discard`, after which the
+     * worker discards what is left instead of running it (sim_task_discard); attributes
+     * kept for aclrtSet/GetStreamAttribute, guarded by lock. */
+    atomic_bool discard;
+    uint32_t user_tag, cache_op_info;
 };
 
 /* Resolves a stream argument: NULL is the current context's default stream. +1 ref, and *rc
@@ -403,6 +434,10 @@ sim_stream *sim_stream_resolve(aclrtStream s, const char *func, aclError *rc);
 sim_stream *sim_stream_for_work(aclrtStream s, const char *func, aclError *rc);
 /* A zeroed task: one the calling thread took from a stream's recycled tasks, or a new one. */
 sim_task *sim_task_new(sim_task_type type);
+/* Runs in place of a task on a stream being force-destroyed (stream_attr.c): nothing is
+ * executed, but an event record completes its event and a wait counts as passed, so nobody
+ * waits forever for work that will never run. Returns 0. */
+aclError sim_task_discard(sim_task *t);
 void sim_task_free(sim_task *t); /* drops the references the task holds, frees it */
 /* Enqueues t; returns its sequence number, or 0 (and frees t) when the stream is stopping. */
 uint64_t sim_stream_submit(sim_stream *s, sim_task *t);
@@ -428,6 +463,11 @@ struct sim_event {
     uint64_t timestamp_ns;
     aclError error;        /* error of the stream at the newest executed record */
     char errmsg[512];
+    /* issue 11: aclrtCreateEventExWithFlag's events ("new mode": no reset, no QueryEvent or
+     * QueryEventWaitStatus; complete until first recorded), set once at creation; and the
+     * stream waits on this event submitted and executed so far (aclrtQueryEventWaitStatus). */
+    bool ex_mode;
+    uint64_t waits_submitted, waits_done;
 };
 
 void sim_event_execute_record(sim_event *e, uint64_t gen, aclError err, const char *msg);

@@ -119,6 +119,8 @@ static void task_done(sim_stream *s, sim_task *t)
 
 static aclError execute(sim_stream *s, sim_task *t, aclError err, const char *errmsg, char *msg, size_t msglen)
 {
+    if (atomic_load_explicit(&s->discard, memory_order_relaxed)) /* aclrtDestroyStreamForce (issue 11) */
+        return sim_task_discard(t);
     switch (t->type) {
     case SIM_TASK_KERNEL:
         return err ? ACL_SUCCESS : sim_kernel_execute(s, t, msg, msglen);
@@ -126,6 +128,9 @@ static aclError execute(sim_stream *s, sim_task *t, aclError err, const char *er
     case SIM_TASK_MEMSET:
         if (err)
             return ACL_SUCCESS;
+        if (t->u.copy.height) /* aclrtMemcpy2dAsync (issue 11) */
+            return sim_copy_execute_2d(t->u.copy.device, t->u.copy.dst, t->u.copy.dpitch, t->u.copy.src,
+                                       t->u.copy.spitch, t->u.copy.width, t->u.copy.height, msg, msglen);
         return sim_copy_execute(t->u.copy.device, t->u.copy.dst, t->u.copy.src, t->u.copy.count,
                                 t->type == SIM_TASK_MEMSET, t->u.copy.value, msg, msglen);
     case SIM_TASK_EVENT_RECORD:
