@@ -266,6 +266,115 @@ static void test_concurrency(const char *kernel_path)
     OK(aclrtBinaryUnLoad(bin));
 }
 
+/* Issue 11's queries racing the work they observe: a thread polls utilization, event and wait
+ * status, stream attributes, pointer attributes and resource counts while the main thread
+ * launches, waits on events across streams, copies in 2-D and force-destroys busy streams. */
+typedef struct poller {
+    atomic_int stop;
+    aclrtStream stream;
+    aclrtEvent event;
+    void *dev;
+    int polls;
+} poller;
+
+static void *poll_main(void *arg)
+{
+    poller *p = arg;
+    OK(aclrtSetDevice(0));
+    while (!atomic_load(&p->stop)) {
+        aclrtUtilizationInfo u = {0};
+        OK(aclrtGetDeviceUtilizationRate(0, &u));
+        CHECK(u.cubeUtilization >= 0 && u.cubeUtilization <= 100);
+        aclrtEventWaitStatus ws;
+        aclrtEventStatus es;
+        OK(aclrtQueryEventWaitStatus(p->event, &ws));
+        OK(aclrtQueryEvent(p->event, &es));
+        aclrtStreamAttrValue v;
+        OK(aclrtGetStreamAttribute(p->stream, ACL_STREAM_ATTR_USER_CUSTOM_TAG, &v));
+        aclrtPtrAttributes pa;
+        OK(aclrtPointerGetAttributes(p->dev, &pa));
+        CHECK(pa.location.type == ACL_MEM_LOCATION_TYPE_DEVICE);
+        uint32_t n;
+        OK(aclrtGetStreamAvailableNum(&n));
+        OK(aclrtGetEventAvailNum(&n));
+        int32_t status;
+        OK(aclrtDevicePeerAccessStatus(0, 1, &status));
+        p->polls++;
+    }
+    OK(aclrtResetDevice(0));
+    return NULL;
+}
+
+static void test_queries_under_load(const char *kernel_path)
+{
+    aclrtBinHandle bin;
+    aclrtFuncHandle fn;
+    OK(aclrtBinaryLoadFromFile(kernel_path, NULL, &bin));
+    OK(aclrtBinaryGetFunction(bin, "add_custom", &fn));
+    const size_t n = 4096, bytes = n * sizeof(float);
+    aclrtStream s1, s2;
+    aclrtEvent ev;
+    void *x, *z, *host;
+    OK(aclrtCreateStream(&s1));
+    OK(aclrtCreateStream(&s2));
+    OK(aclrtCreateEvent(&ev));
+    OK(aclrtMalloc(&x, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMallocAlign32(&z, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMallocHost(&host, bytes));
+    memset(host, 0, bytes);
+    OK(aclrtMemset(x, bytes, 0, bytes));
+
+    poller p = {.stream = s1, .event = ev, .dev = x};
+    atomic_init(&p.stop, 0);
+    pthread_t tid;
+    pthread_create(&tid, NULL, poll_main, &p);
+    for (int round = 0; round < 40; round++) {
+        aclrtArgsHandle args;
+        aclrtParamHandle prm, ph;
+        OK(aclrtKernelArgsInit(fn, &args));
+        OK(aclrtKernelArgsAppend(args, &x, 8, &prm));
+        OK(aclrtKernelArgsAppend(args, &x, 8, &prm));
+        OK(aclrtKernelArgsAppend(args, &z, 8, &prm));
+        OK(aclrtKernelArgsAppendPlaceHolder(args, &ph));
+        void *t;
+        OK(aclrtKernelArgsGetPlaceHolderBuffer(args, ph, sizeof(add_tiling), &t));
+        ((add_tiling *)t)->total = (uint32_t)n;
+        OK(aclrtKernelArgsFinalize(args));
+        OK(aclrtLaunchKernelWithConfig(fn, 4, s1, NULL, args, NULL));
+        OK(aclrtRecordEvent(ev, s1));
+        OK(aclrtStreamWaitEvent(s2, ev));
+        /* 2-D: 16 rows of 64 floats, every other row of the host buffer */
+        OK(aclrtMemcpy2dAsync(z, 256, host, 512, 256, 8, ACL_MEMCPY_HOST_TO_DEVICE, s2));
+        aclrtStreamAttrValue tag = {.userCustomTag = (uint32_t)round};
+        OK(aclrtSetStreamAttribute(s1, ACL_STREAM_ATTR_USER_CUSTOM_TAG, &tag));
+        /* A busy stream destroyed by force: its queue is discarded while the poller looks on. */
+        aclrtStream doomed;
+        OK(aclrtCreateStream(&doomed));
+        OK(aclrtStreamWaitEvent(doomed, ev));
+        OK(aclrtMemsetAsync(z, bytes, 0, bytes, doomed));
+        OK(aclrtRecordEvent(ev, doomed));
+        OK(aclrtDestroyStreamForce(doomed));
+        if (round % 10 == 0) {
+            OK(aclrtDeviceEnablePeerAccess(1, 0));
+            OK(aclrtDeviceDisablePeerAccess(1));
+        }
+    }
+    OK(aclrtSynchronizeDeviceWithTimeout(20000));
+    atomic_store(&p.stop, 1);
+    pthread_join(tid, NULL);
+    CHECK(p.polls > 0);
+    aclrtEventWaitStatus ws;
+    OK(aclrtQueryEventWaitStatus(ev, &ws));
+    CHECK(ws == ACL_EVENT_WAIT_STATUS_COMPLETE);
+    OK(aclrtDestroyEvent(ev));
+    OK(aclrtDestroyStream(s1));
+    OK(aclrtDestroyStream(s2));
+    OK(aclrtFree(x));
+    OK(aclrtFree(z));
+    OK(aclrtFreeHost(host));
+    OK(aclrtBinaryUnLoad(bin));
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -281,6 +390,7 @@ int main(int argc, char **argv)
     OK(aclrtSetDevice(0));
     test_seed_flow(argv[1]);
     test_concurrency(argv[1]);
+    test_queries_under_load(argv[1]);
     OK(aclrtResetDevice(0));
     OK(aclFinalize());
     CHECK_RC(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
