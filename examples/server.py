@@ -161,6 +161,7 @@ class Engine:
         self._arrived = anyio.Event()
         self._closing = False
         self._lanes_in, self._lanes_out = anyio.create_memory_object_stream[_Lane](config.streams)
+        self._streams: list[ac.Stream] = []
         self._kernels: dict[str, ac.Kernel] = {}
         self._device: ac.Device | None = None
         self._in_flight = 0
@@ -200,6 +201,7 @@ class Engine:
             wt, bias = await s.upload(np.ascontiguousarray(w.T)), await s.upload(b)
         for _ in range(cfg.streams):
             s = await dev.create_stream()  # closed by the Device on the way out
+            self._streams.append(s)  # held here: the lane queue drops its lanes when it closes
             x = dev.empty((cfg.max_batch, cfg.in_dim), np.float32)
             logits = dev.empty((cfg.max_batch, cfg.out_dim), np.float32)
             probs = dev.empty((cfg.max_batch, cfg.out_dim), np.float32)
@@ -292,9 +294,14 @@ class Engine:
             lane.matmul.update(4, self._mm_tiling(rows))
             lane.softmax.update(2, self._sm_tiling(rows))
             blocks = min(BLOCKS, rows)
-            await ac.launch(self._kernels["matmul"], lane.matmul, blocks=blocks, stream=s)
-            await ac.launch(self._kernels["softmax"], lane.softmax, blocks=blocks, stream=s)
+            mm = await ac.launch(self._kernels["matmul"], lane.matmul, blocks=blocks, stream=s)
+            sm = await ac.launch(self._kernels["softmax"], lane.softmax, blocks=blocks, stream=s)
             out = await s.download(lane.probs, out=lane.out_host)
+            # Streams go on after a failed kernel (ACL's continue-on-failure model), so the
+            # download succeeds even if a kernel failed: the kernels' own Completions say
+            # whether the rows are real. (They are done already: the download came after them.)
+            await mm
+            await sm
             offset = 0
             for r in batch:
                 r.result = out[offset:offset + r.rows].copy()
@@ -319,12 +326,14 @@ class Engine:
             self._lanes_in.send_nowait(lane)
 
     async def _replace_stream(self, lane: _Lane) -> None:
-        # A failed stream stays failed (every later launch on it reports the error): give the
-        # lane a fresh one, so that one bad batch does not poison the batches after it.
+        # The stream itself goes on after a failure, but it still holds the failure for its next
+        # synchronize point: give the lane a fresh stream and close the old one without
+        # reporting, since this batch's requests were already answered with the error.
         assert self._device is not None
         old = lane.stream
         try:
             lane.stream = await self._device.create_stream()
+            self._streams[self._streams.index(old)] = lane.stream
             await old.aclose(raise_errors=False)
         except Exception:
             log.exception("cannot replace the failed stream; its lane keeps failing")

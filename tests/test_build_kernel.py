@@ -263,5 +263,8 @@ def test_unloaded_binaries_and_their_functions(acl, test_kernels_path):
     expect(RT_INVALID_HANDLE, lib.aclrtBinaryUnLoad(binary), "binary")
     args = ffi.new("aclrtArgsHandle *")
     expect(RT_INVALID_HANDLE, lib.aclrtKernelArgsInit(wait, args), "function")
-    acl.sync(s)
-    assert acl.from_device(out, 2, np.int32).tolist() == [1, 2]
+    # The launch was queued when its binary was unloaded: its code is gone at once (as on the
+    # real runtime), so unless it had already started it fails on its stream -- never a crash.
+    rc = lib.aclrtSynchronizeStream(s)
+    assert rc in (0, 507015)
+    assert acl.from_device(out, 2, np.int32).tolist() == ([1, 2] if rc == 0 else [0, 0])

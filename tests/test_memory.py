@@ -147,20 +147,20 @@ def test_wrong_directions_and_bad_pointers(acl):
     over = rounded(n) + 1  # past the allocation's rounded size, all ACL gave it
     bad = vp(0x10)
     cases = {
-        "H2D into host memory": (lambda: lib.aclrtMemcpy(hx, n, hx, n, H2D), RT_PARAM_INVALID, "host memory"),
-        "H2D from device memory": (
-            lambda: lib.aclrtMemcpy(d, n, e, n, H2D),
-            RT_PARAM_INVALID,
-            "device memory",
-        ),
-        "D2H from host memory": (lambda: lib.aclrtMemcpy(hx, n, hx, n, D2H), RT_PARAM_INVALID, "host memory"),
-        "D2D from host memory": (lambda: lib.aclrtMemcpy(d, n, hx, n, D2D), RT_PARAM_INVALID, "host memory"),
+        # The runtime corrects a kind the addresses contradict (MemcpyKindAutoCorrect), but a
+        # side in plain host memory only admits the kinds its pair allows: H2H into device
+        # memory is not one of them.
         "H2H into device memory": (
             lambda: lib.aclrtMemcpy(d, n, hx, n, H2H),
             RT_PARAM_INVALID,
             "device memory",
         ),
-        "unknown kind": (lambda: lib.aclrtMemcpy(d, n, hx, n, 8), RT_PARAM_INVALID, "kind"),
+        "unknown kind": (lambda: lib.aclrtMemcpy(d, n, hx, n, 8), INVALID_PARAM, "kind"),
+        "inner device-to-device kind (not an ACL kind)": (
+            lambda: lib.aclrtMemcpy(d, n, e, n, 6),
+            INVALID_PARAM,
+            "kind",
+        ),
         "destMax < count": (lambda: lib.aclrtMemcpy(d, n - 1, hx, n, H2D), RT_PARAM_INVALID, "destMax"),
         "past the allocation": (
             lambda: lib.aclrtMemcpy(d, over, big, over, H2D),
@@ -287,3 +287,22 @@ def test_memset(acl, k):
     acl.launch(k.write_value, 1, s, ("ptr", d), ("uint32_t", 1), ("int32_t", 6))
     acl.sync(s)
     assert acl.from_device(d, 3, np.int32).tolist() == [0, 6, 0]
+
+
+def test_copy_kinds_are_corrected_from_the_addresses(acl):
+    """The runtime's MemcpyKindAutoCorrect: device memory forces the direction whatever kind is
+    passed, plain host memory admits the kinds of its pair, and count 0 succeeds before any
+    check (hicann/runtime api_error.cc, src/acl/aclrt_impl/memory.cpp)."""
+    x = np.arange(256, dtype=np.int32)
+    y = np.zeros_like(x)
+    hx, hy, n = ffi.from_buffer(x), ffi.from_buffer(y), x.nbytes
+    d, e = acl.malloc(n), acl.malloc(n)
+    check(lib.aclrtMemcpy(d, n, hx, n, 3))  # D2D from plain host memory into device: allowed
+    check(lib.aclrtMemcpy(e, n, d, n, 1))  # H2D between two device buffers: forced to D2D
+    check(lib.aclrtMemcpy(hy, n, e, n, 4))  # DEFAULT: device to host
+    assert y.tolist() == x.tolist()
+    z = np.zeros_like(x)
+    check(lib.aclrtMemcpy(ffi.from_buffer(z), n, hx, n, 2))  # D2H between host buffers: allowed
+    assert z.tolist() == x.tolist()
+    assert lib.aclrtMemcpy(ffi.NULL, 0, ffi.NULL, 0, 99) == 0  # count 0: nothing is checked
+    assert lib.aclrtMemcpyAsync(ffi.NULL, 0, ffi.NULL, 0, 99, ffi.NULL) == 0

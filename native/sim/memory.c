@@ -337,6 +337,11 @@ SIM_API aclError aclrtMallocHost(void **hostPtr, size_t size)
     if (size == 0)
         return sim_fail(ACL_ERROR_INVALID_PARAM, "size must be greater than 0");
     SIM_REQUIRE_INIT();
+    /* Pinned memory is pinned against the current context's device: none, 107002. */
+    sim_context *c = sim_current_context(__func__);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    sim_obj_put(&c->obj);
     size_t len = round_up(size, page_size());
     void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
@@ -566,53 +571,100 @@ static aclError describe_side(const char *func, const char *what, const void *p,
     return ACL_SUCCESS;
 }
 
+/* Where a copy's side lives, in the real runtime's terms (rtMemLocationType): device memory,
+ * registered host memory (aclrtMallocHost) or plain, unregistered host memory. */
+typedef enum { LOC_DEVICE, LOC_HOST, LOC_UNREGISTERED } mem_loc;
+
+/* ApiErrorDecorator::MemcpyKindAutoCorrect (api_error.cc): the kind is corrected from where the
+ * two sides live. Device and registered host memory force the direction; a side in
+ * unregistered memory allows the kinds listed for the pair, turns DEFAULT into the pair's
+ * default, and refuses the others with 107000. Kind 5 (HOST_TO_BUF_TO_DEVICE) is not
+ * corrected. Returns 0 with *kind corrected, or 107000. */
+static aclError correct_kind(const char *func, mem_loc src, mem_loc dst, aclrtMemcpyKind *kind)
+{
+    enum { H2H = 1 << ACL_MEMCPY_HOST_TO_HOST, H2D = 1 << ACL_MEMCPY_HOST_TO_DEVICE,
+           D2H = 1 << ACL_MEMCPY_DEVICE_TO_HOST, D2D = 1 << ACL_MEMCPY_DEVICE_TO_DEVICE };
+    static const struct { aclrtMemcpyKind forced; unsigned allowed; aclrtMemcpyKind dflt; } rules[3][3] = {
+        /* src device */
+        [LOC_DEVICE][LOC_DEVICE] = {ACL_MEMCPY_DEVICE_TO_DEVICE, 0, 0},
+        [LOC_DEVICE][LOC_HOST] = {ACL_MEMCPY_DEVICE_TO_HOST, 0, 0},
+        [LOC_DEVICE][LOC_UNREGISTERED] = {ACL_MEMCPY_DEFAULT, D2H | D2D, ACL_MEMCPY_DEVICE_TO_HOST},
+        /* src registered host */
+        [LOC_HOST][LOC_DEVICE] = {ACL_MEMCPY_HOST_TO_DEVICE, 0, 0},
+        [LOC_HOST][LOC_HOST] = {ACL_MEMCPY_HOST_TO_HOST, 0, 0},
+        [LOC_HOST][LOC_UNREGISTERED] = {ACL_MEMCPY_DEFAULT, H2H | H2D, ACL_MEMCPY_HOST_TO_HOST},
+        /* src unregistered host */
+        [LOC_UNREGISTERED][LOC_DEVICE] = {ACL_MEMCPY_DEFAULT, H2D | D2D, ACL_MEMCPY_HOST_TO_DEVICE},
+        [LOC_UNREGISTERED][LOC_HOST] = {ACL_MEMCPY_DEFAULT, H2H | D2H, ACL_MEMCPY_HOST_TO_HOST},
+        [LOC_UNREGISTERED][LOC_UNREGISTERED] = {ACL_MEMCPY_DEFAULT, H2H | H2D | D2H | D2D, ACL_MEMCPY_HOST_TO_HOST},
+    };
+    if (*kind > ACL_MEMCPY_DEFAULT)
+        return ACL_SUCCESS;
+    const __typeof__(rules[0][0]) *r = &rules[src][dst];
+    if (r->forced != ACL_MEMCPY_DEFAULT)
+        *kind = r->forced;
+    else if (*kind == ACL_MEMCPY_DEFAULT)
+        *kind = r->dflt;
+    else if (!(r->allowed & (1u << *kind)))
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s does not fit a copy from %s to %s memory", kind_name(*kind),
+                         src == LOC_DEVICE ? "device" : "host", dst == LOC_DEVICE ? "device" : "host");
+    return ACL_SUCCESS;
+}
+
+static mem_loc location(int cls, const void *p, size_t count)
+{
+    return cls == 1 ? LOC_DEVICE : sim_pinned_range(p, count) ? LOC_HOST : LOC_UNREGISTERED;
+}
+
+/* The ACL layer's kinds (MemcpyKindTranslate, src/acl/aclrt_impl/memory.cpp): 0-5; the inner
+ * and inter device-to-device kinds and anything else are 100000. */
+static aclError acl_kind_check(const char *func, aclrtMemcpyKind kind)
+{
+    if ((unsigned)kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
+        return sim_fail_(func, ACL_ERROR_INVALID_PARAM, "kind %d is not a memcpy kind ACL accepts (0-5)", (int)kind);
+    return ACL_SUCCESS;
+}
+
 static aclError plan_copy(const char *func, void *dst, size_t destMax, const void *src, size_t count,
                           aclrtMemcpyKind kind, int current_dev, copy_plan *plan)
 {
     if (count > destMax)
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds destMax %zu", count, destMax);
-    if ((unsigned)kind > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
-        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "kind %d is not an aclrtMemcpyKind", (int)kind);
     int ddev = -1, sdev = -1;
     int dcls = classify(dst, count, &ddev), scls = classify(src, count, &sdev);
     aclError rc;
     if ((rc = describe_side(func, "dst", dst, count, dcls)) || (rc = describe_side(func, "src", src, count, scls)))
         return rc;
-    bool dst_dev = dcls == 1, src_dev = scls == 1;
-    bool want_dst_dev, want_src_dev;
-    switch (kind) {
-    case ACL_MEMCPY_HOST_TO_HOST: want_dst_dev = false, want_src_dev = false; break;
-    case ACL_MEMCPY_HOST_TO_DEVICE:
-    case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: want_dst_dev = true, want_src_dev = false; break;
-    case ACL_MEMCPY_DEVICE_TO_HOST: want_dst_dev = false, want_src_dev = true; break;
-    case ACL_MEMCPY_DEFAULT: want_dst_dev = dst_dev, want_src_dev = src_dev; break;
-    default: want_dst_dev = true, want_src_dev = true; break;
-    }
-    if (dst_dev != want_dst_dev || src_dev != want_src_dev)
-        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s copies %s to %s, but src %p is %s memory and dst %p is %s memory",
-                         kind_name(kind), want_src_dev ? "device" : "host", want_dst_dev ? "device" : "host", src,
-                         src_dev ? "device" : "host", dst, dst_dev ? "device" : "host");
-    if (kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE && ddev != sdev)
-        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s needs both sides on one device (dst on %d, src on %d)",
-                         kind_name(kind), ddev, sdev);
+    mem_loc sloc = location(scls, src, count), dloc = location(dcls, dst, count);
+    if ((rc = correct_kind(func, sloc, dloc, &kind)))
+        return rc;
+    /* HOST_TO_BUF_TO_DEVICE is not corrected: it must really go from host to device. */
+    if (kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE && (sloc == LOC_DEVICE || dloc != LOC_DEVICE))
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s needs a host source and a device destination",
+                         kind_name(kind));
+    bool dst_dev = dloc == LOC_DEVICE, src_dev = sloc == LOC_DEVICE;
     plan->device = dst_dev ? ddev : src_dev ? sdev : current_dev;
-    plan->pageable = (!dst_dev && !sim_pinned_range(dst, count)) || (!src_dev && !sim_pinned_range(src, count));
+    plan->pageable = dloc == LOC_UNREGISTERED || sloc == LOC_UNREGISTERED;
     return ACL_SUCCESS;
 }
 
 SIM_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
 {
     SIM_CHECK_PROCESS();
+    if (count == 0) /* aclrtMemcpyImpl: before any other check */
+        return ACL_SUCCESS;
     SIM_CHECK_NOT_NULL(dst);
     SIM_CHECK_NOT_NULL(src);
+    aclError rc = acl_kind_check(__func__, kind);
+    if (rc)
+        return rc;
     sim_context *c = sim_current_context(__func__);
     if (!c)
         return ACL_ERROR_RT_CONTEXT_NULL;
     int cur = c->dev->id;
     sim_obj_put(&c->obj);
     copy_plan plan;
-    aclError rc = plan_copy(__func__, dst, destMax, src, count, kind, cur, &plan);
-    if (rc || count == 0)
+    if ((rc = plan_copy(__func__, dst, destMax, src, count, kind, cur, &plan)))
         return rc;
     char msg[512];
     rc = sim_copy_execute(plan.device, dst, src, count, false, 0, msg, sizeof msg);
@@ -633,17 +685,16 @@ static aclError submit_copy(const char *func, sim_stream *s, void *dst, const vo
     t->u.copy.count = count;
     t->u.copy.value = value;
     t->u.copy.device = plan->device;
-    uint64_t seq = sim_stream_submit(s, t);
-    if (!seq)
-        return sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
+    uint64_t seq;
+    aclError rc = sim_stream_submit(s, t, func, &seq);
+    if (rc)
+        return rc;
+    /* Pageable host memory: the real runtime turns the copy into a stream synchronize plus a
+     * synchronous copy (MemcpyAsyncCheckLocation), so the call returns what that synchronize
+     * reports. */
     if (plan->pageable) {
         sim_stream_wait_seq(s, seq, -1);
-        char msg[512];
-        aclError e = sim_stream_error(s, msg, sizeof msg);
-        if (e) {
-            sim_error_message(func, msg);
-            return e;
-        }
+        return sim_stream_take_error(s, func);
     }
     return ACL_SUCCESS;
 }
@@ -652,14 +703,18 @@ SIM_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, si
                                   aclrtStream stream)
 {
     SIM_CHECK_PROCESS();
+    if (count == 0) /* aclrtMemcpyAsyncImpl: before any other check */
+        return ACL_SUCCESS;
     SIM_CHECK_NOT_NULL(dst);
     SIM_CHECK_NOT_NULL(src);
-    aclError rc;
+    aclError rc = acl_kind_check(__func__, kind);
+    if (rc)
+        return rc;
     sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
     if (!s)
         return rc;
     copy_plan plan;
-    if (!(rc = plan_copy(__func__, dst, destMax, src, count, kind, s->dev->id, &plan)) && count > 0)
+    if (!(rc = plan_copy(__func__, dst, destMax, src, count, kind, s->dev->id, &plan)))
         rc = submit_copy(__func__, s, dst, src, count, false, 0, &plan);
     sim_obj_put(&s->obj);
     return rc;

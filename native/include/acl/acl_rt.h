@@ -37,6 +37,9 @@ extern "C" {
 #define ACL_STREAM_CPU_SCHEDULE 0x00000010
 #define ACL_STREAM_DEVICE_USE_ONLY 0x00000020
 
+#define ACL_CONTINUE_ON_FAILURE 0x00000000
+#define ACL_STOP_ON_FAILURE 0x00000001
+
 #define ACL_RT_BINARY_MAGIC_ELF_AICORE 0x43554245
 #define ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE 0x41415246
 #define ACL_RT_BINARY_MAGIC_ELF_CUBE_CORE 0x41494343
@@ -110,6 +113,14 @@ typedef enum aclrtMemAttr {
 } aclrtMemAttr;
 
 typedef void (*aclrtCallback)(void *userData);
+
+/* Opaque: read it with the aclrtGet...FromExceptionInfo functions. */
+typedef struct rtExceptionInfo aclrtExceptionInfo;
+typedef void (*aclrtExceptionInfoCallback)(aclrtExceptionInfo *exceptionInfo);
+
+typedef enum aclrtLastErrLevel {
+    ACL_RT_THREAD_LEVEL = 0,
+} aclrtLastErrLevel;
 
 typedef enum aclrtBinaryLoadOptionType {
     ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD = 1,
@@ -267,6 +278,20 @@ aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlo
                                      aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve);
 aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
                            size_t argsSize, aclrtStream stream);
+/* Failures: which task failed, and the thread's last error. */
+aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+aclError aclrtGetLastError(aclrtLastErrLevel level);
+aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback);
+aclError aclrtExceptionInfoCallbackRegister(aclrtExceptionInfoCallback callback);
+aclError aclrtExceptionInfoCallbackUnregister(aclrtExceptionInfoCallback callback);
+uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info);
+uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info);
+uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo *info);
+uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info);
+uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info);
+aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
+aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
+aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
 /* cffi-end */
 
 #ifdef __cplusplus
