@@ -474,7 +474,7 @@ static void *copy_main(void *arg)
         if (!e->head)
             e->tail = NULL;
         pthread_mutex_unlock(&e->lock);
-        sim_fault f = guard ? sim_guarded_call(guard, do_copy, r) : (do_copy(r), (sim_fault){0, NULL});
+        sim_fault f = guard ? sim_guarded_call(guard, do_copy, r) : (do_copy(r), (sim_fault){.sig = 0});
         pthread_mutex_lock(&e->lock);
         r->fault = f;
         r->done = true;
@@ -532,12 +532,12 @@ aclError sim_copy_execute(int device, void *dst, const void *src, size_t count, 
     pthread_mutex_unlock(&e->lock);
     if (!r.fault.sig)
         return ACL_SUCCESS;
+    char what[160];
+    sim_fault_text(r.fault, what, sizeof what);
     if (is_memset)
-        snprintf(msg, msglen, "memset of %zu bytes at %p: %s at address %p", count, dst, sim_fault_describe(r.fault.sig),
-                 r.fault.addr);
+        snprintf(msg, msglen, "memset of %zu bytes at %p: %s", count, dst, what);
     else
-        snprintf(msg, msglen, "copy of %zu bytes from %p to %p: %s at address %p", count, src, dst,
-                 sim_fault_describe(r.fault.sig), r.fault.addr);
+        snprintf(msg, msglen, "copy of %zu bytes from %p to %p: %s", count, src, dst, what);
     return ACL_ERROR_RT_SYS_DMA;
 }
 
