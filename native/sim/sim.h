@@ -230,7 +230,8 @@ typedef struct sim_copy_engine {
 } sim_copy_engine;
 
 /* Device memory: one reserved virtual range per device; allocations are carved from it with
- * a guard page after each, so an overrun faults instead of corrupting a neighbour. */
+ * an unmapped gap on each side as long as the allocation (memory.c), so an overrun or underrun
+ * faults instead of corrupting a neighbour. */
 typedef struct sim_alloc {
     uintptr_t user;      /* start handed to the user (64-byte aligned) */
     size_t size;         /* requested size */
