@@ -84,6 +84,9 @@ def test_out_of_device_memory():
         expect(RT_MEMORY_ALLOCATION, lib.aclrtMalloc(out, 32 << 20, 0), "out of memory")
         check(lib.aclrtFree(half))
         check(lib.aclrtFree(acl.malloc((64 << 20) - 32)))  # exactly the capacity
+        # Sizes whose rounding would wrap around to a few bytes are refused too.
+        for huge in ((1 << 64) - 1, (1 << 64) - 32, (1 << 64) - 64):
+            expect(RT_MEMORY_ALLOCATION, lib.aclrtMalloc(out, huge, 0), "out of memory", str(huge))
 
 
 def test_zero_sizes_and_null_pointers(acl):

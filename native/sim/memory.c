@@ -175,8 +175,14 @@ static aclError dev_alloc(sim_memory *m, size_t size, void **out, int dev_id)
         pthread_mutex_unlock(&m->lock);
         return sim_fail(ACL_ERROR_RT_CONTEXT_NULL, "device %d is not active", dev_id);
     }
-    if (rounded > m->capacity - m->used) {
-        size_t avail = m->capacity - m->used;
+    size_t avail = m->capacity - m->used;
+    /* The size itself is compared first: near SIZE_MAX, rounding it wraps to a tiny block. */
+    if (size > avail) {
+        pthread_mutex_unlock(&m->lock);
+        return sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "device %d is out of memory: %zu bytes requested, %zu of %zu free",
+                        dev_id, size, avail, m->capacity);
+    }
+    if (rounded > avail) {
         pthread_mutex_unlock(&m->lock);
         return sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
                         "device %d is out of memory: %zu bytes requested (%zu with rounding), %zu of %zu free", dev_id,
