@@ -356,6 +356,20 @@ def test_binary_load_options_and_lookup(device, vector_add_path):
     assert acl.rt.kernel_args_init(f) == (0, RT_INVALID_HANDLE)  # functions die with their binary
 
 
+def test_nul_in_a_kernel_name_or_path_is_a_parse_error(device, vector_add_path):
+    """Issue 12: a C string ends at its first NUL, so "add_custom\\0x" would find add_custom.
+    pyACL parses names and paths with "s", which refuses embedded NULs (CPython sets
+    ValueError "embedded null character"); pyACL's CHECK_NULL then replaces that with its own
+    TypeError, so that is what a pyACL program sees."""
+    path = str(vector_add_path)
+    b = ok(acl.rt.binary_load_from_file(path, []))
+    with pytest.raises(TypeError, match=r"^acl\.rt\.binary_get_function args parse failed"):
+        acl.rt.binary_get_function(b, "add_custom\0x")
+    with pytest.raises(TypeError, match=r"^acl\.rt\.binary_load_from_file args parse failed"):
+        acl.rt.binary_load_from_file(path + "\0.bak", [])
+    ok(acl.rt.binary_unload(b))
+
+
 def test_binary_options_parse_errors(device, vector_add_path):
     path = str(vector_add_path)
     for bad in (None, (), {"type": 1, "value": 1}, "[]"):

@@ -153,6 +153,20 @@ async def test_kernel_lookup_and_unload_errors(vector_add_path):
             await dev.load_binary("/nonexistent/kernel.so")
 
 
+async def test_nul_in_a_kernel_name_or_binary_path_is_refused(test_kernels_path):
+    """Issue 12: the runtime sees names and paths as C strings, which end at the first NUL.
+    "poke\\0x" would be kernel poke without the signature recorded under "poke", so its
+    arguments would go unchecked; a path with a NUL would load the file named by its head,
+    again without signatures. Both are refused, naming the problem."""
+    async with ac.Device(0) as dev:
+        binary = await dev.load_binary(test_kernels_path)
+        with pytest.raises(ValueError, match=r"kernel name 'poke\\x00x' contains a NUL character.*'poke'"):
+            binary.function("poke\0x")
+        assert binary.function("poke").signature is not None
+        with pytest.raises(ValueError, match="binary path .* contains a NUL character"):
+            await dev.load_binary(f"{test_kernels_path}\0.old")
+
+
 async def test_batch_schedule_and_timeout_config(test_kernels_path):
     async with ac.Device(0) as dev:
         b = await dev.load_binary(test_kernels_path)

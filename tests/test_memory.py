@@ -5,6 +5,7 @@ pageable async copies, and memset."""
 
 from __future__ import annotations
 
+import mmap
 import time
 
 import numpy as np
@@ -83,6 +84,9 @@ def test_out_of_device_memory():
         expect(RT_MEMORY_ALLOCATION, lib.aclrtMalloc(out, 32 << 20, 0), "out of memory")
         check(lib.aclrtFree(half))
         check(lib.aclrtFree(acl.malloc((64 << 20) - 32)))  # exactly the capacity
+        # Sizes whose rounding would wrap around to a few bytes are refused too.
+        for huge in ((1 << 64) - 1, (1 << 64) - 32, (1 << 64) - 64):
+            expect(RT_MEMORY_ALLOCATION, lib.aclrtMalloc(out, huge, 0), "out of memory", str(huge))
 
 
 def test_zero_sizes_and_null_pointers(acl):
@@ -202,6 +206,41 @@ def test_guard_pages_fault_kernels_past_an_allocation(acl, k, size):
     acl.sync(s)
     acl.launch(k.poke, 1, s, ("ptr", buf), ("uint64_t", end))
     expect(RT_AICORE_EXCEPTION, sync_rc(s), "poke", hex(addr(buf) + end))
+
+
+PAGE = mmap.PAGESIZE
+GAP_MAX = 64 << 20  # native/sim/memory.c: the unmapped gap on each side is capped here
+
+
+@pytest.mark.parametrize(
+    "size",
+    [16 * PAGE - 64, 1 << 20, 80 << 20],  # 16 pages exactly, 1 MiB (+ a page), past the cap
+    ids=["16-pages", "1MiB", "80MiB"],
+)
+def test_far_overruns_and_underruns_fault_and_spare_the_neighbours(acl, k, size):
+    """Issue 12: an allocation had one guard page after it, so a kernel writing two pages past
+    its end wrote silently into the next allocation. Now a write N pages past either end
+    faults with 507015 for every N up to the allocation's own size (or the 64 MiB cap), and
+    the allocations on both sides keep their contents."""
+    end = (rounded(size) + 63) // 64 * 64  # the block ends where its pages end
+    before, buf, after = acl.malloc(size), acl.malloc(size), acl.malloc(size)
+    for p in (before, buf, after):
+        check(lib.aclrtMemset(p, size, 0x5A, size))
+    reach = min(end, GAP_MAX) // PAGE  # pages of overrun guaranteed to fault
+    offsets = {}
+    for n in sorted({1, 2, 16, reach} & set(range(1, reach + 1))):
+        offsets[f"{n} pages past the end"] = end - 1 + n * PAGE
+        offsets[f"{n} pages before the start"] = (1 << 64) - n * PAGE  # buf - n pages
+    for what, offset in offsets.items():
+        s = acl.stream()
+        acl.launch(k.poke, 1, s, ("ptr", buf), ("uint64_t", offset))
+        target = (addr(buf) + offset) % (1 << 64)
+        rc = sync_rc(s)
+        assert rc == RT_AICORE_EXCEPTION, f"a write {what} of a {size}-byte allocation: rc {rc}"
+        expect(RT_AICORE_EXCEPTION, rc, "poke", hex(target))
+        check(lib.aclrtDestroyStream(s))
+    for p in (before, buf, after):
+        assert (acl.from_device(p, size, np.uint8) == 0x5A).all()
 
 
 def test_kernels_fault_before_an_allocation_and_in_freed_memory(acl, k):

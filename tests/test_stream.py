@@ -7,6 +7,9 @@ assertions hold on a 2-core machine."""
 
 from __future__ import annotations
 
+import os
+import platform
+import signal
 import time
 
 import numpy as np
@@ -306,6 +309,29 @@ def test_faulting_kernel_fails_its_task_and_the_stream_goes_on(acl, k, kernel):
     acl.sync(other)
     assert acl.from_device(out, 3, np.int32).tolist() == [0, 43, 7]
     check(lib.aclrtDestroyStream(s))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL], ids=lambda s: s.name)
+def test_a_fault_signal_a_kernel_raises_is_reported_without_an_address(acl, k, sig):
+    """Issue 12: a signal sent by raise() (or kill, sigqueue) carries the sender's pid and uid
+    where a CPU fault carries its address; the message says there is no address instead of
+    printing the pid as one."""
+    s = acl.stream()
+    acl.launch(k.raise_signal, 1, s, ("ptr", acl.malloc(64)), ("int32_t", int(sig)))
+    msg = expect(RT_AICORE_EXCEPTION, sync_rc(s), "kernel raise_signal", "block 0", sig.name, "no address")
+    pid = os.getpid()
+    assert "0x" not in msg and "(nil)" not in msg and f"{pid:x}" not in msg and str(pid) not in msg, msg
+
+
+def test_a_fault_without_an_address_is_not_reported_at_null(acl, k):
+    """A general-protection fault (x86-64: an access to a non-canonical address) is a real
+    SIGSEGV whose si_addr the kernel leaves 0; that is not an access at NULL."""
+    if platform.machine() != "x86_64":
+        pytest.skip("non-canonical addresses are an x86-64 notion")
+    s = acl.stream()
+    acl.launch(k.poke, 1, s, ("ptr", acl.malloc(64)), ("uint64_t", 1 << 63))
+    msg = expect(RT_AICORE_EXCEPTION, sync_rc(s), "kernel poke", "SIGSEGV", "no address")
+    assert "(nil)" not in msg and "0x0" not in msg, msg
 
 
 def test_events_carry_no_error(acl, k):

@@ -126,8 +126,9 @@ static void finish_block(sim_core_pool *p, sim_job *j, uint32_t block, sim_fault
                      (unsigned long long)j->timeout_us, block, j->num_blocks);
         } else {
             j->error = ACL_ERROR_RT_AICORE_EXCEPTION;
-            snprintf(j->errmsg, sizeof j->errmsg, "kernel %s, block %u of %u: %s at address %p", j->desc->name,
-                     block, j->num_blocks, sim_fault_describe(f.sig), f.addr);
+            char what[160];
+            snprintf(j->errmsg, sizeof j->errmsg, "kernel %s, block %u of %u: %s", j->desc->name, block,
+                     j->num_blocks, sim_fault_text(f, what, sizeof what));
         }
         abort_job(p, j);
     }
@@ -166,7 +167,7 @@ static void run_claimed(sim_core_pool *p, sim_core *c, int ci, sim_job *j, uint3
     pthread_mutex_unlock(&p->lock);
     bool trace = sim_trace_on();
     uint64_t t0 = trace ? sim_now_ns() : 0;
-    sim_fault f = guard ? sim_guarded_call(guard, run_block, &call) : (run_block(&call), (sim_fault){0, NULL});
+    sim_fault f = guard ? sim_guarded_call(guard, run_block, &call) : (run_block(&call), (sim_fault){.sig = 0});
     if (trace) {
         aclsimTraceRecord r = {.start_ns = t0, .end_ns = sim_now_ns(), .stream = j->stream, .seq = j->seq,
                                .device = j->device, .core = ci, .block = (int32_t)b, .type = ACLSIM_TRACE_BLOCK,

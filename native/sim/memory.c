@@ -2,15 +2,19 @@
  * aiocann simulator: device memory, pinned host memory, the copy engine, memcpy and memset.
  *
  * Device memory. Each active device reserves one range of address space (PROT_NONE,
- * MAP_NORESERVE) at activation; aclrtMalloc carves allocations out of it, page-granular, each
- * followed by a guard page, and places the user's block at the *end* of its pages so that an
- * overrun runs into the guard page and faults (contained by fault.c) instead of corrupting a
- * neighbour. Sizes follow ACL: the start is 64-byte aligned and the size is rounded up to a
- * multiple of 32 plus 32 bytes; that rounded size is what aclrtGetMemInfo accounts. Freed
- * pages return to PROT_NONE, so a kernel still using freed memory faults as well. Because the
- * ranges are known, "is this device memory, of which device, is [p, p+n) inside one
- * allocation" is a range check plus a binary search; copies use it to validate pointers and
- * directions.
+ * MAP_NORESERVE) at activation; aclrtMalloc carves allocations out of it, page-granular, and
+ * places the user's block at the *end* of its pages. Each allocation's pages have an unmapped
+ * gap on either side as long as the pages themselves (at least one page, at most GAP_MAX), so
+ * an access that runs off either end of the block by up to its own size (or GAP_MAX) faults
+ * (contained by fault.c) instead of corrupting a neighbour -- a single guard page would stop
+ * only overruns shorter than a page, and let a far one land in the next allocation. The gaps
+ * cost address space only: no pages, no system calls. Sizes follow ACL: the start is 64-byte
+ * aligned and the size is rounded up to a multiple of 32 plus 32 bytes; that rounded size is
+ * what aclrtGetMemInfo accounts, gaps and page rounding aside. Freed pages return to
+ * PROT_NONE, so a kernel still using freed memory faults as well (until the range is reused).
+ * Because the ranges are known, "is this device memory, of which device, is [p, p+n) inside
+ * one allocation" is a range check plus a binary search; copies use it to validate pointers
+ * and directions.
  *
  * Pinned host memory (aclrtMallocHost) is page-aligned anonymous memory kept in a registry, so
  * aclrtMemcpyAsync can tell pinned (truly asynchronous) from pageable host memory (the call
@@ -41,11 +45,20 @@ static size_t page_size(void)
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
+/* The unmapped gap on each side of an allocation of map_len mapped bytes (a page multiple):
+ * as long as the allocation, so an overrun of up to its own size faults, but capped, so that
+ * a huge allocation does not need three times its size in address space. */
+#define GAP_MAX ((size_t)64 << 20)
+static size_t gap_len(size_t map_len) { return map_len < GAP_MAX ? map_len : GAP_MAX; }
+
 /* ------------------------------------------------------------------ device address space - */
 
 int sim_memory_init(sim_memory *m, size_t capacity)
 {
-    size_t reserve = round_up(capacity * 2 + (1ull << 30), page_size());
+    /* An allocation takes up to three times its pages (gaps on both sides), and a small one
+     * three pages: four times the capacity plus 1 GiB leaves room for that and for
+     * fragmentation. It is address space only (PROT_NONE, MAP_NORESERVE). */
+    size_t reserve = round_up(capacity * 4 + (1ull << 30), page_size());
     void *base = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED)
         return errno;
@@ -154,15 +167,22 @@ static aclError dev_alloc(sim_memory *m, size_t size, void **out, int dev_id)
     size_t rounded = round_up(size, 32) + 32;
     size_t span = round_up(rounded, 64);
     size_t map_len = round_up(span, ps);
-    size_t need = map_len + ps; /* + guard page */
+    size_t gap = gap_len(map_len);
+    size_t need = gap + map_len + gap;
 
     pthread_mutex_lock(&m->lock);
     if (!m->base) {
         pthread_mutex_unlock(&m->lock);
         return sim_fail(ACL_ERROR_RT_CONTEXT_NULL, "device %d is not active", dev_id);
     }
-    if (rounded > m->capacity - m->used) {
-        size_t avail = m->capacity - m->used;
+    size_t avail = m->capacity - m->used;
+    /* The size itself is compared first: near SIZE_MAX, rounding it wraps to a tiny block. */
+    if (size > avail) {
+        pthread_mutex_unlock(&m->lock);
+        return sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "device %d is out of memory: %zu bytes requested, %zu of %zu free",
+                        dev_id, size, avail, m->capacity);
+    }
+    if (rounded > avail) {
         pthread_mutex_unlock(&m->lock);
         return sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
                         "device %d is out of memory: %zu bytes requested (%zu with rounding), %zu of %zu free", dev_id,
@@ -176,7 +196,7 @@ static aclError dev_alloc(sim_memory *m, size_t size, void **out, int dev_id)
         return sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "device %d address space is exhausted (%zu allocations live)",
                         dev_id, m->nallocs);
     }
-    uintptr_t map = m->free[i].start;
+    uintptr_t map = m->free[i].start + gap;
     if (mprotect((void *)map, map_len, PROT_READ | PROT_WRITE) != 0) {
         int err = errno;
         pthread_mutex_unlock(&m->lock);
@@ -223,7 +243,8 @@ static int dev_free(sim_memory *m, uintptr_t p)
     /* Drop the pages and make them inaccessible again; work still using them faults. */
     madvise((void *)a.map, a.map_len, MADV_DONTNEED);
     mprotect((void *)a.map, a.map_len, PROT_NONE);
-    free_extent(m, a.map, a.map_len + page_size());
+    size_t gap = gap_len(a.map_len);
+    free_extent(m, a.map - gap, gap + a.map_len + gap);
     pthread_mutex_unlock(&m->lock);
     return 1;
 }
@@ -479,7 +500,7 @@ static void *copy_main(void *arg)
         if (!e->head)
             e->tail = NULL;
         pthread_mutex_unlock(&e->lock);
-        sim_fault f = guard ? sim_guarded_call(guard, do_copy, r) : (do_copy(r), (sim_fault){0, NULL});
+        sim_fault f = guard ? sim_guarded_call(guard, do_copy, r) : (do_copy(r), (sim_fault){.sig = 0});
         pthread_mutex_lock(&e->lock);
         r->fault = f;
         r->done = true;
@@ -537,12 +558,12 @@ aclError sim_copy_execute(int device, void *dst, const void *src, size_t count, 
     pthread_mutex_unlock(&e->lock);
     if (!r.fault.sig)
         return ACL_SUCCESS;
+    char what[160];
+    sim_fault_text(r.fault, what, sizeof what);
     if (is_memset)
-        snprintf(msg, msglen, "memset of %zu bytes at %p: %s at address %p", count, dst, sim_fault_describe(r.fault.sig),
-                 r.fault.addr);
+        snprintf(msg, msglen, "memset of %zu bytes at %p: %s", count, dst, what);
     else
-        snprintf(msg, msglen, "copy of %zu bytes from %p to %p: %s at address %p", count, src, dst,
-                 sim_fault_describe(r.fault.sig), r.fault.addr);
+        snprintf(msg, msglen, "copy of %zu bytes from %p to %p: %s", count, src, dst, what);
     return ACL_ERROR_RT_SYS_DMA;
 }
 

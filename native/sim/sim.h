@@ -116,10 +116,14 @@ const char *sim_kind_name(sim_kind k);
 /* ------------------------------------------------------------------ faults (fault.c) ----- */
 
 /* Result of running code under a guard: sig is 0 on success, else the signal that ended it
- * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, or sim_fault_timeout_signal() when interrupted). */
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, or sim_fault_timeout_signal() when interrupted). Only a
+ * fault the CPU reported has an address (has_addr); a signal some thread sent (raise, kill,
+ * sigqueue: `sent`) has none, and neither has a general-protection fault. */
 typedef struct sim_fault {
     int sig;
-    void *addr;
+    void *addr;    /* NULL unless has_addr */
+    bool has_addr;
+    bool sent;
 } sim_fault;
 
 typedef struct sim_guard sim_guard;
@@ -133,6 +137,9 @@ sim_fault sim_guarded_call(sim_guard *g, sim_guarded_fn fn, void *arg);
  * that arrives after that call returned is ignored. */
 void sim_fault_interrupt(sim_guard *g, pthread_t t);
 int sim_fault_timeout_signal(void);
+/* What f was and where, for an error message: "invalid memory access (SIGSEGV) at address
+ * 0x...", or a sentence saying there is no address. Returns buf. */
+const char *sim_fault_text(sim_fault f, char *buf, size_t len);
 /* Copies len bytes from src, which the caller was handed as an integer, into dst; false (and
  * nothing faults) if any of them is not readable. Any thread; no system call unless it faults. */
 bool sim_guarded_read(void *dst, const void *src, size_t len);
@@ -235,7 +242,8 @@ typedef struct sim_copy_engine {
 } sim_copy_engine;
 
 /* Device memory: one reserved virtual range per device; allocations are carved from it with
- * a guard page after each, so an overrun faults instead of corrupting a neighbour. */
+ * an unmapped gap on each side as long as the allocation (memory.c), so an overrun or underrun
+ * faults instead of corrupting a neighbour. */
 typedef struct sim_alloc {
     uintptr_t user;      /* start handed to the user (64-byte aligned) */
     size_t size;         /* requested size */
