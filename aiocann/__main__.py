@@ -61,7 +61,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"aiocann     {_version()}")
     print(f"backend     {info.name}  ({'CPU simulator' if info.name == 'sim' else 'CANN runtime'})")
     print(f"library     {info.library}")
-    print(f"ACL version {'.'.join(map(str, info.version))}")
+    print(f"ACL version {'.'.join(map(str, info.version)) if info.version else 'unknown (no aclrtGetVersion)'}")
+    for reason in info.skipped:
+        print(f"skipped: {reason}")
     count = _runtime.device_count()
     print(f"devices     {count}")
     if info.name == "sim":

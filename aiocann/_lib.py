@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,11 +50,14 @@ class BackendError(ImportError):
 
 @dataclass(frozen=True)
 class BackendInfo:
-    """Which ACL runtime this process uses: ``name`` is ``"sim"`` or ``"cann"``."""
+    """Which ACL runtime this process uses: ``name`` is ``"sim"`` or ``"cann"``; ``version`` is
+    what the deprecated ``aclrtGetVersion`` reports, or None where the runtime lacks it;
+    ``skipped`` says why libraries tried before this one were not used."""
 
     name: str
     library: str
-    version: tuple[int, int, int]
+    version: tuple[int, int, int] | None
+    skipped: tuple[str, ...] = ()
 
 
 def _cann_candidates() -> list[Path]:
@@ -68,39 +72,52 @@ def _cann_candidates() -> list[Path]:
     return out
 
 
-def _select() -> tuple[str, Path]:
+def _candidates() -> tuple[str, list[tuple[str, Path]]]:
+    """The backend choice and the libraries to try, in order."""
     explicit = os.environ.get("AIOCANN_ACL_LIBRARY")
     if explicit:
-        return "cann", Path(explicit)
+        return "explicit", [("cann", Path(explicit))]
     choice = os.environ.get("AIOCANN_BACKEND", "auto").strip().lower() or "auto"
     if choice not in ("auto", "sim", "cann"):
         raise BackendError(f"AIOCANN_BACKEND={choice!r}: expected 'auto', 'sim' or 'cann'")
+    out: list[tuple[str, Path]] = []
     if choice in ("auto", "cann"):
-        candidates = _cann_candidates()
-        for path in candidates:
-            if path.is_file():
-                return "cann", path
-        if choice == "cann":
-            where = ", ".join(str(p) for p in candidates) or f"none: set one of {', '.join(_CANN_HOME_VARS)}"
+        out = [("cann", p) for p in _cann_candidates() if p.is_file()]
+        if choice == "cann" and not out:
+            where = ", ".join(str(p) for p in _cann_candidates()) or f"none: set one of {', '.join(_CANN_HOME_VARS)}"
             raise BackendError(
                 "AIOCANN_BACKEND=cann but no CANN runtime library was found "
                 f"(source CANN's set_env.sh, or set AIOCANN_ACL_LIBRARY); looked at: {where}"
             )
-    sim = _PACKAGE / "lib" / "libascendcl.so"
-    if not sim.is_file():
-        raise BackendError(f"the simulator library {sim} is missing: rebuild aiocann (pip install -e .)")
-    return "sim", sim
+    if choice in ("auto", "sim"):
+        sim = _PACKAGE / "lib" / "libascendcl.so"
+        if not sim.is_file():
+            raise BackendError(f"the simulator library {sim} is missing: rebuild aiocann (pip install -e .)")
+        out.append(("sim", sim))
+    return choice, out
 
 
-def _load() -> tuple[str, str]:
-    name, path = _select()
+def _load() -> tuple[str, str, tuple[str, ...]]:
+    """Loads the first library that works. In ``auto``, a CANN library that cannot be loaded
+    (missing dependencies, too old) is skipped with a warning, down to the simulator."""
+    choice, candidates = _candidates()
+    skipped: list[str] = []
     err = ffi.new("char[]", 2048)
-    if lib.aiocann_load(str(path).encode(), err, len(err)) != 0:
-        raise BackendError(ffi.string(err).decode(errors="replace"))
-    return name, str(path)
+    for name, path in candidates:
+        if lib.aiocann_load(str(path).encode(), err, len(err)) == 0:
+            if skipped:
+                warnings.warn(
+                    f"aiocann: using {path}; skipped: {'; '.join(skipped)}", RuntimeWarning, stacklevel=3
+                )
+            return name, str(path), tuple(skipped)
+        reason = ffi.string(err).decode(errors="replace")
+        if choice != "auto":
+            raise BackendError(reason)
+        skipped.append(reason)
+    raise BackendError("no usable ACL runtime: " + "; ".join(skipped))
 
 
-_BACKEND_NAME, _LIBRARY = _load()
+_BACKEND_NAME, _LIBRARY, _SKIPPED = _load()
 errors.set_code_names(
     {getattr(lib, n): n for n in dir(lib) if n.startswith(("ACL_ERROR_", "ACL_RT_SUCCESS")) and n != "ACL_ERROR_NONE"}
 )
@@ -114,8 +131,13 @@ def backend() -> BackendInfo:
     with _backend_lock:
         if _backend_info is None:
             v = ffi.new("int32_t[3]")
-            check(lib.aclrtGetVersion(v, v + 1, v + 2), "aclrtGetVersion")
-            _backend_info = BackendInfo(_BACKEND_NAME, _LIBRARY, (v[0], v[1], v[2]))
+            rc = lib.aclrtGetVersion(v, v + 1, v + 2)  # deprecated in 9.x, may be absent
+            version = None if rc == errors.ApiNotSupportedError.codes[0] else (v[0], v[1], v[2])
+            if version is None:
+                last_error_message()
+            else:
+                check(rc, "aclrtGetVersion")
+            _backend_info = BackendInfo(_BACKEND_NAME, _LIBRARY, version, _SKIPPED)
         return _backend_info
 
 

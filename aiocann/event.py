@@ -73,8 +73,10 @@ class Event:
         return int(ts[0])
 
     @property
-    def timestamp_ns(self) -> int:
-        """Device time of the record, in nanoseconds (monotonic; event must have completed)."""
+    def timestamp_us(self) -> int:
+        """Device time of the record (``aclrtEventGetTimestamp``): microseconds since the device
+        started, on that device's own clock -- compare timestamps of one device only. The event
+        must have completed."""
         return self._timestamp()
 
     def elapsed_ms(self, start: Event) -> float:

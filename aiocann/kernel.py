@@ -40,6 +40,15 @@ if TYPE_CHECKING:
 __all__ = ["ArgsBuilder", "Binary", "Kernel", "KernelArgs"]
 
 
+def _refuse_nul(what: str, text: str) -> None:
+    """The runtime takes names and paths as C strings, which end at the first NUL: it would see
+    only the part before it -- another kernel, without the signature recorded under the full
+    name, or another file. Refuse such text instead."""
+    if "\0" in text:
+        head = text.split("\0", 1)[0]
+        raise ValueError(f"{what} {text!r} contains a NUL character (the runtime would see only {head!r})")
+
+
 def _unload(ctx: Any, handle: Any) -> None:
     in_context(ctx, lambda: lib.aclrtBinaryUnLoad(handle))
 
@@ -65,6 +74,7 @@ class Binary:
         if path is not None:
             if not isinstance(path, (str, os.PathLike)):
                 raise TypeError(f"path must be a str or path, not {type(path).__name__}")
+            _refuse_nul("binary path", os.fspath(path))
 
             def load() -> tuple[Any, str, Any]:
                 fspath = os.path.abspath(path)
@@ -107,6 +117,7 @@ class Binary:
         """The kernel ``name`` (aclrtBinaryGetFunction)."""
         if not isinstance(name, str):
             raise TypeError(f"kernel name must be a str, not {type(name).__name__}")
+        _refuse_nul("kernel name", name)
         kernel = self._kernels.get(name)
         if kernel is None:
             self._device._bind()

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._lib import ffi, lib
+from ._submission import Submissions
 from .completion import Completion
 from .device import _REAL
 from .kernel import ArgsBuilder, Kernel, KernelArgs
@@ -28,7 +29,9 @@ class LaunchConfig:
 
     ``schedule``: "normal" starts as soon as any AI core is free; "batch" only when all the
     launch's blocks can start together. ``timeout``: seconds after which a still-running
-    kernel is stopped and fails with ``KernelTimeoutError`` (507014); None = no limit.
+    kernel is stopped and fails with ``KernelTimeoutError`` (507014), as the runtime's
+    ``ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US`` means it: None (no attribute) leaves the runtime's
+    default operator timeout (about 1091 s on A2/A3, and in the simulator), 0 means never.
     """
 
     schedule: Literal["normal", "batch"] = "normal"
@@ -41,8 +44,8 @@ class LaunchConfig:
         if self.timeout is not None:
             if isinstance(self.timeout, bool) or not isinstance(self.timeout, _REAL):
                 raise TypeError(f"timeout must be a number of seconds, not {type(self.timeout).__name__}")
-            if not (math.isfinite(self.timeout) and self.timeout > 0):
-                raise ValueError(f"timeout must be a positive number of seconds, not {self.timeout!r}")
+            if not (math.isfinite(self.timeout) and self.timeout >= 0):
+                raise ValueError(f"timeout must be >= 0 seconds (0: never), not {self.timeout!r}")
         attrs = ffi.new("aclrtLaunchKernelAttr[2]")
         n = 0
         if self.schedule == "batch":
@@ -50,7 +53,7 @@ class LaunchConfig:
             attrs[n].value.schemMode = 1
             n += 1
         if self.timeout is not None:
-            us = max(1, round(self.timeout * 1e6))
+            us = max(1, round(self.timeout * 1e6)) if self.timeout else 0  # 0: never
             attrs[n].id = lib.ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US
             attrs[n].value.timeoutUs.timeoutLow = us & 0xFFFFFFFF
             attrs[n].value.timeoutUs.timeoutHigh = us >> 32
@@ -76,7 +79,7 @@ async def launch(
     # binds the device's context) and the Completion. Anything else takes _prepare, which
     # validates, builds and waits for room.
     s = _current_stream.get() if stream is None else stream
-    if not (
+    if (
         type(args) is KernelArgs
         and args.kernel is kernel
         and type(blocks) is int
@@ -84,32 +87,33 @@ async def launch(
         and config is None
         and type(s) is Stream
         and s._state == "open"
-        and s._in_flight < s.max_in_flight
-        and not s._slot_waiters
         and kernel.binary._device._acl is s._device._acl
         and kernel.binary._handle is not None
         and args._handle is not None
+        and s._sub.ready()
     ):
-        s, args, cfg = await _prepare(kernel, args, blocks, stream, config)
-    else:
+        sub = s._sub
         cfg = _NULL
-    d = s._device._dispatcher
-    assert d is not None  # the stream is open, so its device is
-    token = d.new_token()
-    rc = _launch(d.cq, kernel._handle, blocks, s._handle, cfg, args._handle, token, s._launched)
+    else:
+        sub, args, cfg = await _prepare(kernel, args, blocks, stream, config)
+    token = sub.new_token()
+    rc = _launch(sub.qs, kernel._handle, blocks, cfg, args._handle, token, sub.launched)
     if rc:
-        s._enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args)
+        sub.enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args)
     arrays = args._arrays_cache
-    return s._track(token, kernel.name, args, args.arrays if arrays is None else arrays)
+    return sub.track(token, kernel.name, args, args.arrays if arrays is None else arrays)
 
 
 _NULL = ffi.NULL
 _launch = lib.aiocann_launch
 
 
-async def _prepare(kernel: Any, args: Any, blocks: Any, stream: Any, config: Any) -> tuple[Stream, KernelArgs, Any]:
+async def _prepare(
+    kernel: Any, args: Any, blocks: Any, stream: Any, config: Any
+) -> tuple[Submissions, KernelArgs, Any]:
     """The checks and waits of launch() off its hot path: raises for bad arguments, builds an
-    ArgsBuilder, waits for a free in-flight slot. Returns the stream, the args and the cfg."""
+    ArgsBuilder, waits for a free in-flight slot. Returns the stream's submission owner, the
+    args and the cfg."""
     if type(args) is not KernelArgs:
         if isinstance(args, ArgsBuilder):
             args = await args.build(stream=stream)
@@ -137,5 +141,4 @@ async def _prepare(kernel: Any, args: Any, blocks: Any, stream: Any, config: Any
         cfg = _NULL if config._cdata is None else config._cdata[0]
     else:
         raise TypeError(f"config must be a LaunchConfig, not {type(config).__name__}")
-    await s._admit()
-    return s, args, cfg
+    return await s._admit(), args, cfg

@@ -283,6 +283,17 @@ def _cache_root(cache_dir: str | os.PathLike[str] | None) -> Path:
     return Path(base) / "aiocann" / "kernels"
 
 
+def _names_a_file(source: str) -> bool:
+    """Whether a str given to :func:`build_kernel` is a path rather than source text.
+
+    An existing file is a path. So is any one-line string without a ``{``: no kernel can be
+    defined without one, so such a string could never build as source, and taking it for a
+    path turns a mistyped path into FileNotFoundError instead of "no kernel found"."""
+    if "\n" in source or not source.strip():
+        return False
+    return os.path.isfile(source) or "{" not in source
+
+
 def build_kernel(
     source: str | os.PathLike[str],
     *,
@@ -292,16 +303,18 @@ def build_kernel(
 ) -> Path:
     """Compile a simulator kernel binary and return the path of the shared object.
 
-    ``source`` is kernel source text, or a path to a ``.c``/``.cpp`` file. ``language`` is
-    ``"c"`` or ``"c++"``; by default C++ when the source uses ``extern "C"`` (as Ascend C
-    kernels do) or the file ends in ``.cpp``/``.cc``, else C. Builds are cached by content
+    ``source`` is kernel source text, or a path to a ``.c``/``.cpp`` file: a ``PathLike``, an
+    existing file, or a one-line string without ``{`` (which cannot be source text) is a path,
+    and a missing one raises FileNotFoundError. ``language`` is ``"c"`` or ``"c++"``; by
+    default C++ when the source uses ``extern "C"`` (as Ascend C kernels do) or the file ends
+    in ``.cpp``/``.cc``, else C. Builds are cached by content
     under ``$AIOCANN_CACHE_DIR`` (default ``~/.cache/aiocann/kernels``). A failed build raises
     :class:`KernelBuildError` carrying the compiler's output.
     """
     path: Path | None = None
-    if isinstance(source, os.PathLike) or ("\n" not in source and os.path.isfile(source)):
+    if isinstance(source, os.PathLike) or _names_a_file(source):
         path = Path(source)
-        text = path.read_text()
+        text = path.read_text()  # a missing file raises FileNotFoundError naming the path
     else:
         text = str(source)
     if language is None:

@@ -10,15 +10,17 @@ runs on the device in submission order. Streams run concurrently with each other
   body succeeded, and destroys the stream.
 * Back-pressure: a stream admits at most ``max_in_flight`` unresolved Completions; further
   submissions wait (cancelling such a wait enqueues nothing).
-* Errors: a failed kernel or copy puts the ACL stream into a sticky error state; its
-  Completion and every later one on the stream fail with that error.
+* Errors, as the runtime reports them (streams run in ACL's default continue-on-failure mode):
+  a failed kernel or copy fails exactly its own Completion, with the task's error code (the
+  runtime's exception report names the stream and task); work before and after it is
+  unaffected and runs. Events carry no error. ``synchronize()`` and leaving ``async with
+  stream`` (if the body succeeded) raise the first failure no earlier synchronize reported.
 """
 
 from __future__ import annotations
 
 import operator
 import warnings
-from collections import deque
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -26,9 +28,9 @@ import anyio
 import anyio.to_thread
 import numpy as np
 
-from . import errors, profile
-from ._dispatch import stream_failure
+from . import errors
 from ._lib import bind_context, check, ffi, in_context, lib
+from ._submission import Submissions
 from .completion import Completion
 from .memory import DeviceArray, is_pinned
 
@@ -79,12 +81,7 @@ class Stream:
         self.priority = priority
         self._handle: Any = None
         self._state = "new"
-        self._in_flight = 0
-        self._slot_waiters: deque[anyio.Event] = deque()
-        self._last: Completion | None = None
-        self._first_error: tuple[int, str | None] | None = None
-        self._orphans: list[Any] = []  # work enqueued without a completion (see _enqueue_failed)
-        self._launched = ffi.new("int*")
+        self._sub: Submissions = None  # type: ignore[assignment]  # set by _open
         self._cv_token: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -100,6 +97,12 @@ class Stream:
         if rc:
             lib.aclrtDestroyStream(h[0])
             check(rc, "aclrtSubscribeReport")
+        try:
+            self._sub = Submissions(self, dev.dispatcher, h[0], self.max_in_flight)
+        except BaseException:
+            lib.aclrtUnSubscribeReport(dev.reporter_thread_id, h[0])
+            lib.aclrtDestroyStream(h[0])
+            raise
         self._handle = h[0]
         self._state = "open"
         dev._streams.add(self)
@@ -119,9 +122,11 @@ class Stream:
         if self._state != "open":
             return
         self._state = "closing"
+        sub = self._sub
+        sub.wake_all()
         try:
             with anyio.CancelScope(shield=True):
-                last = self._last
+                last = sub.last
                 if last is not None and not last.done():
                     try:
                         await last
@@ -131,19 +136,19 @@ class Stream:
                 handle, self._handle = self._handle, None
                 bind_context(dev._ctx)  # also while the device is closing
                 lib.aclrtUnSubscribeReport(dev.reporter_thread_id, handle)
-                # Destroy waits for unfinished tasks: only orphaned work (see _enqueue_failed)
+                # Destroy waits for unfinished tasks: only orphaned work (see enqueue_failed)
                 # or work whose callback timed out can still be running, so do it off the loop.
-                if self._orphans or self._in_flight:
+                if sub.orphans or sub.in_flight or sub.timed_out:
                     await anyio.to_thread.run_sync(_destroy_in, dev._ctx, handle)
                 else:
                     check(lib.aclrtDestroyStream(handle), "aclrtDestroyStream")
         finally:
             self._state = "closed"
-            self._orphans.clear()
+            sub.close()
             self._device._streams.discard(self)
-        if raise_errors and self._first_error is not None:
-            code, message = self._first_error
-            raise errors.error_for(code, message, "stream")
+        error = sub.take_unreported()
+        if raise_errors and error is not None:
+            raise error
 
     def __del__(self) -> None:
         # Collected while open: nothing is in flight (Completions would keep it alive), so
@@ -155,7 +160,7 @@ class Stream:
                 ResourceWarning,
                 stacklevel=2,
             )
-            dev, handle = self._device, self._handle
+            dev, handle, sub = self._device, self._handle, self._sub
             if dev._state in ("open", "closing"):
                 in_context(
                     dev._ctx,
@@ -164,6 +169,7 @@ class Stream:
                         lib.aclrtDestroyStream(handle),
                     ),
                 )
+                sub.close()
 
     @property
     def device(self) -> Device:
@@ -179,131 +185,48 @@ class Stream:
     @property
     def in_flight(self) -> int:
         """Completions enqueued on this stream and not yet resolved."""
-        return self._in_flight
+        return self._sub.in_flight if self._sub is not None else 0
 
     @property
     def error(self) -> errors.AclError | None:
         """The stream's first device error, if any work on it failed."""
-        if self._first_error is None:
-            return None
-        return errors.error_for(self._first_error[0], self._first_error[1], "stream")
+        return self._sub.first_error if self._sub is not None else None
 
     def __repr__(self) -> str:
-        return f"<Stream device={self._device.index} {self._state} in_flight={self._in_flight}>"
+        return f"<Stream device={self._device.index} {self._state} in_flight={self.in_flight}>"
 
-    # -- submission machinery (event loop) --------------------------------------------------
+    # -- submission (event loop): the stream's Submissions owns it --------------------------
 
-    def _ready(self) -> bool:
-        """Fast path of admission: open, a free in-flight slot and nobody queued before us.
-        Binds the device's context when it returns True."""
-        if self._state == "open" and self._in_flight < self.max_in_flight and not self._slot_waiters:
-            dev = self._device
-            bind_context(dev._ctx)  # the device is open while its stream is
-            return True
-        return False
-
-    async def _admit(self) -> None:
-        """Wait for a free in-flight slot (FIFO). Cancelling this wait enqueues nothing. The
-        caller enqueues and calls _track() with no await in between, so the slot is its own."""
-        if self._ready():
-            return
+    async def _admit(self) -> Submissions:
+        """Check the stream is open, wait for a free in-flight slot and bind the device's
+        context; returns the owner of submission. Cancelling the wait enqueues nothing."""
         if self._state != "open":
             raise errors.ClosedError(f"{self!r} is not open")
-        while True:
-            event = anyio.Event()
-            self._slot_waiters.append(event)
-            try:
-                await event.wait()
-            except BaseException:
-                if event in self._slot_waiters:
-                    self._slot_waiters.remove(event)
-                else:
-                    self._wake_next()  # we were handed a slot: pass it on
-                raise
-            if self._state != "open":
-                self._wake_next()
-                raise errors.ClosedError(f"{self!r} was closed")
-            if self._in_flight < self.max_in_flight:
-                self._device._bind()
-                if self._slot_waiters and self._in_flight + 1 < self.max_in_flight:
-                    self._wake_next()
-                return
+        sub = self._sub
+        await sub.admit()
+        self._device._bind()
+        return sub
 
-    def _wake_next(self) -> None:
-        if self._slot_waiters:
-            self._slot_waiters.popleft().set()
-
-    def _track(
-        self,
-        token: int,
-        what: str,
-        keep: Any = None,
-        arrays: tuple[DeviceArray, ...] = (),
-        on_done: Any = None,
-    ) -> Completion:
-        """Register the Completion for work just enqueued with ``token``."""
-        c = Completion(self, what, keep, arrays, on_done)
-        self._device._dispatcher._pending[token] = c  # type: ignore[union-attr]
-        self._in_flight += 1
-        self._last = c
-        if profile._active is not None:
-            profile._active._on_submit(self, c)
-        return c
-
-    def _enqueue_failed(self, rc: int, api: str, keep: Any = None) -> None:
-        """Work could not be enqueued: raise (the slot was never taken). If the work itself was
-        enqueued but its completion callback was not, keep what it uses alive until the stream
-        is destroyed (which waits for it)."""
-        if self._slot_waiters and self._in_flight < self.max_in_flight:
-            self._wake_next()
-        if self._launched[0]:
-            self._orphans.append(keep)
-        check(rc, api)
-
-    def _completed(self, completion: Completion, code: int, message: str | None) -> None:
-        """Called by the dispatcher for each resolved Completion of this stream."""
-        self._in_flight -= 1
-        if self._slot_waiters:
-            self._wake_next()
-        if profile._active is not None:
-            profile._active._on_resolve(completion, code)
-        if code and self._first_error is None:
-            self._first_error = (code, message)
-
-    def _failure_message(self, code: int) -> str | None:
-        """The runtime's description of the stream's sticky error (read on the loop thread)."""
-        if self._handle is None:
-            return None
-        rc, message = stream_failure(self._handle)
-        return message if rc == code else None
-
-    def _complete_after(
-        self, rc: int, api: str, what: str, keep: Any = None, arrays: tuple[DeviceArray, ...] = ()
-    ) -> Completion:
-        """Work was just submitted with return code ``rc`` (by ``api``; 0 if there was none):
-        enqueue the completion callback behind it and track it. Called after ``_admit()``."""
-        if rc:
-            self._launched[0] = 0
-            self._enqueue_failed(rc, api)
-        d = self._device._dispatcher
-        assert d is not None
-        token = d.new_token()
-        rc = lib.aiocann_cq_enqueue(d.cq, self._handle, token)
-        if rc:
-            self._launched[0] = 1
-            self._enqueue_failed(rc, "aclrtLaunchCallback", (keep, arrays))
-        return self._track(token, what, keep, arrays)
+    def _usable(self) -> None:
+        """Raise ClosedError unless the stream is open; bind the device's context (pinned
+        staging memory is allocated against it)."""
+        if self._state != "open":
+            raise errors.ClosedError(f"{self!r} is not open")
+        self._device._bind()
 
     async def _marker(self, what: str) -> Completion:
         """A Completion that resolves when everything enqueued so far has run."""
-        await self._admit()
-        return self._complete_after(0, "", what)
+        return (await self._admit()).complete_after(0, "", what)
 
     # -- public operations ---------------------------------------------------------------
 
     async def synchronize(self) -> None:
-        """Wait until all work enqueued so far is done; raise the stream's error if it failed."""
+        """Wait until all work enqueued so far is done. Raises the first failure on the stream
+        since the previous synchronize (once, as ``aclrtSynchronizeStream`` does)."""
         await (await self._marker("synchronize"))
+        error = self._sub.take_unreported()
+        if error is not None:
+            raise error
 
     async def record(self, *, timing: bool = True) -> Event:
         """Record an event capturing the work enqueued so far. ``await event`` waits for it;
@@ -311,9 +234,9 @@ class Stream:
         from .event import Event
 
         event = Event._create(self._device, timing)
-        await self._admit()
+        sub = await self._admit()
         rc = lib.aclrtRecordEvent(event.handle, self._handle)
-        event._completion = self._complete_after(rc, "aclrtRecordEvent", "event record", event)
+        event._completion = sub.complete_after(rc, "aclrtRecordEvent", "event record", event)
         return event
 
     def wait(self, event: Event) -> None:
@@ -342,6 +265,7 @@ class Stream:
         """Copy host data into ``dst`` (same number of bytes). Pageable memory is staged through
         a pinned block, so the device-side copy is truly asynchronous."""
         _array(dst, "dst")
+        self._usable()
         host = np.ascontiguousarray(data)
         if host.nbytes != dst.nbytes:
             raise ValueError(f"size mismatch: {host.nbytes} host bytes for a {dst.nbytes}-byte {dst!r}")
@@ -372,6 +296,7 @@ class Stream:
             raise ValueError("out must be a writeable C-contiguous array of the same size")
         if src.nbytes == 0:
             return out
+        self._usable()
         if is_pinned(out):
             await (
                 await self._copy(
@@ -418,9 +343,9 @@ class Stream:
         value = operator.index(value)  # an integer: not a float or a str that int() would take
         if not 0 <= value <= 255:
             raise ValueError(f"memset value must be a byte (0..255), got {value}")
-        await self._admit()
+        sub = await self._admit()
         rc = lib.aclrtMemsetAsync(ffi.cast("void*", dst.ptr), dst.nbytes, value, dst.nbytes, self._handle)
-        return self._complete_after(rc, "aclrtMemsetAsync", "memset", None, (dst,))
+        return sub.complete_after(rc, "aclrtMemsetAsync", "memset", None, (dst,))
 
     async def _copy(
         self,
@@ -433,23 +358,14 @@ class Stream:
         arrays: tuple[DeviceArray, ...],
         on_done: Any = None,
     ) -> Completion:
-        await self._admit()
-        d = self._device.dispatcher
-        token = d.new_token()
+        sub = await self._admit()
+        token = sub.new_token()
         rc = lib.aiocann_memcpy(
-            d.cq,
-            ffi.cast("void*", dst),
-            nbytes,
-            ffi.cast("void*", src),
-            nbytes,
-            kind,
-            self._handle,
-            token,
-            self._launched,
+            sub.qs, ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, token, sub.launched
         )
         if rc:
-            self._enqueue_failed(rc, "aclrtMemcpyAsync", (keep, arrays))
-        return self._track(token, what, keep, arrays, on_done)
+            sub.enqueue_failed(rc, "aclrtMemcpyAsync", (keep, arrays))
+        return sub.track(token, what, keep, arrays, on_done)
 
 
 def _addr(a: np.ndarray) -> int:

@@ -34,7 +34,7 @@ async def _measure() -> tuple[float, float, float]:
             args = await k.args().ptr(dev.empty(1, np.uint8))
             fn, handle, stream = k.handle, args.handle, s.handle
             launch_raw, null = lib.aclrtLaunchKernelWithConfig, ffi.NULL
-            native, d, launched = lib.aiocann_launch, dev.dispatcher, s._launched
+            native, qs, launched = lib.aiocann_launch, s._sub.qs, s._sub.launched
             best_async = best_raw = best_native = float("inf")
             for _ in range(ROUNDS):
                 await s.synchronize()
@@ -49,8 +49,8 @@ async def _measure() -> tuple[float, float, float]:
                 best_raw = min(best_raw, (time.perf_counter() - t) / N)
                 await s.synchronize()
                 t = time.perf_counter()
-                for _ in range(N):  # tokens nobody registered: the dispatcher ignores them
-                    native(d.cq, fn, 1, stream, null, handle, 0, launched)
+                for _ in range(N):  # token 0 belongs to no stream: the dispatcher ignores it
+                    native(qs, fn, 1, null, handle, 0, launched)
                 best_native = min(best_native, (time.perf_counter() - t) / N)
             await s.synchronize()
     return best_async, best_raw, best_native

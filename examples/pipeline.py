@@ -38,7 +38,7 @@ copy engine, and the ``streams`` pipelines interleave on top of that. The host's
 What the overlap figures mean
 -----------------------------
 Every stage is bracketed by two timing events on its stream, so its start and end are *device*
-timestamps (``Event.timestamp_ns``). From them:
+timestamps (``Event.timestamp_us``). From them:
 
 * ``upload_overlap``: the fraction of the time some upload was in progress during which some
   kernel chain was running as well -- copies hidden behind compute;
@@ -248,8 +248,8 @@ async def _pipeline(index: int, dev: ac.Device, k: _Kernels, w_host: np.ndarray,
                     problem = await anyio.to_thread.run_sync(_check, item, s_host, v_host, w_host, u_host)
                     run.finished(index, item.index, problem)
                     await k1  # the download waited for k1 on the device; this is the host's view
-                    run.upload_spans.append((up0.timestamp_ns, up1.timestamp_ns))
-                    run.kernel_spans.append((k0.timestamp_ns, k1.timestamp_ns))
+                    run.upload_spans.append((up0.timestamp_us, up1.timestamp_us))
+                    run.kernel_spans.append((k0.timestamp_us, k1.timestamp_us))
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(produce)
@@ -298,18 +298,18 @@ def _intersection(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
 def overlap_figures(
     upload_spans: list[tuple[int, int]], kernel_spans: list[tuple[int, int]]
 ) -> dict[str, float]:
-    """The overlap figures of the module docstring, from (start_ns, end_ns) device spans."""
+    """The overlap figures of the module docstring, from (start_us, end_us) device spans (one device's clock)."""
     uploads, kernels = _union(upload_spans), _union(kernel_spans)
-    upload_ns, kernel_ns = _length(uploads), _length(kernels)
+    upload_us, kernel_us = _length(uploads), _length(kernels)
     all_spans = upload_spans + kernel_spans
-    span_ns = max(e for _, e in all_spans) - min(s for s, _ in all_spans) if all_spans else 0
-    busy_ns = sum(e - s for s, e in all_spans)
+    span_us = max(e for _, e in all_spans) - min(s for s, _ in all_spans) if all_spans else 0
+    busy_us = sum(e - s for s, e in all_spans)
     return {
-        "upload_overlap": _intersection(uploads, kernels) / upload_ns if upload_ns else 0.0,
-        "concurrency": busy_ns / span_ns if span_ns else 0.0,
-        "upload_busy_ms": upload_ns / 1e6,
-        "kernel_busy_ms": kernel_ns / 1e6,
-        "device_span_ms": span_ns / 1e6,
+        "upload_overlap": _intersection(uploads, kernels) / upload_us if upload_us else 0.0,
+        "concurrency": busy_us / span_us if span_us else 0.0,
+        "upload_busy_ms": upload_us / 1e3,
+        "kernel_busy_ms": kernel_us / 1e3,
+        "device_span_ms": span_us / 1e3,
     }
 
 

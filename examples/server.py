@@ -1,6 +1,7 @@
 """An async inference server: Starlette on uvicorn, dynamic batching onto a pool of streams.
 
     python examples/server.py [--host 127.0.0.1] [--port 8000] [--max-queue 256] [--max-batch 32]
+                              [--max-body-bytes N]
     curl -s localhost:8000/infer -d '{"inputs": [0.1, 0.2, ...]}'      # in_dim floats
     curl -s localhost:8000/health
 
@@ -14,6 +15,12 @@ Request flow
 ``POST /infer`` takes ``{"inputs": [[...], ...]}`` (rows of ``in_dim`` floats) or
 ``{"inputs": [...]}`` (one row) and answers ``{"outputs": ..., "batch": {...}}`` in the same
 shape, with the batch that served it (its id, rows and number of requests).
+
+* **Bounded input.** A body larger than ``max_body_bytes`` (by default what ``max_batch`` rows
+  of ``in_dim`` numbers need in JSON, with generous room per number) is answered ``413``
+  before it is parsed: at once from its Content-Length, or, for a chunked body, as soon as
+  the bytes read pass the limit -- the rest is never read, and the connection is closed.
+  JSON nested too deeply to parse is answered ``400``.
 
 * **Dynamic batching.** Handlers only queue their rows. One batcher task waits for a free
   stream, takes the oldest request, then gathers more for up to ``batch_window_ms`` or until
@@ -38,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import signal
 import sys
@@ -63,6 +71,10 @@ from aiocann.sim import build_kernel
 KERNELS_DIR = Path(__file__).resolve().parent / "kernels"
 BLOCKS = 8  # the simulator's default AI cores per device
 RETRY_AFTER_S = 1
+# The default body limit allows this much JSON text per number: "-0.12345678901234568" is 20
+# characters; the rest is room for separators, indentation and the rows' brackets.
+JSON_BYTES_PER_NUMBER = 48
+JSON_ENVELOPE_BYTES = 4096  # '{"inputs": ...}' and whatever else a client puts around the rows
 
 log = logging.getLogger("aiocann.examples.server")
 
@@ -78,6 +90,7 @@ class ServerConfig:
     out_dim: int = 10
     seed: int = 0
     device: int = 0
+    max_body_bytes: int | None = None  # request body limit; None: room for max_batch rows (body_limit)
 
     def __post_init__(self) -> None:
         for name in ("max_queue", "max_batch", "streams", "in_dim", "out_dim"):
@@ -85,6 +98,16 @@ class ServerConfig:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.batch_window_ms < 0 or self.delay_ms < 0:
             raise ValueError("batch_window_ms and delay_ms must be >= 0")
+        if self.max_body_bytes is not None and self.max_body_bytes < 1:
+            raise ValueError(f"max_body_bytes must be >= 1, got {self.max_body_bytes}")
+
+    @property
+    def body_limit(self) -> int:
+        """The largest request body /infer reads: max_body_bytes, by default enough for
+        max_batch rows of in_dim numbers written out in JSON, with generous room per number."""
+        if self.max_body_bytes is not None:
+            return self.max_body_bytes
+        return JSON_ENVELOPE_BYTES + self.max_batch * self.in_dim * JSON_BYTES_PER_NUMBER
 
 
 def model_weights(in_dim: int, out_dim: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -161,6 +184,7 @@ class Engine:
         self._arrived = anyio.Event()
         self._closing = False
         self._lanes_in, self._lanes_out = anyio.create_memory_object_stream[_Lane](config.streams)
+        self._streams: list[ac.Stream] = []
         self._kernels: dict[str, ac.Kernel] = {}
         self._device: ac.Device | None = None
         self._in_flight = 0
@@ -200,6 +224,7 @@ class Engine:
             wt, bias = await s.upload(np.ascontiguousarray(w.T)), await s.upload(b)
         for _ in range(cfg.streams):
             s = await dev.create_stream()  # closed by the Device on the way out
+            self._streams.append(s)  # held here: the lane queue drops its lanes when it closes
             x = dev.empty((cfg.max_batch, cfg.in_dim), np.float32)
             logits = dev.empty((cfg.max_batch, cfg.out_dim), np.float32)
             probs = dev.empty((cfg.max_batch, cfg.out_dim), np.float32)
@@ -292,9 +317,14 @@ class Engine:
             lane.matmul.update(4, self._mm_tiling(rows))
             lane.softmax.update(2, self._sm_tiling(rows))
             blocks = min(BLOCKS, rows)
-            await ac.launch(self._kernels["matmul"], lane.matmul, blocks=blocks, stream=s)
-            await ac.launch(self._kernels["softmax"], lane.softmax, blocks=blocks, stream=s)
+            mm = await ac.launch(self._kernels["matmul"], lane.matmul, blocks=blocks, stream=s)
+            sm = await ac.launch(self._kernels["softmax"], lane.softmax, blocks=blocks, stream=s)
             out = await s.download(lane.probs, out=lane.out_host)
+            # Streams go on after a failed kernel (ACL's continue-on-failure model), so the
+            # download succeeds even if a kernel failed: the kernels' own Completions say
+            # whether the rows are real. (They are done already: the download came after them.)
+            await mm
+            await sm
             offset = 0
             for r in batch:
                 r.result = out[offset:offset + r.rows].copy()
@@ -319,12 +349,14 @@ class Engine:
             self._lanes_in.send_nowait(lane)
 
     async def _replace_stream(self, lane: _Lane) -> None:
-        # A failed stream stays failed (every later launch on it reports the error): give the
-        # lane a fresh one, so that one bad batch does not poison the batches after it.
+        # The stream itself goes on after a failure, but it still holds the failure for its next
+        # synchronize point: give the lane a fresh stream and close the old one without
+        # reporting, since this batch's requests were already answered with the error.
         assert self._device is not None
         old = lane.stream
         try:
             lane.stream = await self._device.create_stream()
+            self._streams[self._streams.index(old)] = lane.stream
             await old.aclose(raise_errors=False)
         except Exception:
             log.exception("cannot replace the failed stream; its lane keeps failing")
@@ -348,7 +380,7 @@ class Engine:
             "status": "draining" if self._closing else "ok",
             "queue": len(self._pending),
             "batches_in_flight": self._in_flight,
-            "config": asdict(self.config),
+            "config": {**asdict(self.config), "max_body_bytes": self.config.body_limit},
             "stats": {
                 "accepted": self.stats["accepted"],
                 "rejected": self.stats["rejected"],
@@ -365,9 +397,31 @@ class Engine:
 # --------------------------------------------------------------------------- HTTP
 
 
-def _error(status: int, message: str, **extra: Any) -> JSONResponse:
-    headers = {"Retry-After": str(RETRY_AFTER_S)} if status == 503 else None
+def _error(status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+    if status == 503:
+        headers = {**(headers or {}), "Retry-After": str(RETRY_AFTER_S)}
     return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, or BodyTooLarge as soon as it is known to exceed ``limit`` bytes: from
+    its Content-Length before any of it is read, else (a chunked body) while it streams in. So
+    an oversized body is never buffered whole, let alone parsed."""
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def create_app(config: ServerConfig | None = None, **overrides: Any) -> Starlette:
@@ -396,8 +450,17 @@ def create_app(config: ServerConfig | None = None, **overrides: Any) -> Starlett
 
     async def infer(request: Request) -> JSONResponse:
         engine: Engine = request.app.state.engine
+        limit = cfg.body_limit
         try:
-            body = await request.json()
+            raw = await read_body(request, limit)
+        except BodyTooLarge:
+            # The rest of the body stays unread, so this connection cannot carry another request.
+            return _error(413, f"the body is larger than {limit} bytes", headers={"Connection": "close"},
+                          max_body_bytes=limit)
+        try:
+            body = json.loads(raw)
+        except RecursionError:  # the decoder recurses once per nesting level
+            return _error(400, "the JSON body is nested too deeply")
         except ValueError:
             return _error(400, "the body must be JSON: {\"inputs\": [[...], ...]}")
         if not isinstance(body, dict) or "inputs" not in body:
@@ -497,13 +560,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out-dim", type=int, default=ServerConfig.out_dim)
     parser.add_argument("--seed", type=int, default=0, help="seed of the model's weights")
     parser.add_argument("--device", type=int, default=0)
+    parser.add_argument("--max-body-bytes", type=int, default=None,
+                        help="largest request body; larger ones get 413 unread (default: room for "
+                             f"--max-batch rows of --in-dim numbers, {JSON_BYTES_PER_NUMBER} bytes each)")
     parser.add_argument("--log-level", default="info")
     args = parser.parse_args(argv)
     try:
         config = ServerConfig(
             max_queue=args.max_queue, max_batch=args.max_batch, batch_window_ms=args.batch_window_ms,
             streams=args.streams, delay_ms=args.delay_ms, in_dim=args.in_dim, out_dim=args.out_dim,
-            seed=args.seed, device=args.device,
+            seed=args.seed, device=args.device, max_body_bytes=args.max_body_bytes,
         )
     except ValueError as exc:
         parser.error(str(exc))

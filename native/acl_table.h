@@ -22,7 +22,6 @@
     X(aclInit) \
     X(aclFinalize) \
     X(aclGetRecentErrMsg) \
-    X(aclrtGetVersion) \
     X(aclrtSetDevice) \
     X(aclrtResetDevice) \
     X(aclrtGetDevice) \
@@ -76,12 +75,27 @@
     X(aclrtLaunchKernelWithConfig) \
     X(aclrtLaunchKernel)
 
-/* Optional: absent from older CANN releases (missing ones return ACL_ERROR_API_NOT_SUPPORT),
- * and the simulator's own trace interface (absent from every real runtime). */
+/* Optional: absent from older CANN releases (missing ones return ACL_ERROR_API_NOT_SUPPORT, or
+ * UINT32_MAX for the exception-info getters), deprecated in newer ones (aclrtGetVersion), and
+ * the simulator's own trace interface (absent from every real runtime). */
 #define AIOCANN_ACL_OPTIONAL(X) \
+    X(aclrtGetVersion) \
     X(aclrtResetDeviceForce) \
     X(aclrtEventGetTimestamp) \
     X(aclrtBinaryLoadFromData) \
+    X(aclrtPeekAtLastError) \
+    X(aclrtGetLastError) \
+    X(aclrtSetExceptionInfoCallback) \
+    X(aclrtExceptionInfoCallbackRegister) \
+    X(aclrtExceptionInfoCallbackUnregister) \
+    X(aclrtGetTaskIdFromExceptionInfo) \
+    X(aclrtGetStreamIdFromExceptionInfo) \
+    X(aclrtGetThreadIdFromExceptionInfo) \
+    X(aclrtGetDeviceIdFromExceptionInfo) \
+    X(aclrtGetErrorCodeFromExceptionInfo) \
+    X(aclrtSetStreamFailureMode) \
+    X(aclrtGetThreadLastTaskId) \
+    X(aclrtStreamGetId) \
     /* issue 11: the rest of pyACL's runtime surface */ \
     X(aclFinalizeReference) \
     X(aclsysGetVersionStr) \
@@ -138,7 +152,6 @@
     X(aclrtBinaryLoad) \
     X(aclrtGetFunctionAddr) \
     X(aclrtGetFunctionName) \
-    X(aclsimCallbackStatusSnapshot) \
     X(aclsimTraceStart) \
     X(aclsimTraceStop) \
     X(aclsimTraceDrain)
@@ -214,6 +227,19 @@ extern aiocann_acl_table aiocann_acl;
 #define aclrtKernelArgsFinalize (aiocann_acl.aclrtKernelArgsFinalize)
 #define aclrtLaunchKernelWithConfig (aiocann_acl.aclrtLaunchKernelWithConfig)
 #define aclrtLaunchKernel (aiocann_acl.aclrtLaunchKernel)
+#define aclrtPeekAtLastError (aiocann_acl.aclrtPeekAtLastError)
+#define aclrtGetLastError (aiocann_acl.aclrtGetLastError)
+#define aclrtSetExceptionInfoCallback (aiocann_acl.aclrtSetExceptionInfoCallback)
+#define aclrtExceptionInfoCallbackRegister (aiocann_acl.aclrtExceptionInfoCallbackRegister)
+#define aclrtExceptionInfoCallbackUnregister (aiocann_acl.aclrtExceptionInfoCallbackUnregister)
+#define aclrtGetTaskIdFromExceptionInfo (aiocann_acl.aclrtGetTaskIdFromExceptionInfo)
+#define aclrtGetStreamIdFromExceptionInfo (aiocann_acl.aclrtGetStreamIdFromExceptionInfo)
+#define aclrtGetThreadIdFromExceptionInfo (aiocann_acl.aclrtGetThreadIdFromExceptionInfo)
+#define aclrtGetDeviceIdFromExceptionInfo (aiocann_acl.aclrtGetDeviceIdFromExceptionInfo)
+#define aclrtGetErrorCodeFromExceptionInfo (aiocann_acl.aclrtGetErrorCodeFromExceptionInfo)
+#define aclrtSetStreamFailureMode (aiocann_acl.aclrtSetStreamFailureMode)
+#define aclrtGetThreadLastTaskId (aiocann_acl.aclrtGetThreadLastTaskId)
+#define aclrtStreamGetId (aiocann_acl.aclrtStreamGetId)
 /* issue 11 */
 #define aclFinalizeReference (aiocann_acl.aclFinalizeReference)
 #define aclsysGetVersionStr (aiocann_acl.aclsysGetVersionStr)
@@ -270,7 +296,6 @@ extern aiocann_acl_table aiocann_acl;
 #define aclrtBinaryLoad (aiocann_acl.aclrtBinaryLoad)
 #define aclrtGetFunctionAddr (aiocann_acl.aclrtGetFunctionAddr)
 #define aclrtGetFunctionName (aiocann_acl.aclrtGetFunctionName)
-#define aclsimCallbackStatusSnapshot (aiocann_acl.aclsimCallbackStatusSnapshot)
 #define aclsimTraceStart (aiocann_acl.aclsimTraceStart)
 #define aclsimTraceStop (aiocann_acl.aclsimTraceStop)
 #define aclsimTraceDrain (aiocann_acl.aclsimTraceDrain)

@@ -40,18 +40,33 @@ void aiocann_forget_context(void);
 /* ---- completion queue ---- */
 /* A queue serves the streams of one context: the calls below that enqueue work bind it. */
 typedef struct aiocann_cq aiocann_cq;
-aiocann_cq *aiocann_cq_new(aclrtContext ctx);
+/* A stream registered with a queue: its work in flight, so that the runtime's exception
+ * reports (which name a stream id and a task id) reach the completion of the work they are
+ * about. */
+typedef struct aiocann_cq_stream aiocann_cq_stream;
+/* Returns NULL with the reason in *rc (e.g. the runtime has no exception-info callbacks). */
+aiocann_cq *aiocann_cq_new(aclrtContext ctx, aclError *rc);
 void aiocann_cq_free(aiocann_cq *cq);
 /* An eventfd that is readable exactly while completions are queued. */
 int aiocann_cq_fd(aiocann_cq *cq);
-/* Moves up to max completions out: their tokens and the stream status seen at completion
- * (0, or the ACL error of a failed stream). Returns how many. */
-size_t aiocann_cq_drain(aiocann_cq *cq, uint64_t *tokens, int32_t *status, size_t max);
+/* Registers stream with cq under key (what stream-level reports carry, see below). NULL with
+ * the reason in *rc. */
+aiocann_cq_stream *aiocann_cq_stream_new(aiocann_cq *cq, aclrtStream stream, uint64_t key, aclError *rc);
+/* Unregisters; the stream's work must have completed (or be abandoned). */
+void aiocann_cq_stream_free(aiocann_cq_stream *qs);
+/* Moves up to max completions out: their tokens, their status (0, or the ACL error of the
+ * work's failed task) and a malloc'ed description of the failure or NULL, which the caller
+ * frees with aiocann_free. A token with AIOCANN_STREAM_REPORT set is a failure of a task that
+ * was not aiocann's, on the stream registered with the key in its low bits. */
+size_t aiocann_cq_drain(aiocann_cq *cq, uint64_t *tokens, int32_t *status, char **messages, size_t max);
+void aiocann_free(void *p);
 /* How many completions are queued now. */
 size_t aiocann_cq_pending(aiocann_cq *cq);
-/* Queues a completion for token once all work submitted to stream so far is done. Its status
- * is the stream's state at exactly that point (see completion_queue.c). */
-aclError aiocann_cq_enqueue(aiocann_cq *cq, aclrtStream stream, uint64_t token);
+#define AIOCANN_STREAM_REPORT 0x8000000000000000
+/* Queues a completion for token once all work submitted to the stream so far is done. `work`
+ * says that the calling thread has just submitted the work this completion is for (its task
+ * id is then the thread's last one), so that a failure of that task fails this completion. */
+aclError aiocann_cq_enqueue(aiocann_cq_stream *qs, uint64_t token, int work);
 
 /* ---- report thread ---- */
 typedef struct aiocann_reporter aiocann_reporter;
@@ -64,18 +79,19 @@ uint64_t aiocann_reporter_thread_id(aiocann_reporter *r);
 aclError aiocann_reporter_stop(aiocann_reporter *r);
 
 /* ---- fast paths ---- */
-/* aclrtLaunchKernelWithConfig followed by aiocann_cq_enqueue(cq, stream, token), as one call
- * (with the queue's context bound first).
+/* aclrtLaunchKernelWithConfig followed by aiocann_cq_enqueue(qs, token, 1), as one call (with
+ * the queue's context bound first).
  * *launched is set to 1 once the kernel is enqueued: a failure with *launched == 1 means the
  * kernel will run but no completion will come for it. */
-aclError aiocann_launch(aiocann_cq *cq, aclrtFuncHandle func, uint32_t num_blocks, aclrtStream stream,
-                        aclrtLaunchKernelCfg *cfg, aclrtArgsHandle args, uint64_t token, int *launched);
+aclError aiocann_launch(aiocann_cq_stream *qs, aclrtFuncHandle func, uint32_t num_blocks, aclrtLaunchKernelCfg *cfg,
+                        aclrtArgsHandle args, uint64_t token, int *launched);
 /* The same for aclrtMemcpyAsync. */
-aclError aiocann_memcpy(aiocann_cq *cq, void *dst, size_t dest_max, const void *src, size_t count,
-                        aclrtMemcpyKind kind, aclrtStream stream, uint64_t token, int *launched);
+aclError aiocann_memcpy(aiocann_cq_stream *qs, void *dst, size_t dest_max, const void *src, size_t count,
+                        aclrtMemcpyKind kind, uint64_t token, int *launched);
 /* cffi-end */
 
 /* Internal to the extension. */
-aclrtContext aiocann_cq_context(aiocann_cq *cq);
+aclrtContext aiocann_cq_stream_context(aiocann_cq_stream *qs);
+aclrtStream aiocann_cq_stream_handle(aiocann_cq_stream *qs);
 
 #endif /* AIOCANN_NATIVE_H_ */

@@ -4,11 +4,11 @@
  * This is how a device's work reaches the event loop without Python ever running on a
  * runtime thread:
  *
- *   stream reaches the callback task
+ *   stream reaches the completion callback task (ACL_CALLBACK_NO_BLOCK: the stream goes on)
  *     -> report thread (C, below) is inside aclrtProcessReport and runs on_complete()
- *        -> on_complete appends (token, stream status) to the queue and, only when the queue
- *           was empty, writes the eventfd
- *   event loop: the dispatcher task awaits the eventfd, drains every queued token in one
+ *        -> on_complete appends (token, status, message) to the queue and, only when the
+ *           queue was empty, writes the eventfd
+ *   event loop: the dispatcher task awaits the eventfd, drains every queued completion in one
  *   batch and resolves the matching futures.
  *
  * No GIL is taken on the runtime side, so no runtime lock can ever wait for the GIL (the
@@ -16,12 +16,21 @@
  * is readable exactly while the queue is non-empty: it is written on the empty->non-empty
  * transition and read back when a drain empties the queue, both under the queue lock.
  *
- * on_complete records the stream's status (aclrtStreamQuery) so a failure is attributed to
- * exactly the work that failed, never to earlier work. That needs the status *as of the
- * callback's place in the stream*: where the runtime guarantees it for non-blocking callbacks
- * (the simulator: aclsimCallbackStatusSnapshot), completion callbacks are ACL_CALLBACK_NO_BLOCK
- * and the stream runs on while the report thread catches up in batches; elsewhere they are
- * ACL_CALLBACK_BLOCK, pausing the stream for the few microseconds on_complete takes.
+ * Failures. A completion callback cannot learn whether the work before it failed: on the real
+ * runtime aclrtStreamQuery never reports a task's error, and only one synchronize gets it. What
+ * the runtime does say is which task failed: it calls the exception-info callbacks with the
+ * stream id, task id and error code, on one of its own threads, before the failed stream moves
+ * past that task (so before the completion callback behind it runs). So every completion
+ * records the task id of its work (aclrtGetThreadLastTaskId, right after submitting it), each
+ * registered stream keeps its completions in flight in submission order, and on_exception()
+ * marks the one whose work failed; on_complete() then delivers it with its error. Reports and
+ * completions meet under the stream record's lock, whichever thread comes first:
+ *  - a report may arrive before its completion is registered (the task fails while the
+ *    submitting thread is between the launch and aiocann_cq_enqueue): it is parked in the
+ *    record and claimed by that registration;
+ *  - a report for a task that no completion is about (work another library submitted to the
+ *    stream) is delivered as a stream-level failure (AIOCANN_STREAM_REPORT) once a later
+ *    completion of the stream shows it was not ours.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,19 +45,62 @@
 
 #include "acl_table.h"
 
+#define NO_TASK UINT32_MAX
+
 typedef struct cq_entry {
     uint64_t token;
     int32_t status;
+    char *message; /* malloc'ed or NULL; owned by the queue until drained */
 } cq_entry;
 
 struct aiocann_cq {
+    atomic_int refs;         /* the owner's, and one per registered stream */
     aclrtContext ctx;
-    aclrtCallbackBlockType cb_type; /* see the top of this file */
     pthread_mutex_t lock;
     cq_entry *ring;
     size_t cap, head, count; /* ring buffer, grows by doubling */
     int fd;
 };
+
+/* One completion in flight: the callback's user data. */
+typedef struct pending {
+    struct pending *next;
+    aiocann_cq_stream *qs;
+    uint64_t token;
+    uint32_t work_task;  /* task id of the work it completes, or NO_TASK (a marker) */
+    uint32_t cb_task;    /* task id of the callback itself, once known */
+    int32_t status;      /* set by on_exception */
+    char *message;
+} pending;
+
+/* A failure report that no registered completion has claimed (yet). */
+typedef struct parked {
+    struct parked *next;
+    uint32_t task;
+    int32_t code;
+    char *message;
+} parked;
+
+struct aiocann_cq_stream {
+    /* The owner's reference and one per completion in flight: a completion callback may run
+     * after the stream was destroyed and unregistered (its report was already queued for the
+     * report thread), so the record and its queue live until the last one has run. */
+    atomic_int refs;
+    aiocann_cq *cq;           /* holds a reference */
+    aclrtStream stream;
+    uint64_t key;
+    int32_t device, stream_id;
+    pthread_mutex_t lock;    /* head/tail and parked; taken by the launching thread, the report
+                              * thread and the runtime thread that reports an exception */
+    pending *head, *tail;    /* in submission order */
+    parked *parked;
+    aiocann_cq_stream *next; /* g_streams */
+};
+
+/* Streams by (device, stream id), for on_exception. Lock order: g_streams_lock > qs->lock >
+ * cq->lock. */
+static pthread_mutex_t g_streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static aiocann_cq_stream *g_streams;
 
 static __thread aclrtContext t_ctx; /* what aiocann_bind_context last made current here */
 
@@ -63,40 +115,13 @@ aclError aiocann_bind_context(aclrtContext ctx)
 
 void aiocann_forget_context(void) { t_ctx = NULL; }
 
-aiocann_cq *aiocann_cq_new(aclrtContext ctx)
-{
-    aiocann_cq *cq = calloc(1, sizeof *cq);
-    if (!cq)
-        return NULL;
-    cq->ctx = ctx;
-    cq->cb_type = aclsimCallbackStatusSnapshot() ? ACL_CALLBACK_NO_BLOCK : ACL_CALLBACK_BLOCK;
-    cq->cap = 1024;
-    cq->ring = malloc(cq->cap * sizeof *cq->ring);
-    cq->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (!cq->ring || cq->fd < 0) {
-        free(cq->ring);
-        if (cq->fd >= 0)
-            close(cq->fd);
-        free(cq);
-        return NULL;
-    }
-    pthread_mutex_init(&cq->lock, NULL);
-    return cq;
-}
+void aiocann_free(void *p) { free(p); }
 
-void aiocann_cq_free(aiocann_cq *cq)
-{
-    if (!cq)
-        return;
-    close(cq->fd);
-    pthread_mutex_destroy(&cq->lock);
-    free(cq->ring);
-    free(cq);
-}
+/* Task ids of one stream increase as tasks are submitted and wrap at 2^32 (a 16-bit counter
+ * with its wrap count above it): compare them as serial numbers. */
+static int task_before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
 
-int aiocann_cq_fd(aiocann_cq *cq) { return cq->fd; }
-
-static void push(aiocann_cq *cq, uint64_t token, int32_t status)
+static void push(aiocann_cq *cq, uint64_t token, int32_t status, char *message)
 {
     pthread_mutex_lock(&cq->lock);
     if (cq->count == cq->cap) {
@@ -119,7 +144,7 @@ static void push(aiocann_cq *cq, uint64_t token, int32_t status)
             cq->head = 0;
         }
     }
-    cq->ring[(cq->head + cq->count) % cq->cap] = (cq_entry){token, status};
+    cq->ring[(cq->head + cq->count) % cq->cap] = (cq_entry){token, status, message};
     if (cq->count++ == 0) {
         uint64_t one = 1;
         ssize_t w = write(cq->fd, &one, sizeof one);
@@ -128,7 +153,127 @@ static void push(aiocann_cq *cq, uint64_t token, int32_t status)
     pthread_mutex_unlock(&cq->lock);
 }
 
-size_t aiocann_cq_drain(aiocann_cq *cq, uint64_t *tokens, int32_t *status, size_t max)
+/* ---- failure reports ---- */
+
+static char *recent_message(void)
+{
+    /* Whatever the runtime recorded on the thread that reports the failure (the simulator puts
+     * the failed task's description there); NULL is fine. */
+    const char *m = aclGetRecentErrMsg();
+    return m ? strdup(m) : NULL;
+}
+
+/* Runs on a runtime thread, before the failed stream goes on (see the top of the file). */
+static void on_exception(aclrtExceptionInfo *info)
+{
+    uint32_t sid = aclrtGetStreamIdFromExceptionInfo(info), task = aclrtGetTaskIdFromExceptionInfo(info);
+    int32_t device = (int32_t)aclrtGetDeviceIdFromExceptionInfo(info);
+    int32_t code = (int32_t)aclrtGetErrorCodeFromExceptionInfo(info);
+    if (sid == UINT32_MAX || task == UINT32_MAX || code == 0)
+        return; /* a device-level event, not a task: the device's streams report it at sync */
+    char *message = NULL;
+    int have_message = 0;
+    pthread_mutex_lock(&g_streams_lock);
+    for (aiocann_cq_stream *qs = g_streams; qs; qs = qs->next) {
+        if (qs->device != device || (uint32_t)qs->stream_id != sid)
+            continue;
+        if (!have_message) {
+            message = recent_message();
+            have_message = 1;
+        }
+        pthread_mutex_lock(&qs->lock);
+        pending *p = qs->head;
+        while (p && p->work_task != task)
+            p = p->next;
+        if (p && !p->status) {
+            p->status = code;
+            p->message = message;
+        } else {
+            parked *k = malloc(sizeof *k);
+            if (k) {
+                *k = (parked){qs->parked, task, code, message};
+                qs->parked = k;
+            } else {
+                free(message);
+            }
+        }
+        message = NULL;
+        pthread_mutex_unlock(&qs->lock);
+        break;
+    }
+    pthread_mutex_unlock(&g_streams_lock);
+}
+
+/* Registers on_exception once per process (the runtime's registry is process-wide). The
+ * deprecated single-slot call is the fallback for runtimes without Register; it would replace
+ * a callback the program set the same way, so it is only used when there is no other way. */
+static aclError register_exception_callback(void)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static int done;
+    aclError rc = ACL_SUCCESS;
+    pthread_mutex_lock(&lock);
+    if (!done) {
+        rc = aclrtExceptionInfoCallbackRegister(on_exception);
+        if (rc == ACL_ERROR_API_NOT_SUPPORT)
+            rc = aclrtSetExceptionInfoCallback(on_exception);
+        done = rc == ACL_SUCCESS;
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+/* ---- the queue ---- */
+
+aiocann_cq *aiocann_cq_new(aclrtContext ctx, aclError *rc)
+{
+    uint32_t probe;
+    if ((*rc = register_exception_callback()) != ACL_SUCCESS)
+        return NULL;
+    if ((*rc = aclrtGetThreadLastTaskId(&probe)) != ACL_SUCCESS)
+        return NULL; /* without task ids, reports cannot be matched to completions */
+    aiocann_cq *cq = calloc(1, sizeof *cq);
+    *rc = ACL_ERROR_BAD_ALLOC;
+    if (!cq)
+        return NULL;
+    atomic_init(&cq->refs, 1);
+    cq->ctx = ctx;
+    cq->cap = 1024;
+    cq->ring = malloc(cq->cap * sizeof *cq->ring);
+    cq->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (!cq->ring || cq->fd < 0) {
+        free(cq->ring);
+        if (cq->fd >= 0)
+            close(cq->fd);
+        free(cq);
+        return NULL;
+    }
+    pthread_mutex_init(&cq->lock, NULL);
+    *rc = ACL_SUCCESS;
+    return cq;
+}
+
+static void cq_put(aiocann_cq *cq)
+{
+    if (atomic_fetch_sub(&cq->refs, 1) != 1)
+        return;
+    for (size_t i = 0; i < cq->count; i++)
+        free(cq->ring[(cq->head + i) % cq->cap].message);
+    close(cq->fd);
+    pthread_mutex_destroy(&cq->lock);
+    free(cq->ring);
+    free(cq);
+}
+
+void aiocann_cq_free(aiocann_cq *cq)
+{
+    if (cq)
+        cq_put(cq);
+}
+
+int aiocann_cq_fd(aiocann_cq *cq) { return cq->fd; }
+
+size_t aiocann_cq_drain(aiocann_cq *cq, uint64_t *tokens, int32_t *status, char **messages, size_t max)
 {
     pthread_mutex_lock(&cq->lock);
     size_t n = cq->count < max ? cq->count : max;
@@ -136,6 +281,7 @@ size_t aiocann_cq_drain(aiocann_cq *cq, uint64_t *tokens, int32_t *status, size_
         cq_entry e = cq->ring[(cq->head + i) % cq->cap];
         tokens[i] = e.token;
         status[i] = e.status;
+        messages[i] = e.message;
     }
     cq->head = (cq->head + n) % cq->cap;
     cq->count -= n;
@@ -156,38 +302,158 @@ size_t aiocann_cq_pending(aiocann_cq *cq)
     return n;
 }
 
-typedef struct pending {
-    aiocann_cq *cq;
-    aclrtStream stream;
-    uint64_t token;
-} pending;
+/* ---- streams ---- */
 
-/* Runs on the report thread, inside aclrtProcessReport, while the stream is paused here. */
+aiocann_cq_stream *aiocann_cq_stream_new(aiocann_cq *cq, aclrtStream stream, uint64_t key, aclError *rc)
+{
+    int32_t device = -1, sid = -1;
+    if ((*rc = aiocann_bind_context(cq->ctx)) || (*rc = aclrtGetDevice(&device)) ||
+        (*rc = aclrtStreamGetId(stream, &sid)))
+        return NULL;
+    aiocann_cq_stream *qs = calloc(1, sizeof *qs);
+    if (!qs) {
+        *rc = ACL_ERROR_BAD_ALLOC;
+        return NULL;
+    }
+    *qs = (aiocann_cq_stream){.cq = cq, .stream = stream, .key = key, .device = device, .stream_id = sid};
+    atomic_init(&qs->refs, 1);
+    atomic_fetch_add(&cq->refs, 1);
+    pthread_mutex_init(&qs->lock, NULL);
+    pthread_mutex_lock(&g_streams_lock);
+    qs->next = g_streams;
+    g_streams = qs;
+    pthread_mutex_unlock(&g_streams_lock);
+    return qs;
+}
+
+static void stream_put(aiocann_cq_stream *qs)
+{
+    if (atomic_fetch_sub(&qs->refs, 1) != 1)
+        return;
+    for (parked *k = qs->parked, *n; k; k = n) {
+        n = k->next;
+        free(k->message);
+        free(k);
+    }
+    pthread_mutex_destroy(&qs->lock);
+    cq_put(qs->cq);
+    free(qs);
+}
+
+void aiocann_cq_stream_free(aiocann_cq_stream *qs)
+{
+    if (!qs)
+        return;
+    pthread_mutex_lock(&g_streams_lock);
+    for (aiocann_cq_stream **pp = &g_streams; *pp; pp = &(*pp)->next) {
+        if (*pp == qs) {
+            *pp = qs->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_streams_lock);
+    stream_put(qs);
+}
+
+aclrtContext aiocann_cq_stream_context(aiocann_cq_stream *qs) { return qs->cq->ctx; }
+aclrtStream aiocann_cq_stream_handle(aiocann_cq_stream *qs) { return qs->stream; }
+
+/* Runs on the report thread, inside aclrtProcessReport. */
 static void on_complete(void *user)
 {
     pending *p = user;
-    aclrtStreamStatus st;
-    int32_t status = aclrtStreamQuery(p->stream, &st); /* the stream's error, if it failed */
-    push(p->cq, p->token, status);
+    aiocann_cq_stream *qs = p->qs;
+    pthread_mutex_lock(&qs->lock);
+    /* Callbacks of one stream run in order, so p is the oldest in flight. */
+    pending **pp = &qs->head, *prev = NULL;
+    while (*pp && *pp != p) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (*pp) {
+        *pp = p->next;
+        if (qs->tail == p)
+            qs->tail = prev;
+    }
+    /* Reports of tasks before this callback that no completion claimed were not aiocann's. */
+    if (p->cb_task != NO_TASK) {
+        for (parked **kp = &qs->parked; *kp;) {
+            parked *k = *kp;
+            if (task_before(k->task, p->cb_task)) {
+                *kp = k->next;
+                push(qs->cq, AIOCANN_STREAM_REPORT | qs->key, k->code, k->message);
+                free(k);
+            } else {
+                kp = &k->next;
+            }
+        }
+    }
+    push(qs->cq, p->token, p->status, p->message);
+    pthread_mutex_unlock(&qs->lock);
     free(p);
+    stream_put(qs);
 }
 
-aclError aiocann_cq_enqueue(aiocann_cq *cq, aclrtStream stream, uint64_t token)
+aclError aiocann_cq_enqueue(aiocann_cq_stream *qs, uint64_t token, int work)
 {
-    aclError rc = aiocann_bind_context(cq->ctx);
+    aclError rc = aiocann_bind_context(qs->cq->ctx);
     if (rc)
         return rc;
     pending *p = malloc(sizeof *p);
     if (!p)
         return ACL_ERROR_BAD_ALLOC;
-    *p = (pending){cq, stream, token};
-    rc = aclrtLaunchCallback(on_complete, p, cq->cb_type, stream);
-    if (rc)
+    *p = (pending){.qs = qs, .token = token, .work_task = NO_TASK, .cb_task = NO_TASK};
+    atomic_fetch_add(&qs->refs, 1); /* dropped by on_complete, or below if never queued */
+    if (work && aclrtGetThreadLastTaskId(&p->work_task) != ACL_SUCCESS)
+        p->work_task = NO_TASK;
+    pthread_mutex_lock(&qs->lock);
+    /* A report that came before this registration (see the top of the file). */
+    for (parked **kp = &qs->parked; p->work_task != NO_TASK && *kp; kp = &(*kp)->next) {
+        if ((*kp)->task == p->work_task) {
+            parked *k = *kp;
+            *kp = k->next;
+            p->status = k->code;
+            p->message = k->message;
+            free(k);
+            break;
+        }
+    }
+    if (qs->tail)
+        qs->tail->next = p;
+    else
+        qs->head = p;
+    qs->tail = p;
+    pthread_mutex_unlock(&qs->lock);
+    /* From here on_complete may run at any moment on the report thread. */
+    rc = aclrtLaunchCallback(on_complete, p, ACL_CALLBACK_NO_BLOCK, qs->stream);
+    pthread_mutex_lock(&qs->lock);
+    if (rc) {
+        /* Never queued: unlink and forget it (a report it had claimed goes with it: the caller
+         * raises the launch failure, and the work keeps running without a completion). */
+        pending **pp = &qs->head, *prev = NULL;
+        while (*pp && *pp != p) {
+            prev = *pp;
+            pp = &(*pp)->next;
+        }
+        if (*pp) {
+            *pp = p->next;
+            if (qs->tail == p)
+                qs->tail = prev;
+        }
+        pthread_mutex_unlock(&qs->lock);
+        free(p->message);
         free(p);
-    return rc;
+        stream_put(qs);
+        return rc;
+    }
+    /* The callback may already have run and freed p. If it is still in flight it is the
+     * newest entry: only the thread that owns the stream's submissions appends. */
+    uint32_t cb;
+    if (qs->tail == p && aclrtGetThreadLastTaskId(&cb) == ACL_SUCCESS)
+        p->cb_task = cb;
+    pthread_mutex_unlock(&qs->lock);
+    return ACL_SUCCESS;
 }
-
-aclrtContext aiocann_cq_context(aiocann_cq *cq) { return cq->ctx; }
 
 /* ------------------------------------------------------------------ report thread -------- */
 

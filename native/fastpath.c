@@ -7,28 +7,28 @@
 
 #include "acl_table.h"
 
-aclError aiocann_launch(aiocann_cq *cq, aclrtFuncHandle func, uint32_t num_blocks, aclrtStream stream,
-                        aclrtLaunchKernelCfg *cfg, aclrtArgsHandle args, uint64_t token, int *launched)
+aclError aiocann_launch(aiocann_cq_stream *qs, aclrtFuncHandle func, uint32_t num_blocks, aclrtLaunchKernelCfg *cfg,
+                        aclrtArgsHandle args, uint64_t token, int *launched)
 {
     *launched = 0;
-    aclError rc = aiocann_bind_context(aiocann_cq_context(cq));
+    aclError rc = aiocann_bind_context(aiocann_cq_stream_context(qs));
     if (!rc)
-        rc = aclrtLaunchKernelWithConfig(func, num_blocks, stream, cfg, args, NULL);
+        rc = aclrtLaunchKernelWithConfig(func, num_blocks, aiocann_cq_stream_handle(qs), cfg, args, NULL);
     if (rc)
         return rc;
     *launched = 1;
-    return aiocann_cq_enqueue(cq, stream, token);
+    return aiocann_cq_enqueue(qs, token, 1);
 }
 
-aclError aiocann_memcpy(aiocann_cq *cq, void *dst, size_t dest_max, const void *src, size_t count,
-                        aclrtMemcpyKind kind, aclrtStream stream, uint64_t token, int *launched)
+aclError aiocann_memcpy(aiocann_cq_stream *qs, void *dst, size_t dest_max, const void *src, size_t count,
+                        aclrtMemcpyKind kind, uint64_t token, int *launched)
 {
     *launched = 0;
-    aclError rc = aiocann_bind_context(aiocann_cq_context(cq));
+    aclError rc = aiocann_bind_context(aiocann_cq_stream_context(qs));
     if (!rc)
-        rc = aclrtMemcpyAsync(dst, dest_max, src, count, kind, stream);
+        rc = aclrtMemcpyAsync(dst, dest_max, src, count, kind, aiocann_cq_stream_handle(qs));
     if (rc)
         return rc;
     *launched = 1;
-    return aiocann_cq_enqueue(cq, stream, token);
+    return aiocann_cq_enqueue(qs, token, 1);
 }

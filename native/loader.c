@@ -38,6 +38,51 @@ static aclError missing_aclrtResetDeviceForce(int32_t deviceId)
     return ACL_ERROR_API_NOT_SUPPORT;
 }
 
+static aclError missing_aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion)
+{
+    (void)majorVersion, (void)minorVersion, (void)patchVersion;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_level(aclrtLastErrLevel level)
+{
+    (void)level;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+#define missing_aclrtPeekAtLastError missing_level
+#define missing_aclrtGetLastError missing_level
+static aclError missing_callback(aclrtExceptionInfoCallback callback)
+{
+    (void)callback;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+#define missing_aclrtSetExceptionInfoCallback missing_callback
+#define missing_aclrtExceptionInfoCallbackRegister missing_callback
+#define missing_aclrtExceptionInfoCallbackUnregister missing_callback
+static uint32_t missing_getter(const aclrtExceptionInfo *info)
+{
+    (void)info;
+    return UINT32_MAX;
+}
+#define missing_aclrtGetTaskIdFromExceptionInfo missing_getter
+#define missing_aclrtGetStreamIdFromExceptionInfo missing_getter
+#define missing_aclrtGetThreadIdFromExceptionInfo missing_getter
+#define missing_aclrtGetDeviceIdFromExceptionInfo missing_getter
+#define missing_aclrtGetErrorCodeFromExceptionInfo missing_getter
+static aclError missing_aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
+{
+    (void)stream, (void)mode;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetThreadLastTaskId(uint32_t *taskId)
+{
+    (void)taskId;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
+{
+    (void)stream, (void)streamId;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
 /* issue 11: the pyACL-surface block, all optional (older runtimes lack some of it). */
 static aclError missing_aclFinalizeReference(uint64_t *refCount)
 {
@@ -317,7 +362,6 @@ static aclError missing_aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_
     return ACL_ERROR_API_NOT_SUPPORT;
 }
 
-static int missing_aclsimCallbackStatusSnapshot(void) { return 0; }
 static int missing_aclsimTraceStart(size_t capacity)
 {
     (void)capacity;

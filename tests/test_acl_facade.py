@@ -286,7 +286,8 @@ def test_event_lifecycle(stream):
     e = ok(acl.rt.create_event())
     assert type(e) is int and e != 0
     assert acl.rt.query_event_status(e) == (0, SUCCESS)  # never recorded: NOT_READY
-    assert acl.rt.event_get_timestamp(e) == (0, RT_EVENT_TIMESTAMP_INVALID)
+    # never recorded: RT_ERROR_EVENT_RECORDER_NULL, which the runtime maps to 507000
+    assert acl.rt.event_get_timestamp(e) == (0, 507000)
     ok(acl.rt.record_event(e, stream))
     ok(acl.rt.synchronize_event(e))
     assert acl.rt.query_event_status(e) == (1, SUCCESS)  # COMPLETE
@@ -353,6 +354,20 @@ def test_binary_load_options_and_lookup(device, vector_add_path):
     assert acl.rt.binary_unload(b) == RT_INVALID_HANDLE
     assert acl.rt.binary_get_function(b, "add_custom") == (0, RT_INVALID_HANDLE)
     assert acl.rt.kernel_args_init(f) == (0, RT_INVALID_HANDLE)  # functions die with their binary
+
+
+def test_nul_in_a_kernel_name_or_path_is_a_parse_error(device, vector_add_path):
+    """Issue 12: a C string ends at its first NUL, so "add_custom\\0x" would find add_custom.
+    pyACL parses names and paths with "s", which refuses embedded NULs (CPython sets
+    ValueError "embedded null character"); pyACL's CHECK_NULL then replaces that with its own
+    TypeError, so that is what a pyACL program sees."""
+    path = str(vector_add_path)
+    b = ok(acl.rt.binary_load_from_file(path, []))
+    with pytest.raises(TypeError, match=r"^acl\.rt\.binary_get_function args parse failed"):
+        acl.rt.binary_get_function(b, "add_custom\0x")
+    with pytest.raises(TypeError, match=r"^acl\.rt\.binary_load_from_file args parse failed"):
+        acl.rt.binary_load_from_file(path + "\0.bak", [])
+    ok(acl.rt.binary_unload(b))
 
 
 def test_binary_options_parse_errors(device, vector_add_path):

@@ -80,15 +80,14 @@ async def test_device_fault_fails_completions_and_is_raised_at_exit(test_kernels
                     await bad
                 assert info.value.code == 507015 and "poke" in info.value.message
                 assert "address" in info.value.message
-                with pytest.raises(ac.KernelFaultError):
-                    await later  # later work on the failed stream reports it
+                await later  # streams continue on failure (ACL's default): later work runs
                 assert s.error is not None and s.error.code == 507015
-        assert at_exit.value.code == 507015
+        assert at_exit.value.code == 507015  # not reported by a synchronize: leaving raises it
         # Other streams keep working.
         async with dev.stream():
             await ac.launch(write, await write.args().ptr(out).u32(2).i32(3), blocks=1)
             got = await out.get()
-        assert got[0] == 1 and got[2] == 3 and got[1] != 2
+        assert got.tolist()[:3] == [1, 2, 3]
 
 
 async def test_body_exception_wins_over_device_error(test_kernels_path):
@@ -136,7 +135,7 @@ async def test_event_timing_and_overlap_of_two_streams(test_kernels_path):
                 assert end - start == end.elapsed_ms(start)
             (a0, a1), (b0, b1) = e
             # overlap: each stream's kernel ran while the other's did
-            assert a0.timestamp_ns < b1.timestamp_ns and b0.timestamp_ns < a1.timestamp_ns
+            assert a0.timestamp_us < b1.timestamp_us and b0.timestamp_us < a1.timestamp_us
 
 
 async def test_cancelled_waiter_leaves_state_consistent(test_kernels_path):
@@ -181,8 +180,11 @@ async def test_synchronize_raises_stream_error(test_kernels_path):
     async with ac.Device(0) as dev:
         divide = (await dev.load_binary(test_kernels_path)).function("divide")
         out = dev.empty(1, np.int32)
-        with pytest.raises(ac.KernelFaultError):
-            async with dev.stream() as s:
-                await ac.launch(divide, await divide.args().ptr(out).i32(0), blocks=1)
-                with pytest.raises(ac.KernelFaultError, match="SIGFPE"):
-                    await s.synchronize()
+        async with dev.stream() as s:
+            await ac.launch(divide, await divide.args().ptr(out).i32(0), blocks=1)
+            with pytest.raises(ac.KernelFaultError, match="SIGFPE"):
+                await s.synchronize()
+            # reported once, as aclrtSynchronizeStream does: the next synchronize and leaving
+            # the block have nothing to report, though the stream keeps its first error
+            await s.synchronize()
+            assert s.error is not None and s.error.code == 507015

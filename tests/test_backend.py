@@ -192,3 +192,25 @@ def test_a_broken_install_is_a_clear_error(tmp_path):
     proc = run_python("import aiocann", AIOCANN_BACKEND="cann", ASCEND_HOME_PATH=str(tmp_path))
     assert proc.returncode != 0
     assert "BackendError" in proc.stderr and f"cannot load {lib64 / 'libascendcl.so'}" in proc.stderr
+
+
+def test_auto_falls_back_past_a_broken_install_and_says_why(tmp_path):
+    """In auto mode a CANN library that cannot be loaded is skipped, with a warning, for the
+    next candidate -- here the simulator -- and aiocann.backend() records why."""
+    lib64 = tmp_path / "lib64"
+    lib64.mkdir()
+    (lib64 / "libacl_rt.so").write_text("not a library")
+    code = (
+        "import json, warnings\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import aiocann\n"
+        "info = aiocann.backend()\n"
+        "print(json.dumps({'name': info.name, 'skipped': list(info.skipped), 'warned': [str(x.message) for x in w]}))"
+    )
+    proc = run_python(code, AIOCANN_BACKEND="auto", ASCEND_HOME_PATH=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["name"] == "sim"
+    assert len(result["skipped"]) == 1 and str(lib64 / "libacl_rt.so") in result["skipped"][0]
+    assert any("skipped" in m and "libacl_rt.so" in m for m in result["warned"])

@@ -229,22 +229,30 @@ class NativeQueue:
         self.stream = stream
         ctx = ffi.new("aclrtContext *")
         check(lib.aclrtGetCurrentContext(ctx))
-        self.cq = lib.aiocann_cq_new(ctx[0])
-        assert self.cq != ffi.NULL
-        self.fd = lib.aiocann_cq_fd(self.cq)
         rc = ffi.new("aclError *")
+        self.cq = lib.aiocann_cq_new(ctx[0], rc)
+        check(rc[0], "aiocann_cq_new")
+        self.fd = lib.aiocann_cq_fd(self.cq)
         self.reporter = lib.aiocann_reporter_start(ctx[0], rc)
         check(rc[0], "aiocann_reporter_start")
         self.tid = lib.aiocann_reporter_thread_id(self.reporter)
         check(lib.aclrtSubscribeReport(self.tid, stream))
+        self.qs = lib.aiocann_cq_stream_new(self.cq, stream, 7, rc)
+        check(rc[0], "aiocann_cq_stream_new")
         self._tokens = ffi.new("uint64_t[]", 256)
         self._status = ffi.new("int32_t[]", 256)
+        self._messages = ffi.new("char *[]", 256)
+        self.messages: dict[int, str] = {}
 
     def readable(self, timeout: float = 0.0) -> bool:
         return bool(select.select([self.fd], [], [], timeout)[0])
 
     def drain(self, max_items: int = 256) -> list[tuple[int, int]]:
-        n = lib.aiocann_cq_drain(self.cq, self._tokens, self._status, max_items)
+        n = lib.aiocann_cq_drain(self.cq, self._tokens, self._status, self._messages, max_items)
+        for i in range(n):
+            if self._messages[i] != ffi.NULL:
+                self.messages[int(self._tokens[i])] = ffi.string(self._messages[i]).decode()
+                lib.aiocann_free(self._messages[i])
         return [(int(self._tokens[i]), int(self._status[i])) for i in range(n)]
 
     def collect(self, count: int, timeout: float = 10.0) -> list[tuple[int, int]]:
@@ -258,6 +266,7 @@ class NativeQueue:
     def close(self) -> None:
         check(lib.aclrtUnSubscribeReport(self.tid, self.stream))
         check(lib.aiocann_reporter_stop(self.reporter))
+        lib.aiocann_cq_stream_free(self.qs)
         lib.aiocann_cq_free(self.cq)
 
 
@@ -275,7 +284,7 @@ def test_native_completion_queue_one_token_per_launch(acl, k):
             args.scalar("uint32_t", token % 64)
             args.scalar("int32_t", token)
             args.finalize()
-            check(lib.aiocann_launch(q.cq, k.write_value, 1, s, ffi.NULL, args.handle, token, launched))
+            check(lib.aiocann_launch(q.qs, k.write_value, 1, ffi.NULL, args.handle, token, launched))
             assert launched[0] == 1
         got = q.collect(n)
         assert [t for t, _ in got] == list(range(1, n + 1))  # each exactly once, in stream order
@@ -289,7 +298,7 @@ def test_native_completion_queue_one_token_per_launch(acl, k):
 
         # Completions batch: ten launches, one drain of at most 4, the rest later.
         for token in range(1001, 1011):
-            check(lib.aiocann_launch(q.cq, k.write_value, 1, s, ffi.NULL, args.handle, token, launched))
+            check(lib.aiocann_launch(q.qs, k.write_value, 1, ffi.NULL, args.handle, token, launched))
         acl.sync(s)
         deadline = time.monotonic() + 10  # the report thread may still be running the callbacks
         while lib.aiocann_cq_pending(q.cq) < 10 and time.monotonic() < deadline:
@@ -304,7 +313,7 @@ def test_native_completion_queue_one_token_per_launch(acl, k):
         q.close()
 
 
-def test_native_completion_queue_reports_a_failed_stream(acl, k):
+def test_native_completion_queue_fails_exactly_the_faulting_launch(acl, k):
     s = acl.stream()
     buf = acl.malloc(4064)
     q = NativeQueue(s)
@@ -320,9 +329,13 @@ def test_native_completion_queue_reports_a_failed_stream(acl, k):
         bad.scalar("uint64_t", 4096)  # the guard page after the allocation
         bad.finalize()
         for token, fn, args in ((1, k.write_value, ok), (2, k.poke, bad), (3, k.write_value, ok)):
-            check(lib.aiocann_launch(q.cq, fn, 1, s, ffi.NULL, args.handle, token, launched))
+            check(lib.aiocann_launch(q.qs, fn, 1, ffi.NULL, args.handle, token, launched))
         got = dict(q.collect(3))
-        assert got == {1: 0, 2: RT_AICORE_EXCEPTION, 3: RT_AICORE_EXCEPTION}
-        expect(RT_AICORE_EXCEPTION, sync_rc(s), "poke")
+        # Exactly the faulting launch fails, with its code and the runtime's description; the
+        # stream goes on (continue on failure) and the launch after it succeeds.
+        assert got == {1: 0, 2: RT_AICORE_EXCEPTION, 3: 0}
+        assert "poke" in q.messages[2] and set(q.messages) == {2}
+        expect(RT_AICORE_EXCEPTION, sync_rc(s), "poke")  # reported once by synchronize...
+        check(sync_rc(s))  # ...and then cleared
     finally:
         q.close()

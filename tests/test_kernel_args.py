@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -650,10 +651,13 @@ def test_init_returns_one_handle_per_thread(acl, test_kernels_path, args_kernels
     assert acl.from_device(out_main, 2, np.int64).tolist() == [11, 12]
     assert acl.from_device(out_thread, 2, np.int64).tolist() == [22, 23]
 
-    # The other thread is gone, and so is its handle.
-    expect(
-        RT_INVALID_HANDLE, lib.aclrtKernelArgsAppend(seen["handle"], V8, 8, new_ph()), "kernel-args handle"
-    )
+    # The other thread is gone, and so is its handle. (Thread.join returns when the Python
+    # thread is done; its thread-local destructors run a moment later, as the OS thread exits.)
+    deadline = time.monotonic() + 5
+    while lib.aclrtKernelArgsAppend(seen["handle"], V8, 8, new_ph()) != RT_INVALID_HANDLE:
+        assert time.monotonic() < deadline, "the exited thread's args handle is still valid"
+        time.sleep(0.01)
+    assert "kernel-args handle" in last_error()
 
 
 # --------------------------------------------------------------------------- stale and foreign handles
@@ -732,5 +736,8 @@ def test_stale_or_foreign_function_handles(acl, args_kernels_path):
         for call, rc in calls.items():
             assert rc == RT_INVALID_HANDLE, f"{call} with a {name} function handle returned {rc}"
         assert "function" in last_error()
-    acl.sync(s)  # the launch made before the unload still ran
-    assert acl.from_device(out, 1, np.int64).tolist() == [1]
+    # The launch made before the unload ran, unless the unload came first: then its code was
+    # gone and it failed on its stream, as on the real runtime (never a crash).
+    rc = lib.aclrtSynchronizeStream(s)
+    assert rc in (0, 507015)
+    assert acl.from_device(out, 1, np.int64).tolist() == ([1] if rc == 0 else [0])

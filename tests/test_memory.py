@@ -5,6 +5,7 @@ pageable async copies, and memset."""
 
 from __future__ import annotations
 
+import mmap
 import time
 
 import numpy as np
@@ -83,6 +84,9 @@ def test_out_of_device_memory():
         expect(RT_MEMORY_ALLOCATION, lib.aclrtMalloc(out, 32 << 20, 0), "out of memory")
         check(lib.aclrtFree(half))
         check(lib.aclrtFree(acl.malloc((64 << 20) - 32)))  # exactly the capacity
+        # Sizes whose rounding would wrap around to a few bytes are refused too.
+        for huge in ((1 << 64) - 1, (1 << 64) - 32, (1 << 64) - 64):
+            expect(RT_MEMORY_ALLOCATION, lib.aclrtMalloc(out, huge, 0), "out of memory", str(huge))
 
 
 def test_zero_sizes_and_null_pointers(acl):
@@ -147,20 +151,20 @@ def test_wrong_directions_and_bad_pointers(acl):
     over = rounded(n) + 1  # past the allocation's rounded size, all ACL gave it
     bad = vp(0x10)
     cases = {
-        "H2D into host memory": (lambda: lib.aclrtMemcpy(hx, n, hx, n, H2D), RT_PARAM_INVALID, "host memory"),
-        "H2D from device memory": (
-            lambda: lib.aclrtMemcpy(d, n, e, n, H2D),
-            RT_PARAM_INVALID,
-            "device memory",
-        ),
-        "D2H from host memory": (lambda: lib.aclrtMemcpy(hx, n, hx, n, D2H), RT_PARAM_INVALID, "host memory"),
-        "D2D from host memory": (lambda: lib.aclrtMemcpy(d, n, hx, n, D2D), RT_PARAM_INVALID, "host memory"),
+        # The runtime corrects a kind the addresses contradict (MemcpyKindAutoCorrect), but a
+        # side in plain host memory only admits the kinds its pair allows: H2H into device
+        # memory is not one of them.
         "H2H into device memory": (
             lambda: lib.aclrtMemcpy(d, n, hx, n, H2H),
             RT_PARAM_INVALID,
             "device memory",
         ),
-        "unknown kind": (lambda: lib.aclrtMemcpy(d, n, hx, n, 8), RT_PARAM_INVALID, "kind"),
+        "unknown kind": (lambda: lib.aclrtMemcpy(d, n, hx, n, 8), INVALID_PARAM, "kind"),
+        "inner device-to-device kind (not an ACL kind)": (
+            lambda: lib.aclrtMemcpy(d, n, e, n, 6),
+            INVALID_PARAM,
+            "kind",
+        ),
         "destMax < count": (lambda: lib.aclrtMemcpy(d, n - 1, hx, n, H2D), RT_PARAM_INVALID, "destMax"),
         "past the allocation": (
             lambda: lib.aclrtMemcpy(d, over, big, over, H2D),
@@ -202,6 +206,41 @@ def test_guard_pages_fault_kernels_past_an_allocation(acl, k, size):
     acl.sync(s)
     acl.launch(k.poke, 1, s, ("ptr", buf), ("uint64_t", end))
     expect(RT_AICORE_EXCEPTION, sync_rc(s), "poke", hex(addr(buf) + end))
+
+
+PAGE = mmap.PAGESIZE
+GAP_MAX = 64 << 20  # native/sim/memory.c: the unmapped gap on each side is capped here
+
+
+@pytest.mark.parametrize(
+    "size",
+    [16 * PAGE - 64, 1 << 20, 80 << 20],  # 16 pages exactly, 1 MiB (+ a page), past the cap
+    ids=["16-pages", "1MiB", "80MiB"],
+)
+def test_far_overruns_and_underruns_fault_and_spare_the_neighbours(acl, k, size):
+    """Issue 12: an allocation had one guard page after it, so a kernel writing two pages past
+    its end wrote silently into the next allocation. Now a write N pages past either end
+    faults with 507015 for every N up to the allocation's own size (or the 64 MiB cap), and
+    the allocations on both sides keep their contents."""
+    end = (rounded(size) + 63) // 64 * 64  # the block ends where its pages end
+    before, buf, after = acl.malloc(size), acl.malloc(size), acl.malloc(size)
+    for p in (before, buf, after):
+        check(lib.aclrtMemset(p, size, 0x5A, size))
+    reach = min(end, GAP_MAX) // PAGE  # pages of overrun guaranteed to fault
+    offsets = {}
+    for n in sorted({1, 2, 16, reach} & set(range(1, reach + 1))):
+        offsets[f"{n} pages past the end"] = end - 1 + n * PAGE
+        offsets[f"{n} pages before the start"] = (1 << 64) - n * PAGE  # buf - n pages
+    for what, offset in offsets.items():
+        s = acl.stream()
+        acl.launch(k.poke, 1, s, ("ptr", buf), ("uint64_t", offset))
+        target = (addr(buf) + offset) % (1 << 64)
+        rc = sync_rc(s)
+        assert rc == RT_AICORE_EXCEPTION, f"a write {what} of a {size}-byte allocation: rc {rc}"
+        expect(RT_AICORE_EXCEPTION, rc, "poke", hex(target))
+        check(lib.aclrtDestroyStream(s))
+    for p in (before, buf, after):
+        assert (acl.from_device(p, size, np.uint8) == 0x5A).all()
 
 
 def test_kernels_fault_before_an_allocation_and_in_freed_memory(acl, k):
@@ -287,3 +326,22 @@ def test_memset(acl, k):
     acl.launch(k.write_value, 1, s, ("ptr", d), ("uint32_t", 1), ("int32_t", 6))
     acl.sync(s)
     assert acl.from_device(d, 3, np.int32).tolist() == [0, 6, 0]
+
+
+def test_copy_kinds_are_corrected_from_the_addresses(acl):
+    """The runtime's MemcpyKindAutoCorrect: device memory forces the direction whatever kind is
+    passed, plain host memory admits the kinds of its pair, and count 0 succeeds before any
+    check (hicann/runtime api_error.cc, src/acl/aclrt_impl/memory.cpp)."""
+    x = np.arange(256, dtype=np.int32)
+    y = np.zeros_like(x)
+    hx, hy, n = ffi.from_buffer(x), ffi.from_buffer(y), x.nbytes
+    d, e = acl.malloc(n), acl.malloc(n)
+    check(lib.aclrtMemcpy(d, n, hx, n, 3))  # D2D from plain host memory into device: allowed
+    check(lib.aclrtMemcpy(e, n, d, n, 1))  # H2D between two device buffers: forced to D2D
+    check(lib.aclrtMemcpy(hy, n, e, n, 4))  # DEFAULT: device to host
+    assert y.tolist() == x.tolist()
+    z = np.zeros_like(x)
+    check(lib.aclrtMemcpy(ffi.from_buffer(z), n, hx, n, 2))  # D2H between host buffers: allowed
+    assert z.tolist() == x.tolist()
+    assert lib.aclrtMemcpy(ffi.NULL, 0, ffi.NULL, 0, 99) == 0  # count 0: nothing is checked
+    assert lib.aclrtMemcpyAsync(ffi.NULL, 0, ffi.NULL, 0, 99, ffi.NULL) == 0

@@ -83,7 +83,7 @@ def test_bad_arguments_are_refused():
 
 
 def test_overlap_figures():
-    ms = 1_000_000
+    ms = 1_000  # spans are in device microseconds (Event.timestamp_us)
     uploads = [(0, 2 * ms), (10 * ms, 12 * ms)]
     kernels = [(1 * ms, 5 * ms), (4 * ms, 11 * ms)]  # overlapping kernel spans merge: [1, 11]
     f = pipeline.overlap_figures(uploads, kernels)

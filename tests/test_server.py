@@ -5,6 +5,7 @@ and draining on SIGTERM/SIGINT (every in-flight request answered, exit status 0)
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import signal
 import socket
@@ -212,6 +213,104 @@ async def test_request_shapes_and_errors(server):
         health = (await client.get("/health")).json()
         assert health["status"] == "ok" and health["queue"] == 0
         assert health["config"]["max_batch"] == 16 and health["config"]["in_dim"] == IN_DIM
+
+
+# --------------------------------------------------------------------------- hostile bodies
+
+
+async def _raw_exchange(url: str, request: bytes) -> tuple[int, dict[str, str], dict]:
+    """Send raw request bytes on a fresh connection, then read the answer until the server
+    closes the connection: (status, headers, JSON body). Fails if no answer comes in 10 s."""
+    host, port = url.removeprefix("http://").split(":")
+    data = b""
+    with anyio.fail_after(10):
+        async with await anyio.connect_tcp(host, int(port)) as conn:
+            await conn.send(request)
+            while True:
+                try:
+                    data += await conn.receive()
+                except (anyio.EndOfStream, anyio.BrokenResourceError):
+                    break
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode().split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return int(status_line.split()[1]), headers, httpx.Response(200, content=body).json()
+
+
+def _chunked(body: bytes, size: int = 8192) -> bytes:
+    return b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + size]), body[i:i + size]) for i in range(0, len(body), size))
+
+
+async def test_deeply_nested_json_is_a_400_not_a_crash(server):
+    """Issue 12: JSON nested deeper than the decoder can recurse was answered 500 with a
+    RecursionError traceback in the log; it is a bad request, and said so."""
+    log_before = len(server.log())
+    depth = 5000  # inside the body limit, far past the decoder's recursion limit
+    bodies = [
+        b'{"inputs": ' + b"[" * depth + b"]" * depth + b"}",
+        b'{"inputs": [1.0], "x": ' + b'{"a":' * depth + b"0" + b"}" * depth + b"}",
+    ]
+    async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
+        for body in bodies:
+            r = await client.post("/infer", content=body, headers={"content-type": "application/json"})
+            assert r.status_code == 400, r.text
+            assert r.json() == {"error": "the JSON body is nested too deeply"}
+        row = np.ones(IN_DIM, np.float32).tolist()
+        _check_answer(await client.post("/infer", json={"inputs": row}), row)  # still serving
+    log = server.log()[log_before:]
+    assert "RecursionError" not in log and "Traceback" not in log, log
+
+
+async def test_oversized_bodies_get_413_before_they_are_read(server):
+    """Issue 12: a 60 MB body was read and parsed before being refused. A body larger than the
+    limit is now answered 413 from its Content-Length before any of it is sent, and a chunked
+    one as soon as the bytes read pass the limit; the connection is closed, since the rest of
+    the body is never read. Nothing is parsed, so nothing is slow."""
+    limit = server.health()["config"]["max_body_bytes"]
+    assert limit == server_module.ServerConfig(max_batch=16, in_dim=IN_DIM).body_limit
+    head = b"POST /infer HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+    announced = head + b"Content-Length: 60000000\r\n\r\n"  # and not one byte of the body
+    pending_chunks = head + b"Transfer-Encoding: chunked\r\n\r\n" + _chunked(b'{"inputs": [' + b"0.5, " * limit)
+    for request in (announced, pending_chunks):  # neither body is ever finished
+        status, headers, body = await _raw_exchange(server.url, request)
+        assert status == 413 and headers["connection"] == "close"
+        assert body == {"error": f"the body is larger than {limit} bytes", "max_body_bytes": limit}
+
+    # Below the limit, both ways of sending a body work -- and a full batch of rows, written out
+    # as verbosely as json.dumps does with float64 and indentation, is well below it.
+    rows = np.random.default_rng(11).standard_normal((16, IN_DIM))
+    verbose = json.dumps({"inputs": rows.tolist()}, indent=4).encode()
+    assert len(verbose) < limit
+    status, _, body = await _raw_exchange(
+        server.url, head + b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + _chunked(verbose, 1000)
+        + b"0\r\n\r\n")
+    assert status == 200
+    np.testing.assert_allclose(body["outputs"], expected(rows), rtol=1e-5, atol=1e-6)
+    async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
+        r = await client.post("/infer", content=verbose, headers={"content-type": "application/json"})
+        _check_answer(r, rows.astype(np.float32))
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])  # the server is the subject; one client loop
+async def test_the_body_limit_is_configurable(tmp_path, anyio_backend):
+    row = np.full(IN_DIM, 0.25, np.float32).tolist()
+    one = len(json.dumps({"inputs": row}))
+    srv = ServerProcess(tmp_path / "server.log", "--max-body-bytes", str(one + 10))
+    try:
+        assert srv.health()["config"]["max_body_bytes"] == one + 10
+        async with httpx.AsyncClient(base_url=srv.url, timeout=10) as client:
+            _check_answer(await client.post("/infer", json={"inputs": row}), row)
+            r = await client.post("/infer", json={"inputs": [row, row]})
+            assert r.status_code == 413 and r.json()["max_body_bytes"] == one + 10
+    finally:
+        srv.proc.send_signal(signal.SIGTERM)
+        rc = srv.proc.wait(timeout=20)
+        srv.kill()
+    assert rc == 0, srv.log()
+    with pytest.raises(ValueError, match="max_body_bytes"):
+        server_module.ServerConfig(max_body_bytes=0)
+    cfg = server_module.ServerConfig(max_batch=4, in_dim=8)
+    assert cfg.body_limit == server_module.JSON_ENVELOPE_BYTES + 4 * 8 * server_module.JSON_BYTES_PER_NUMBER
 
 
 # --------------------------------------------------------------------------- back-pressure

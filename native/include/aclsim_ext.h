@@ -2,13 +2,8 @@
  * aiocann simulator: its extensions to the ACL API. A real CANN runtime exports none of these;
  * the loader then reports them missing (aiocann_has_function) and callers fall back.
  *
- * Callback status snapshot: inside a host callback, aclrtStreamQuery on the callback's own
- * stream reports the stream as it was when it reached the callback, for ACL_CALLBACK_NO_BLOCK
- * callbacks too (with BLOCK ones the stream is paused there anyway). aclsimCallbackStatusSnapshot
- * returns 1 to say the runtime guarantees this, which lets the completion queue use
- * non-blocking callbacks and still attribute each failure to exactly the work that failed.
+ * The only one is the timeline trace; nothing on the completion path depends on it.
  *
- * The timeline trace:
  * While tracing is on, the simulator records every task a stream executes and every block an
  * AI core runs, with CLOCK_MONOTONIC timestamps (nanoseconds; the same clock as Python's
  * time.monotonic_ns()). aiocann.trace() drains the records into a Chrome trace. A real CANN
@@ -28,8 +23,6 @@ extern "C" {
 #endif
 
 /* cffi-begin */
-int aclsimCallbackStatusSnapshot(void);
-
 #define ACLSIM_TRACE_KERNEL 1
 #define ACLSIM_TRACE_MEMCPY 2
 #define ACLSIM_TRACE_MEMSET 3

@@ -6,9 +6,13 @@
  * aclrtBinaryLoadFromFile dlopen()s the file; aclrtBinaryLoadFromData writes the bytes to an
  * anonymous memory file and dlopen()s that, so every load from data is an independent copy.
  *
- * Lifetimes: a function holds a reference on its binary and every launch task holds one on its
- * function, so aclrtBinaryUnLoad invalidates the handles at once (later use gets 107017) while
- * the code stays mapped until the last launch that uses it has run.
+ * Lifetimes: aclrtBinaryUnLoad frees the binary at once, as the real one frees its device code
+ * without waiting for queued launches (ApiImpl::BinaryUnLoad): the handles die (later use gets
+ * 107017) and a queued launch of one of its kernels that has not started fails on its stream
+ * with 507015, the AI-core exception that running freed code gives. (The host code stays
+ * mapped until the last task referring to it is gone -- a function holds a reference on its
+ * binary and every launch task one on its function -- so the simulator never jumps into
+ * unmapped memory; a launch already running when the binary is unloaded finishes.)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -278,7 +282,7 @@ static sim_binary *take_binary(aclrtBinHandle h)
 static void unload(sim_binary *b)
 {
     pthread_mutex_lock(&b->lock);
-    b->unloaded = true;
+    __atomic_store_n(&b->unloaded, true, __ATOMIC_RELEASE); /* read lock-free by launches */
     for (uint32_t i = 0; i < b->num_kernels; i++) {
         if (b->functions[i]) {
             sim_obj *o = sim_handle_close(b->functions[i]->obj.handle, SIM_KIND_FUNCTION);

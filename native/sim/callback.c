@@ -237,28 +237,12 @@ SIM_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCall
     t->u.callback.fn = fn;
     t->u.callback.user_data = userData;
     t->u.callback.block = blockType == ACL_CALLBACK_BLOCK;
-    if (!sim_stream_submit(s, t))
-        rc = sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
+    rc = sim_stream_submit(s, t, __func__, NULL);
     sim_obj_put(&s->obj);
     return rc;
 }
 
-/* The report whose callback the calling thread is running (aclsimCallbackStatusSnapshot). */
-static __thread const void *t_cb_stream;
-static __thread aclError t_cb_status;
-
-bool sim_callback_snapshot(const void *stream, aclError *status)
-{
-    if (!t_cb_stream || t_cb_stream != stream)
-        return false;
-    *status = t_cb_status;
-    return true;
-}
-
-SIM_API int aclsimCallbackStatusSnapshot(void) { return 1; }
-
-void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block, const void *stream,
-                          aclError status)
+void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block)
 {
     sim_report stack_report = {.fn = fn, .user_data = user_data, .block = true};
     sim_report *r = block ? &stack_report : calloc(1, sizeof *r);
@@ -269,8 +253,6 @@ void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data
     }
     r->fn = fn;
     r->user_data = user_data;
-    r->stream = stream;
-    r->status = status;
     r->block = block;
     pthread_mutex_lock(&sub->lock);
     if (sub->tail)
@@ -327,10 +309,7 @@ SIM_API aclError aclrtProcessReport(int32_t timeout)
     while (list) {
         sim_report *r = list;
         list = r->next;
-        t_cb_stream = r->stream;
-        t_cb_status = r->status;
         r->fn(r->user_data); /* the user's callback, in this thread, no simulator lock held */
-        t_cb_stream = NULL;
         if (r->block) {
             pthread_mutex_lock(&sub->lock);
             r->done = true; /* r lives on the blocked worker's stack: do not touch it after this */

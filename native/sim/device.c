@@ -134,8 +134,9 @@ static void finish_block(sim_core_pool *p, sim_job *j, uint32_t block, sim_fault
                      (unsigned long long)j->timeout_us, block, j->num_blocks);
         } else {
             j->error = ACL_ERROR_RT_AICORE_EXCEPTION;
-            snprintf(j->errmsg, sizeof j->errmsg, "kernel %s, block %u of %u: %s at address %p", j->desc->name,
-                     block, j->num_blocks, sim_fault_describe(f.sig), f.addr);
+            char what[160];
+            snprintf(j->errmsg, sizeof j->errmsg, "kernel %s, block %u of %u: %s", j->desc->name, block,
+                     j->num_blocks, sim_fault_text(f, what, sizeof what));
         }
         abort_job(p, j);
     }
@@ -174,7 +175,7 @@ static void run_claimed(sim_core_pool *p, sim_core *c, int ci, sim_job *j, uint3
     pthread_mutex_unlock(&p->lock);
     bool trace = sim_trace_on();
     uint64_t t0 = trace ? sim_now_ns() : 0;
-    sim_fault f = guard ? sim_guarded_call(guard, run_block, &call) : (run_block(&call), (sim_fault){0, NULL});
+    sim_fault f = guard ? sim_guarded_call(guard, run_block, &call) : (run_block(&call), (sim_fault){.sig = 0});
     if (trace) {
         aclsimTraceRecord r = {.start_ns = t0, .end_ns = sim_now_ns(), .stream = j->stream, .seq = j->seq,
                                .device = j->device, .core = ci, .block = (int32_t)b, .type = ACLSIM_TRACE_BLOCK,
@@ -216,18 +217,18 @@ static void *core_main(void *arg)
     return NULL;
 }
 
-/* Ends the blocks of launches whose timeout has expired. Sleeps while no launch has one. */
+/* Ends the blocks of launches whose timeout has expired. Every launch has a timeout -- the
+ * runtime's default operator timeout unless its config says otherwise -- so the watchdog does
+ * not want a wake-up per launch: it looks at least once a second, and sim_pool_run signals it
+ * only for a launch whose timeout could expire before its next look (watchdog_wake_ns). */
 static void *watchdog_main(void *arg)
 {
     sim_core_pool *p = arg;
     pthread_setname_np(pthread_self(), "aclsim-watchdog");
     pthread_mutex_lock(&p->lock);
     while (!p->stop) {
-        if (p->timed_jobs == 0) {
-            pthread_cond_wait(&p->watchdog_cv, &p->lock);
-            continue;
-        }
-        uint64_t now = sim_now_ns(), next = now + 100000000ull; /* re-check at least every 100 ms */
+        uint64_t now = sim_now_ns();
+        uint64_t next = now + (p->timed_jobs ? 100000000ull : 1000000000ull); /* re-check: 100 ms busy, 1 s idle */
         for (int i = 0; i < p->num_cores; i++) {
             sim_job *j = p->cores[i].job;
             if (!j || !j->deadline_ns)
@@ -244,6 +245,7 @@ static void *watchdog_main(void *arg)
                 next = j->deadline_ns;
             }
         }
+        p->watchdog_wake_ns = next;
         struct timespec ts = {.tv_sec = (time_t)(next / 1000000000ull), .tv_nsec = (long)(next % 1000000000ull)};
         pthread_cond_timedwait(&p->watchdog_cv, &p->lock, &ts);
     }
@@ -336,7 +338,9 @@ void sim_pool_run(sim_core_pool *p, sim_job *job, sim_guard *guard)
     p->tail = job;
     if (job->timeout_us) {
         p->timed_jobs++;
-        pthread_cond_signal(&p->watchdog_cv);
+        /* Its deadline is at least timeout after now (it is set when the first block starts). */
+        if (sim_now_ns() + job->timeout_us * 1000ull < p->watchdog_wake_ns)
+            pthread_cond_signal(&p->watchdog_cv);
     }
     if (job->num_blocks > 1)
         pthread_cond_broadcast(&p->work_cv); /* the cores take the other blocks */
@@ -460,6 +464,10 @@ static aclError activate(sim_device *d)
         return sim_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "cannot start the copy engine of device %d", d->id);
     }
     d->active = true;
+    /* The device clock (event timestamps) starts when the device is first used in this
+     * process and is never reset, like a device that booted then: every device has its own. */
+    if (!d->clock_origin_ns)
+        d->clock_origin_ns = sim_now_ns();
     d->default_ctx = context_new(d, true, &rc);
     if (!d->default_ctx) {
         d->active = false;
@@ -563,14 +571,19 @@ SIM_API aclError aclrtGetDeviceCount(uint32_t *count)
     return ACL_SUCCESS;
 }
 
-/* Waits for every stream of the current device, within timeout ms overall (-1: forever). */
+/* Context::Synchronize: the context's stop-on-failure error first (CheckStatus); otherwise
+ * waits for every stream of the current device, within timeout ms overall (-1: forever), and
+ * returns the first task error, consuming every stream's error. */
 static aclError synchronize_device(int32_t timeout, const char *func)
 {
     sim_context *c = sim_current_context(func);
     if (!c)
         return ACL_ERROR_RT_CONTEXT_NULL;
     sim_device *d = c->dev;
+    aclError failed = sim_context_failure(c, func);
     sim_obj_put(&c->obj);
+    if (failed)
+        return failed;
 
     /* Snapshot the streams with references, then wait for each outside the device lock. */
     pthread_mutex_lock(&d->lock);
@@ -587,7 +600,6 @@ static aclError synchronize_device(int32_t timeout, const char *func)
     pthread_mutex_unlock(&d->lock);
 
     aclError first = ACL_SUCCESS;
-    char msg[512];
     /* One deadline for the whole device: each stream gets what is left of it. */
     uint64_t deadline = timeout >= 0 ? sim_now_ns() + (uint64_t)timeout * 1000000ull : 0;
     bool timed_out = false;
@@ -602,11 +614,9 @@ static aclError synchronize_device(int32_t timeout, const char *func)
         }
         if (!timed_out && sim_stream_wait_seq(list[i], target, left) == ETIMEDOUT)
             timed_out = true;
-        aclError e = sim_stream_error(list[i], msg, sizeof msg);
-        if (e && !first) {
+        aclError e = sim_stream_take_error(list[i], func);
+        if (e && !first)
             first = e;
-            sim_error_message(func, msg);
-        }
         sim_obj_put(&list[i]->obj);
     }
     free(list);

@@ -1,5 +1,6 @@
 /*
- * aiocann simulator: recent error messages (aclGetRecentErrMsg).
+ * aiocann simulator: recent error messages (aclGetRecentErrMsg) and the last error code
+ * (aclrtGetLastError / aclrtPeekAtLastError).
  *
  * Every failing call records one line "<api>: <reason>" for the calling thread. The ACL
  * contract is: newest first, returned and cleared by aclGetRecentErrMsg, and only the pointer
@@ -33,8 +34,36 @@ static void record(const char *line, size_t n)
     t_pending[t_pending_len] = '\0';
 }
 
+/* The last runtime error of this thread (InnerThreadLocalContainer's global error): set by a
+ * failing runtime call (GetRtExtErrCodeAndSetGlobalErr), never cleared by a success. */
+static __thread aclError t_last_error;
+
+void sim_set_last_error(aclError code)
+{
+    /* Only the runtime layer records: ACL-layer argument checks (1000xx) do not. */
+    if ((code >= 107000 && code < 108000) || (code >= 207000 && code < 208000) || (code >= 507000 && code < 508000))
+        t_last_error = code;
+}
+
+SIM_API aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
+{
+    if (level != ACL_RT_THREAD_LEVEL)
+        return ACL_ERROR_INVALID_PARAM;
+    return t_last_error;
+}
+
+SIM_API aclError aclrtGetLastError(aclrtLastErrLevel level)
+{
+    if (level != ACL_RT_THREAD_LEVEL)
+        return ACL_ERROR_INVALID_PARAM;
+    aclError e = t_last_error;
+    t_last_error = ACL_SUCCESS;
+    return e;
+}
+
 aclError sim_fail_(const char *func, aclError code, const char *fmt, ...)
 {
+    sim_set_last_error(code);
     char line[1024];
     int n = snprintf(line, sizeof line, "%s: ", func);
     va_list ap;

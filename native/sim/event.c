@@ -3,14 +3,17 @@
  *
  * An event counts its records: aclrtRecordEvent takes the next generation at submission time
  * and the record task, when its stream reaches it, publishes that generation as done with a
- * CLOCK_MONOTONIC timestamp (nanoseconds; aclrtEventGetTimestamp returns it). A wait
+ * timestamp. aclrtEventGetTimestamp gives it as the real one does: in microseconds since the
+ * device started (Event::GetTimeStamp; each device has its own clock, see device.c), while
+ * elapsed times are computed from the underlying CLOCK_MONOTONIC nanoseconds. A wait
  * (aclrtStreamWaitEvent, aclrtSynchronizeEvent) captures the newest generation submitted at
  * the time of the call and waits for it, so a record made after the wait was issued never
  * satisfies it early, and waiting on a never-recorded event returns at once.
  *
- * A record executed on a failed stream completes the event *with that error*: stream waits
- * propagate it to the waiting stream and aclrtSynchronizeEvent returns it, so no consumer
- * silently computes on the output of a failed producer, and nobody hangs.
+ * Events carry no error (ApiImpl::EventSynchronize / EventQueryStatus only check the
+ * context): a record executed after a failed task completes normally, and a stream waiting on
+ * it goes on. Only in a failed stop-on-failure context do synchronize and query return the
+ * context's error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +31,7 @@ static void event_destroy(sim_obj *o)
 {
     sim_event *e = (sim_event *)o;
     atomic_fetch_sub(&e->dev->num_events, 1);
+    sim_obj_put(&e->ctx->obj);
     pthread_mutex_destroy(&e->lock);
     pthread_cond_destroy(&e->cv);
     free(e);
@@ -40,19 +44,21 @@ static aclError create(aclrtEvent *event, uint32_t flags, const char *func)
     if (!c)
         return ACL_ERROR_RT_CONTEXT_NULL;
     sim_device *d = c->dev;
-    sim_obj_put(&c->obj);
     if (atomic_fetch_add(&d->num_events, 1) >= g_rt.cfg.max_events) {
         atomic_fetch_sub(&d->num_events, 1);
+        sim_obj_put(&c->obj);
         return sim_fail_(func, ACL_ERROR_RT_NO_EVENT_RESOURCE, "device %d already has %d events (the limit)", d->id,
                          g_rt.cfg.max_events);
     }
     sim_event *e = calloc(1, sizeof *e);
     if (!e) {
         atomic_fetch_sub(&d->num_events, 1);
+        sim_obj_put(&c->obj);
         return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
     }
     sim_obj_init(&e->obj, SIM_KIND_EVENT, event_destroy);
     e->dev = d;
+    e->ctx = c; /* keeps the context's reference until the event is destroyed */
     e->flags = flags;
     pthread_mutex_init(&e->lock, NULL);
     pthread_condattr_t ca;
@@ -132,13 +138,22 @@ static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type,
         sim_obj_put(&e->obj);
         return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
     }
-    t->u.event.event = e; /* the task owns this reference */
+    sim_obj_get(&e->obj);
+    t->u.event.event = e; /* the task's own reference */
     pthread_mutex_lock(&e->lock);
-    t->u.event.gen = type == SIM_TASK_EVENT_RECORD ? ++e->record_gen : e->record_gen;
+    uint64_t gen = type == SIM_TASK_EVENT_RECORD ? ++e->record_gen : e->record_gen;
+    t->u.event.gen = gen;
     pthread_mutex_unlock(&e->lock);
-    if (!sim_stream_submit(s, t))
-        rc = sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
+    rc = sim_stream_submit(s, t, func, NULL);
+    if (rc && type == SIM_TASK_EVENT_RECORD) {
+        /* Refused: the record will never execute, so it must not be waited for. */
+        pthread_mutex_lock(&e->lock);
+        if (e->record_gen == gen)
+            e->record_gen--;
+        pthread_mutex_unlock(&e->lock);
+    }
     sim_obj_put(&s->obj);
+    sim_obj_put(&e->obj);
     return rc;
 }
 
@@ -188,28 +203,29 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     t->u.event.event = e;
     t->u.event.gen = gen;
     /* Counted before it can run (sim_event_execute_wait counts it done), and uncounted if
-     * the stream refuses it: aclrtQueryEventWaitStatus compares the two. */
+     * the stream refuses it: aclrtQueryEventWaitStatus compares the two. A refused task is
+     * freed with the task's reference, so hold one more across the submission. */
+    sim_obj_get(&e->obj);
     pthread_mutex_lock(&e->lock);
     e->waits_submitted++;
     pthread_mutex_unlock(&e->lock);
-    if (!sim_stream_submit(s, t)) {
+    rc = sim_stream_submit(s, t, __func__, NULL);
+    if (rc) {
         pthread_mutex_lock(&e->lock);
         e->waits_submitted--;
         pthread_mutex_unlock(&e->lock);
-        rc = sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
     }
+    sim_obj_put(&e->obj);
     sim_obj_put(&s->obj);
     return rc;
 }
 
-void sim_event_execute_record(sim_event *e, uint64_t gen, aclError err, const char *msg)
+void sim_event_execute_record(sim_event *e, uint64_t gen)
 {
     pthread_mutex_lock(&e->lock);
     if (gen > e->done_gen) {
         e->done_gen = gen;
         e->timestamp_ns = sim_now_ns();
-        e->error = err;
-        snprintf(e->errmsg, sizeof e->errmsg, "%s", err ? msg : "");
     }
     pthread_cond_broadcast(&e->cv);
     pthread_mutex_unlock(&e->lock);
@@ -220,21 +236,16 @@ void sim_event_execute_reset(sim_event *e, uint64_t gen)
     (void)gen;
     pthread_mutex_lock(&e->lock);
     e->reset_gen = e->done_gen; /* records done so far no longer count as "recorded" */
-    e->error = ACL_SUCCESS;
     pthread_mutex_unlock(&e->lock);
 }
 
-aclError sim_event_execute_wait(sim_event *e, uint64_t gen, char *msg, size_t msglen)
+void sim_event_execute_wait(sim_event *e, uint64_t gen)
 {
     pthread_mutex_lock(&e->lock);
     while (e->done_gen < gen)
         pthread_cond_wait(&e->cv, &e->lock);
-    aclError err = e->error;
-    if (err)
-        snprintf(msg, msglen, "waited on an event recorded after a failure: %s", e->errmsg);
-    e->waits_done++;
+    e->waits_done++; /* issue 11: aclrtQueryEventWaitStatus */
     pthread_mutex_unlock(&e->lock);
-    return err;
 }
 
 static bool recorded_locked(const sim_event *e)
@@ -251,13 +262,15 @@ SIM_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatu
     sim_event *e = lookup(event, __func__, &rc);
     if (!e)
         return rc;
-    pthread_mutex_lock(&e->lock);
-    *status = recorded_locked(e) && !e->error ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
-    if (e->ex_mode && e->record_gen == 0) /* new mode: no record yet is complete (Event::QueryEventStatus) */
-        *status = ACL_EVENT_RECORDED_STATUS_COMPLETE;
-    pthread_mutex_unlock(&e->lock);
+    if (!(rc = sim_context_failure(e->ctx, __func__))) {
+        pthread_mutex_lock(&e->lock);
+        *status = recorded_locked(e) ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+        if (e->ex_mode && e->record_gen == 0) /* new mode: no record yet is complete (Event::QueryEventStatus) */
+            *status = ACL_EVENT_RECORDED_STATUS_COMPLETE;
+        pthread_mutex_unlock(&e->lock);
+    }
     sim_obj_put(&e->obj);
-    return ACL_SUCCESS;
+    return rc;
 }
 
 static aclError synchronize(aclrtEvent event, int32_t timeout, const char *func)
@@ -267,6 +280,10 @@ static aclError synchronize(aclrtEvent event, int32_t timeout, const char *func)
     sim_event *e = lookup(event, func, &rc);
     if (!e)
         return rc;
+    if ((rc = sim_context_failure(e->ctx, func))) {
+        sim_obj_put(&e->obj);
+        return rc;
+    }
     struct timespec ts;
     bool timed = sim_deadline(timeout, &ts);
     int w = 0;
@@ -276,14 +293,18 @@ static aclError synchronize(aclrtEvent event, int32_t timeout, const char *func)
         w = timed ? pthread_cond_timedwait(&e->cv, &e->lock, &ts) : pthread_cond_wait(&e->cv, &e->lock);
     if (e->done_gen < target)
         rc = sim_fail_(func, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "event not complete after %d ms", timeout);
-    else if ((rc = e->error))
-        sim_error_message(func, e->errmsg);
     pthread_mutex_unlock(&e->lock);
+    if (!rc) /* a failure in a stop-on-failure context while we waited (the record triggered) */
+        rc = sim_context_failure(e->ctx, func);
     sim_obj_put(&e->obj);
     return rc;
 }
 
-SIM_API aclError aclrtSynchronizeEvent(aclrtEvent event) { return synchronize(event, -1, __func__); }
+SIM_API aclError aclrtSynchronizeEvent(aclrtEvent event)
+{
+    SIM_CHECK_PROCESS();
+    return synchronize(event, -1, __func__);
+}
 
 SIM_API aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
 {
@@ -306,7 +327,8 @@ static aclError timestamp_locked(sim_event *e, uint64_t *ts, const char *func, c
     if (!recorded_locked(e)) {
         if (e->record_gen > e->done_gen)
             return sim_fail_(func, ACL_ERROR_RT_EVENT_NOT_COMPLETE, "%s event has not completed yet", which);
-        return sim_fail_(func, ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "%s event has not been recorded", which);
+        /* GetTimestamp of a never-recorded event: RT_ERROR_EVENT_RECORDER_NULL -> 507000. */
+        return sim_fail_(func, ACL_ERROR_RT_INTERNAL_ERROR, "%s event has not been recorded", which);
     }
     *ts = e->timestamp_ns;
     return ACL_SUCCESS;
@@ -321,9 +343,12 @@ SIM_API aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
     sim_event *e = lookup(event, __func__, &rc);
     if (!e)
         return rc;
+    uint64_t ns = 0;
     pthread_mutex_lock(&e->lock);
-    rc = timestamp_locked(e, timestamp, __func__, "the");
+    rc = timestamp_locked(e, &ns, __func__, "the");
     pthread_mutex_unlock(&e->lock);
+    if (!rc) /* microseconds on the device's own clock (event.cc: syscnt / ticks per us) */
+        *timestamp = (ns - e->dev->clock_origin_ns) / 1000u;
     sim_obj_put(&e->obj);
     return rc;
 }

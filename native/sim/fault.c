@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -34,6 +35,7 @@ struct sim_guard {
     volatile sig_atomic_t interrupt;
     volatile int sig;
     void *volatile addr;
+    volatile sig_atomic_t has_addr, sent;
     void *altstack;
     size_t altstack_len;
 };
@@ -119,6 +121,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
             g->active = 0;
             g->sig = sig;
             g->addr = NULL;
+            g->has_addr = g->sent = 0;
             siglongjmp(g->jb, 1);
         }
         return; /* a late timeout request for a call that already returned */
@@ -126,7 +129,15 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     if (g && g->active) {
         g->active = 0;
         g->sig = sig;
-        g->addr = si ? si->si_addr : NULL;
+        /* si_addr is the faulting address only when the kernel generated the signal for a
+         * fault (si_code > 0). A signal sent by raise, kill, tgkill or sigqueue (si_code <= 0:
+         * SI_USER, SI_TKILL, SI_QUEUE, ...) carries the sender's pid and uid in the same bytes,
+         * and SI_KERNEL (an x86 general-protection fault, e.g. a non-canonical address) leaves
+         * it 0; reporting either as an address would mislead. */
+        bool cpu = si && si->si_code > 0 && si->si_code != SI_KERNEL;
+        g->addr = cpu ? si->si_addr : NULL;
+        g->has_addr = cpu;
+        g->sent = si && si->si_code <= 0;
         siglongjmp(g->jb, 1);
     }
     chain(sig, si, uc);
@@ -182,7 +193,7 @@ void sim_fault_thread_fini(sim_guard *g)
 
 sim_fault sim_guarded_call(sim_guard *g, sim_guarded_fn fn, void *arg)
 {
-    sim_fault r = {0, NULL};
+    sim_fault r = {.sig = 0};
     g->interrupt = 0;
     g->sig = 0;
     /* No signal mask saved: that would be a system call per block. Jumping out of the handler
@@ -200,6 +211,8 @@ sim_fault sim_guarded_call(sim_guard *g, sim_guarded_fn fn, void *arg)
         pthread_sigmask(SIG_UNBLOCK, &set, NULL);
         r.sig = g->sig;
         r.addr = g->addr;
+        r.has_addr = g->has_addr;
+        r.sent = g->sent;
     }
     return r;
 }
@@ -259,6 +272,29 @@ bool sim_guarded_read(void *dst, const void *src, size_t len)
         return sim_host_mapped(src, len) && (memcpy(dst, src, len), true);
     read_call r = {dst, src, len};
     return sim_guarded_call(g, do_read, &r).sig == 0;
+}
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    }
+    return "a signal";
+}
+
+const char *sim_fault_text(sim_fault f, char *buf, size_t len)
+{
+    if (f.has_addr)
+        snprintf(buf, len, "%s at address %p", sim_fault_describe(f.sig), f.addr);
+    else if (f.sent)
+        snprintf(buf, len, "%s sent by raise, kill or sigqueue, not by a fault: no address", signal_name(f.sig));
+    else
+        snprintf(buf, len, "%s with no address (a general-protection fault, e.g. a non-canonical address)",
+                 sim_fault_describe(f.sig));
+    return buf;
 }
 
 const char *sim_fault_describe(int sig)

@@ -24,6 +24,7 @@ typedef struct launch_cfg {
 static aclError parse_cfg(const aclrtLaunchKernelCfg *cfg, launch_cfg *out)
 {
     memset(out, 0, sizeof *out);
+    out->timeout_us = SIM_DEFAULT_OP_TIMEOUT_US; /* no timeout attribute: the default; 0: never */
     if (!cfg || cfg->numAttrs == 0)
         return ACL_SUCCESS;
     if (!cfg->attrs)
@@ -105,9 +106,7 @@ static aclError submit(sim_stream *s, sim_task *t, sim_function *f, void *args, 
     t->u.kernel.num_blocks = numBlocks;
     t->u.kernel.batch = cfg->batch;
     t->u.kernel.timeout_us = cfg->timeout_us;
-    if (!sim_stream_submit(s, t))
-        return sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
-    return ACL_SUCCESS;
+    return sim_stream_submit(s, t, func, NULL);
 }
 
 SIM_API aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream,
@@ -187,6 +186,12 @@ SIM_API aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlock
 
 aclError sim_kernel_execute(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
+    const sim_function *fn = t->u.kernel.fn;
+    if (__atomic_load_n(&fn->bin->unloaded, __ATOMIC_ACQUIRE)) {
+        snprintf(msg, msglen, "kernel %s: its binary was unloaded (aclrtBinaryUnLoad) before the launch ran",
+                 fn->desc->name);
+        return ACL_ERROR_RT_AICORE_EXCEPTION;
+    }
     sim_job job;
     memset(&job, 0, sizeof job);
     job.desc = t->u.kernel.fn->desc;

@@ -2,15 +2,19 @@
  * aiocann simulator: device memory, pinned host memory, the copy engine, memcpy and memset.
  *
  * Device memory. Each active device reserves one range of address space (PROT_NONE,
- * MAP_NORESERVE) at activation; aclrtMalloc carves allocations out of it, page-granular, each
- * followed by a guard page, and places the user's block at the *end* of its pages so that an
- * overrun runs into the guard page and faults (contained by fault.c) instead of corrupting a
- * neighbour. Sizes follow ACL: the start is 64-byte aligned and the size is rounded up to a
- * multiple of 32 plus 32 bytes; that rounded size is what aclrtGetMemInfo accounts. Freed
- * pages return to PROT_NONE, so a kernel still using freed memory faults as well. Because the
- * ranges are known, "is this device memory, of which device, is [p, p+n) inside one
- * allocation" is a range check plus a binary search; copies use it to validate pointers and
- * directions.
+ * MAP_NORESERVE) at activation; aclrtMalloc carves allocations out of it, page-granular, and
+ * places the user's block at the *end* of its pages. Each allocation's pages have an unmapped
+ * gap on either side as long as the pages themselves (at least one page, at most GAP_MAX), so
+ * an access that runs off either end of the block by up to its own size (or GAP_MAX) faults
+ * (contained by fault.c) instead of corrupting a neighbour -- a single guard page would stop
+ * only overruns shorter than a page, and let a far one land in the next allocation. The gaps
+ * cost address space only: no pages, no system calls. Sizes follow ACL: the start is 64-byte
+ * aligned and the size is rounded up to a multiple of 32 plus 32 bytes; that rounded size is
+ * what aclrtGetMemInfo accounts, gaps and page rounding aside. Freed pages return to
+ * PROT_NONE, so a kernel still using freed memory faults as well (until the range is reused).
+ * Because the ranges are known, "is this device memory, of which device, is [p, p+n) inside
+ * one allocation" is a range check plus a binary search; copies use it to validate pointers
+ * and directions.
  *
  * Pinned host memory (aclrtMallocHost) is page-aligned anonymous memory kept in a registry, so
  * aclrtMemcpyAsync can tell pinned (truly asynchronous) from pageable host memory (the call
@@ -41,11 +45,20 @@ static size_t page_size(void)
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
+/* The unmapped gap on each side of an allocation of map_len mapped bytes (a page multiple):
+ * as long as the allocation, so an overrun of up to its own size faults, but capped, so that
+ * a huge allocation does not need three times its size in address space. */
+#define GAP_MAX ((size_t)64 << 20)
+static size_t gap_len(size_t map_len) { return map_len < GAP_MAX ? map_len : GAP_MAX; }
+
 /* ------------------------------------------------------------------ device address space - */
 
 int sim_memory_init(sim_memory *m, size_t capacity)
 {
-    size_t reserve = round_up(capacity * 2 + (1ull << 30), page_size());
+    /* An allocation takes up to three times its pages (gaps on both sides), and a small one
+     * three pages: four times the capacity plus 1 GiB leaves room for that and for
+     * fragmentation. It is address space only (PROT_NONE, MAP_NORESERVE). */
+    size_t reserve = round_up(capacity * 4 + (1ull << 30), page_size());
     void *base = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED)
         return errno;
@@ -154,15 +167,22 @@ static aclError dev_alloc(sim_memory *m, size_t size, bool padded, void **out, i
     size_t rounded = round_up(size, 32) + (padded ? 32 : 0);
     size_t span = round_up(rounded, 64);
     size_t map_len = round_up(span, ps);
-    size_t need = map_len + ps; /* + guard page */
+    size_t gap = gap_len(map_len);
+    size_t need = gap + map_len + gap;
 
     pthread_mutex_lock(&m->lock);
     if (!m->base) {
         pthread_mutex_unlock(&m->lock);
         return sim_fail(ACL_ERROR_RT_CONTEXT_NULL, "device %d is not active", dev_id);
     }
-    if (rounded > m->capacity - m->used) {
-        size_t avail = m->capacity - m->used;
+    size_t avail = m->capacity - m->used;
+    /* The size itself is compared first: near SIZE_MAX, rounding it wraps to a tiny block. */
+    if (size > avail) {
+        pthread_mutex_unlock(&m->lock);
+        return sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "device %d is out of memory: %zu bytes requested, %zu of %zu free",
+                        dev_id, size, avail, m->capacity);
+    }
+    if (rounded > avail) {
         pthread_mutex_unlock(&m->lock);
         return sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
                         "device %d is out of memory: %zu bytes requested (%zu with rounding), %zu of %zu free", dev_id,
@@ -176,7 +196,7 @@ static aclError dev_alloc(sim_memory *m, size_t size, bool padded, void **out, i
         return sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "device %d address space is exhausted (%zu allocations live)",
                         dev_id, m->nallocs);
     }
-    uintptr_t map = m->free[i].start;
+    uintptr_t map = m->free[i].start + gap;
     if (mprotect((void *)map, map_len, PROT_READ | PROT_WRITE) != 0) {
         int err = errno;
         pthread_mutex_unlock(&m->lock);
@@ -228,7 +248,8 @@ static int dev_free(sim_memory *m, uintptr_t p)
     /* Drop the pages and make them inaccessible again; work still using them faults. */
     madvise((void *)a.map, a.map_len, MADV_DONTNEED);
     mprotect((void *)a.map, a.map_len, PROT_NONE);
-    free_extent(m, a.map, a.map_len + page_size());
+    size_t gap = gap_len(a.map_len);
+    free_extent(m, a.map - gap, gap + a.map_len + gap);
     pthread_mutex_unlock(&m->lock);
     return 1;
 }
@@ -342,6 +363,11 @@ SIM_API aclError aclrtMallocHost(void **hostPtr, size_t size)
     if (size == 0)
         return sim_fail(ACL_ERROR_INVALID_PARAM, "size must be greater than 0");
     SIM_REQUIRE_INIT();
+    /* Pinned memory is pinned against the current context's device: none, 107002. */
+    sim_context *c = sim_current_context(__func__);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    sim_obj_put(&c->obj);
     size_t len = round_up(size, page_size());
     void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
@@ -485,7 +511,7 @@ static void *copy_main(void *arg)
         if (!e->head)
             e->tail = NULL;
         pthread_mutex_unlock(&e->lock);
-        sim_fault f = guard ? sim_guarded_call(guard, do_copy, r) : (do_copy(r), (sim_fault){0, NULL});
+        sim_fault f = guard ? sim_guarded_call(guard, do_copy, r) : (do_copy(r), (sim_fault){.sig = 0});
         pthread_mutex_lock(&e->lock);
         r->fault = f;
         r->done = true;
@@ -560,12 +586,12 @@ aclError sim_copy_execute(int device, void *dst, const void *src, size_t count, 
     run_on_engine(device, &r);
     if (!r.fault.sig)
         return ACL_SUCCESS;
+    char what[160];
+    sim_fault_text(r.fault, what, sizeof what);
     if (is_memset)
-        snprintf(msg, msglen, "memset of %zu bytes at %p: %s at address %p", count, dst, sim_fault_describe(r.fault.sig),
-                 r.fault.addr);
+        snprintf(msg, msglen, "memset of %zu bytes at %p: %s", count, dst, what);
     else
-        snprintf(msg, msglen, "copy of %zu bytes from %p to %p: %s at address %p", count, src, dst,
-                 sim_fault_describe(r.fault.sig), r.fault.addr);
+        snprintf(msg, msglen, "copy of %zu bytes from %p to %p: %s", count, src, dst, what);
     return ACL_ERROR_RT_SYS_DMA;
 }
 
@@ -594,53 +620,100 @@ static aclError describe_side(const char *func, const char *what, const void *p,
     return ACL_SUCCESS;
 }
 
+/* Where a copy's side lives, in the real runtime's terms (rtMemLocationType): device memory,
+ * registered host memory (aclrtMallocHost) or plain, unregistered host memory. */
+typedef enum { LOC_DEVICE, LOC_HOST, LOC_UNREGISTERED } mem_loc;
+
+/* ApiErrorDecorator::MemcpyKindAutoCorrect (api_error.cc): the kind is corrected from where the
+ * two sides live. Device and registered host memory force the direction; a side in
+ * unregistered memory allows the kinds listed for the pair, turns DEFAULT into the pair's
+ * default, and refuses the others with 107000. Kind 5 (HOST_TO_BUF_TO_DEVICE) is not
+ * corrected. Returns 0 with *kind corrected, or 107000. */
+static aclError correct_kind(const char *func, mem_loc src, mem_loc dst, aclrtMemcpyKind *kind)
+{
+    enum { H2H = 1 << ACL_MEMCPY_HOST_TO_HOST, H2D = 1 << ACL_MEMCPY_HOST_TO_DEVICE,
+           D2H = 1 << ACL_MEMCPY_DEVICE_TO_HOST, D2D = 1 << ACL_MEMCPY_DEVICE_TO_DEVICE };
+    static const struct { aclrtMemcpyKind forced; unsigned allowed; aclrtMemcpyKind dflt; } rules[3][3] = {
+        /* src device */
+        [LOC_DEVICE][LOC_DEVICE] = {ACL_MEMCPY_DEVICE_TO_DEVICE, 0, 0},
+        [LOC_DEVICE][LOC_HOST] = {ACL_MEMCPY_DEVICE_TO_HOST, 0, 0},
+        [LOC_DEVICE][LOC_UNREGISTERED] = {ACL_MEMCPY_DEFAULT, D2H | D2D, ACL_MEMCPY_DEVICE_TO_HOST},
+        /* src registered host */
+        [LOC_HOST][LOC_DEVICE] = {ACL_MEMCPY_HOST_TO_DEVICE, 0, 0},
+        [LOC_HOST][LOC_HOST] = {ACL_MEMCPY_HOST_TO_HOST, 0, 0},
+        [LOC_HOST][LOC_UNREGISTERED] = {ACL_MEMCPY_DEFAULT, H2H | H2D, ACL_MEMCPY_HOST_TO_HOST},
+        /* src unregistered host */
+        [LOC_UNREGISTERED][LOC_DEVICE] = {ACL_MEMCPY_DEFAULT, H2D | D2D, ACL_MEMCPY_HOST_TO_DEVICE},
+        [LOC_UNREGISTERED][LOC_HOST] = {ACL_MEMCPY_DEFAULT, H2H | D2H, ACL_MEMCPY_HOST_TO_HOST},
+        [LOC_UNREGISTERED][LOC_UNREGISTERED] = {ACL_MEMCPY_DEFAULT, H2H | H2D | D2H | D2D, ACL_MEMCPY_HOST_TO_HOST},
+    };
+    if (*kind > ACL_MEMCPY_DEFAULT)
+        return ACL_SUCCESS;
+    const __typeof__(rules[0][0]) *r = &rules[src][dst];
+    if (r->forced != ACL_MEMCPY_DEFAULT)
+        *kind = r->forced;
+    else if (*kind == ACL_MEMCPY_DEFAULT)
+        *kind = r->dflt;
+    else if (!(r->allowed & (1u << *kind)))
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s does not fit a copy from %s to %s memory", kind_name(*kind),
+                         src == LOC_DEVICE ? "device" : "host", dst == LOC_DEVICE ? "device" : "host");
+    return ACL_SUCCESS;
+}
+
+static mem_loc location(int cls, const void *p, size_t count)
+{
+    return cls == 1 ? LOC_DEVICE : sim_pinned_range(p, count) ? LOC_HOST : LOC_UNREGISTERED;
+}
+
+/* The ACL layer's kinds (MemcpyKindTranslate, src/acl/aclrt_impl/memory.cpp): 0-5; the inner
+ * and inter device-to-device kinds and anything else are 100000. */
+static aclError acl_kind_check(const char *func, aclrtMemcpyKind kind)
+{
+    if ((unsigned)kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
+        return sim_fail_(func, ACL_ERROR_INVALID_PARAM, "kind %d is not a memcpy kind ACL accepts (0-5)", (int)kind);
+    return ACL_SUCCESS;
+}
+
 static aclError plan_copy(const char *func, void *dst, size_t destMax, const void *src, size_t count,
                           aclrtMemcpyKind kind, int current_dev, copy_plan *plan)
 {
     if (count > destMax)
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds destMax %zu", count, destMax);
-    if ((unsigned)kind > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
-        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "kind %d is not an aclrtMemcpyKind", (int)kind);
     int ddev = -1, sdev = -1;
     int dcls = classify(dst, count, &ddev), scls = classify(src, count, &sdev);
     aclError rc;
     if ((rc = describe_side(func, "dst", dst, count, dcls)) || (rc = describe_side(func, "src", src, count, scls)))
         return rc;
-    bool dst_dev = dcls == 1, src_dev = scls == 1;
-    bool want_dst_dev, want_src_dev;
-    switch (kind) {
-    case ACL_MEMCPY_HOST_TO_HOST: want_dst_dev = false, want_src_dev = false; break;
-    case ACL_MEMCPY_HOST_TO_DEVICE:
-    case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: want_dst_dev = true, want_src_dev = false; break;
-    case ACL_MEMCPY_DEVICE_TO_HOST: want_dst_dev = false, want_src_dev = true; break;
-    case ACL_MEMCPY_DEFAULT: want_dst_dev = dst_dev, want_src_dev = src_dev; break;
-    default: want_dst_dev = true, want_src_dev = true; break;
-    }
-    if (dst_dev != want_dst_dev || src_dev != want_src_dev)
-        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s copies %s to %s, but src %p is %s memory and dst %p is %s memory",
-                         kind_name(kind), want_src_dev ? "device" : "host", want_dst_dev ? "device" : "host", src,
-                         src_dev ? "device" : "host", dst, dst_dev ? "device" : "host");
-    if (kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE && ddev != sdev)
-        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s needs both sides on one device (dst on %d, src on %d)",
-                         kind_name(kind), ddev, sdev);
+    mem_loc sloc = location(scls, src, count), dloc = location(dcls, dst, count);
+    if ((rc = correct_kind(func, sloc, dloc, &kind)))
+        return rc;
+    /* HOST_TO_BUF_TO_DEVICE is not corrected: it must really go from host to device. */
+    if (kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE && (sloc == LOC_DEVICE || dloc != LOC_DEVICE))
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s needs a host source and a device destination",
+                         kind_name(kind));
+    bool dst_dev = dloc == LOC_DEVICE, src_dev = sloc == LOC_DEVICE;
     plan->device = dst_dev ? ddev : src_dev ? sdev : current_dev;
-    plan->pageable = (!dst_dev && !sim_pinned_range(dst, count)) || (!src_dev && !sim_pinned_range(src, count));
+    plan->pageable = dloc == LOC_UNREGISTERED || sloc == LOC_UNREGISTERED;
     return ACL_SUCCESS;
 }
 
 SIM_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
 {
     SIM_CHECK_PROCESS();
+    if (count == 0) /* aclrtMemcpyImpl: before any other check */
+        return ACL_SUCCESS;
     SIM_CHECK_NOT_NULL(dst);
     SIM_CHECK_NOT_NULL(src);
+    aclError rc = acl_kind_check(__func__, kind);
+    if (rc)
+        return rc;
     sim_context *c = sim_current_context(__func__);
     if (!c)
         return ACL_ERROR_RT_CONTEXT_NULL;
     int cur = c->dev->id;
     sim_obj_put(&c->obj);
     copy_plan plan;
-    aclError rc = plan_copy(__func__, dst, destMax, src, count, kind, cur, &plan);
-    if (rc || count == 0)
+    if ((rc = plan_copy(__func__, dst, destMax, src, count, kind, cur, &plan)))
         return rc;
     char msg[512];
     rc = sim_copy_execute(plan.device, dst, src, count, false, 0, msg, sizeof msg);
@@ -661,17 +734,16 @@ static aclError submit_copy(const char *func, sim_stream *s, void *dst, const vo
     t->u.copy.count = count;
     t->u.copy.value = value;
     t->u.copy.device = plan->device;
-    uint64_t seq = sim_stream_submit(s, t);
-    if (!seq)
-        return sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
+    uint64_t seq;
+    aclError rc = sim_stream_submit(s, t, func, &seq);
+    if (rc)
+        return rc;
+    /* Pageable host memory: the real runtime turns the copy into a stream synchronize plus a
+     * synchronous copy (MemcpyAsyncCheckLocation), so the call returns what that synchronize
+     * reports. */
     if (plan->pageable) {
         sim_stream_wait_seq(s, seq, -1);
-        char msg[512];
-        aclError e = sim_stream_error(s, msg, sizeof msg);
-        if (e) {
-            sim_error_message(func, msg);
-            return e;
-        }
+        return sim_stream_take_error(s, func);
     }
     return ACL_SUCCESS;
 }
@@ -680,14 +752,18 @@ SIM_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, si
                                   aclrtStream stream)
 {
     SIM_CHECK_PROCESS();
+    if (count == 0) /* aclrtMemcpyAsyncImpl: before any other check */
+        return ACL_SUCCESS;
     SIM_CHECK_NOT_NULL(dst);
     SIM_CHECK_NOT_NULL(src);
-    aclError rc;
+    aclError rc = acl_kind_check(__func__, kind);
+    if (rc)
+        return rc;
     sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
     if (!s)
         return rc;
     copy_plan plan;
-    if (!(rc = plan_copy(__func__, dst, destMax, src, count, kind, s->dev->id, &plan)) && count > 0)
+    if (!(rc = plan_copy(__func__, dst, destMax, src, count, kind, s->dev->id, &plan)))
         rc = submit_copy(__func__, s, dst, src, count, false, 0, &plan);
     sim_obj_put(&s->obj);
     return rc;

@@ -310,14 +310,11 @@ SIM_API aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, s
     t->u.copy.height = height;
     t->u.copy.dpitch = dpitch;
     t->u.copy.spitch = spitch;
-    uint64_t seq = sim_stream_submit(s, t);
-    if (!seq) {
-        rc = sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
-    } else if (plan.pageable) {
+    uint64_t seq;
+    rc = sim_stream_submit(s, t, __func__, &seq);
+    if (!rc && plan.pageable) {
         sim_stream_wait_seq(s, seq, -1);
-        char msg[512];
-        if ((rc = sim_stream_error(s, msg, sizeof msg)))
-            sim_error_message(__func__, msg);
+        rc = sim_stream_take_error(s, __func__);
     }
     sim_obj_put(&s->obj);
     return rc;

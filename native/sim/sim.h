@@ -2,7 +2,8 @@
  * aiocann simulator: internal declarations shared by the runtime's files.
  *
  * The simulator is the ACL runtime implemented on the CPU. One file per concept:
- *   error.c        thread-local recent error messages, the failure helper
+ *   error.c        thread-local recent error messages and last error code, the failure helper
+ *   exception.c    exception-info callbacks: how the runtime says which task failed
  *   runtime.c      aclInit/aclFinalize, configuration from the environment, version
  *   handle.c       the handle table: every stream/event/context/binary/function handle is an
  *                  encoded (kind, generation, slot) value, so stale and foreign handles are
@@ -80,6 +81,12 @@ aclError sim_fail_(const char *func, aclError code, const char *fmt, ...)
 #define sim_fail(code, ...) sim_fail_(__func__, (code), __VA_ARGS__)
 /* Records a message that was prepared earlier (e.g. a stream's stored task failure). */
 void sim_error_message(const char *func, const char *text);
+/* The calling thread's last runtime error (aclrtGetLastError / aclrtPeekAtLastError). As in
+ * the real runtime, only runtime-layer codes (107xxx, 207xxx, 507xxx) are recorded, by the
+ * failing call; success never clears it. sim_fail_ records it for those codes; a call that
+ * returns an error it did not produce with sim_fail_ (a task failure at synchronize) calls
+ * this itself. */
+void sim_set_last_error(aclError code);
 #define SIM_CHECK_NOT_NULL(p) \
     do { if ((p) == NULL) return sim_fail(ACL_ERROR_INVALID_PARAM, "%s must not be NULL", #p); } while (0)
 
@@ -118,10 +125,14 @@ uint32_t sim_handle_slot(const void *h);
 /* ------------------------------------------------------------------ faults (fault.c) ----- */
 
 /* Result of running code under a guard: sig is 0 on success, else the signal that ended it
- * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, or sim_fault_timeout_signal() when interrupted). */
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, or sim_fault_timeout_signal() when interrupted). Only a
+ * fault the CPU reported has an address (has_addr); a signal some thread sent (raise, kill,
+ * sigqueue: `sent`) has none, and neither has a general-protection fault. */
 typedef struct sim_fault {
     int sig;
-    void *addr;
+    void *addr;    /* NULL unless has_addr */
+    bool has_addr;
+    bool sent;
 } sim_fault;
 
 typedef struct sim_guard sim_guard;
@@ -135,6 +146,9 @@ sim_fault sim_guarded_call(sim_guard *g, sim_guarded_fn fn, void *arg);
  * that arrives after that call returned is ignored. */
 void sim_fault_interrupt(sim_guard *g, pthread_t t);
 int sim_fault_timeout_signal(void);
+/* What f was and where, for an error message: "invalid memory access (SIGSEGV) at address
+ * 0x...", or a sentence saying there is no address. Returns buf. */
+const char *sim_fault_text(sim_fault f, char *buf, size_t len);
 /* Copies len bytes from src, which the caller was handed as an integer, into dst; false (and
  * nothing faults) if any of them is not readable. Any thread; no system call unless it faults. */
 bool sim_guarded_read(void *dst, const void *src, size_t len);
@@ -143,6 +157,10 @@ const char *sim_fault_describe(int sig);
 /* ------------------------------------------------------------------ runtime -------------- */
 
 #define SIM_MAX_DEVICES 64
+
+/* The runtime's default operator timeout on A2/A3: 254 x 4294967.296 us, about 1091 s
+ * (docs/zh/api_ref/14: a launch without a timeout attribute gets it; 0 means never). */
+#define SIM_DEFAULT_OP_TIMEOUT_US (254ull * 4294967296ull / 1000ull)
 
 typedef struct sim_runtime {
     pthread_mutex_t lock;
@@ -219,6 +237,7 @@ typedef struct sim_core_pool {
     pthread_t watchdog;
     pthread_cond_t watchdog_cv;
     int timed_jobs;             /* jobs with a deadline currently queued or running */
+    uint64_t watchdog_wake_ns;  /* when the watchdog looks next (pool lock) */
 } sim_core_pool;
 
 typedef struct sim_copy_req sim_copy_req;
@@ -233,7 +252,8 @@ typedef struct sim_copy_engine {
 } sim_copy_engine;
 
 /* Device memory: one reserved virtual range per device; allocations are carved from it with
- * a guard page after each, so an overrun faults instead of corrupting a neighbour. */
+ * an unmapped gap on each side as long as the allocation (memory.c), so an overrun or underrun
+ * faults instead of corrupting a neighbour. */
 typedef struct sim_alloc {
     uintptr_t user;      /* start handed to the user (64-byte aligned) */
     size_t size;         /* requested size */
@@ -266,6 +286,13 @@ struct sim_context {
     sim_obj obj;
     struct sim_device *dev;
     bool is_default;
+    /* Failure mode of the context (src/runtime/core/src/context/context.cc ctxMode_): setting
+     * ACL_STOP_ON_FAILURE on any of its streams makes the whole context stop on failure. Once
+     * a task fails in that mode, failure_error holds its code for good (Context::failureError_):
+     * every submission, synchronize and query in the context returns it. Written by the API
+     * thread (mode) and by a stream worker (failure_error), read without locks on hot paths. */
+    _Atomic uint32_t mode;
+    _Atomic aclError failure_error;
     struct sim_stream *default_stream;
     struct sim_context *next; /* device->contexts */
     /* aclrtCtxSetSysParamOpt values, guarded by dev->lock; unset ones read as 107021. */
@@ -282,6 +309,8 @@ struct sim_device {
     sim_context *contexts;       /* all contexts incl. default */
     struct sim_stream *streams;  /* all streams incl. default ones */
     int num_streams;
+    uint32_t next_stream_id;     /* aclrtStreamGetId: ids are per device, never reused here */
+    uint64_t clock_origin_ns;    /* when the device "started": 0 until first activated */
     atomic_int num_events;
     uint64_t peer_access;        /* bit p: aclrtDeviceEnablePeerAccess(p) done here (lock) */
     sim_core_pool pool;
@@ -354,6 +383,8 @@ typedef struct sim_task {
     struct sim_task *next;
     sim_task_type type;
     uint64_t seq;
+    uint32_t task_id;            /* the runtime's task id (sim_stream_submit), see stream.c */
+    uint32_t tid;                /* Linux thread id of the submitting thread */
     union {
         struct {
             struct sim_function *fn; /* holds a ref (and through it, the binary) */
@@ -405,8 +436,16 @@ struct sim_stream {
     atomic_int waiters;          /* threads waiting on done_cv (changed under the lock) */
     bool worker_idle;
     bool stopping;
-    aclError error;              /* sticky: the first failure on this stream */
+    /* Stream::errCode_: the latest failed task's code (a later failure overwrites it), reported
+     * once by synchronize and then cleared -- unless the stream is aborted, see below. */
+    aclError error;
     char errmsg[512];
+    /* A task failed while the context was in stop-on-failure mode (ABORT_ON_FAILURE): the
+     * worker discards every later task unexecuted and the error is never cleared. */
+    bool aborted;
+    uint32_t id;                 /* aclrtStreamGetId */
+    uint16_t last_task;          /* per-stream task counter and its wrap count (stream.c) */
+    uint16_t task_flip;
     struct sim_subscriber *subscriber; /* report thread bound by aclrtSubscribeReport */
     /* Worker-thread only: the subscriber it owes a wake-up for `owed` queued non-blocking
      * reports, the first queued at owed_since (holds a subscriber reference). */
@@ -434,20 +473,28 @@ sim_stream *sim_stream_resolve(aclrtStream s, const char *func, aclError *rc);
 sim_stream *sim_stream_for_work(aclrtStream s, const char *func, aclError *rc);
 /* A zeroed task: one the calling thread took from a stream's recycled tasks, or a new one. */
 sim_task *sim_task_new(sim_task_type type);
-/* Runs in place of a task on a stream being force-destroyed (stream_attr.c): nothing is
- * executed, but an event record completes its event and a wait counts as passed, so nobody
- * waits forever for work that will never run. Returns 0. */
-aclError sim_task_discard(sim_task *t);
+/* Runs in place of a task that will never execute (a force-destroyed or aborted stream;
+ * stream_attr.c): an event record still triggers its event and a wait counts as passed, so
+ * nobody waits forever for work that will never run. */
+void sim_task_discard(sim_task *t);
 void sim_task_free(sim_task *t); /* drops the references the task holds, frees it */
-/* Enqueues t; returns its sequence number, or 0 (and frees t) when the stream is stopping. */
-uint64_t sim_stream_submit(sim_stream *s, sim_task *t);
+/* Enqueues t, gives it its task id (which becomes the calling thread's last task id) and
+ * returns 0 with its sequence number in *seq (seq may be NULL). Or frees t and returns the
+ * error, recorded for func: the context's failure in stop-on-failure mode (Context::
+ * CheckTaskSend), or 107017 when the stream is being destroyed. */
+aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_t *seq);
+/* The context's sticky stop-on-failure error, or 0 (Context::CheckStatus). When it is set,
+ * the failure is recorded for func as the real runtime reports it. */
+aclError sim_context_failure(sim_context *c, const char *func);
 /* Waits until task seq has finished (timeout in ms, -1 forever); returns 0 or ETIMEDOUT. */
 int sim_stream_wait_seq(sim_stream *s, uint64_t seq, int32_t timeout_ms);
 sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priority, uint32_t flags,
                               aclError *rc);
 /* Waits for pending tasks, stops the worker and closes the handle. Caller holds no locks. */
 void sim_stream_shutdown(sim_stream *s);
-aclError sim_stream_error(sim_stream *s, char *msg, size_t msglen);
+/* Synchronize's report: the stream's error, cleared unless the stream is aborted (Stream::
+ * GetError). Records the failure's message and last error for func when there is one. */
+aclError sim_stream_take_error(sim_stream *s, const char *func);
 
 /* ------------------------------------------------------------------ events (event.c) ----- */
 
@@ -461,8 +508,7 @@ struct sim_event {
     uint64_t done_gen;     /* newest record executed */
     uint64_t reset_gen;    /* record_gen at the last executed reset */
     uint64_t timestamp_ns;
-    aclError error;        /* error of the stream at the newest executed record */
-    char errmsg[512];
+    sim_context *ctx;      /* context it was created in: its stop-on-failure error applies */
     /* issue 11: aclrtCreateEventExWithFlag's events ("new mode": no reset, no QueryEvent or
      * QueryEventWaitStatus; complete until first recorded), set once at creation; and the
      * stream waits on this event submitted and executed so far (aclrtQueryEventWaitStatus). */
@@ -470,10 +516,12 @@ struct sim_event {
     uint64_t waits_submitted, waits_done;
 };
 
-void sim_event_execute_record(sim_event *e, uint64_t gen, aclError err, const char *msg);
+/* Events carry no error (real runtime: Event::Synchronize only waits for the record). A
+ * record discarded by an aborted stream still triggers, so no waiter hangs. */
+void sim_event_execute_record(sim_event *e, uint64_t gen);
 void sim_event_execute_reset(sim_event *e, uint64_t gen);
-/* Stream-side wait: blocks the worker until record gen has executed; returns its error. */
-aclError sim_event_execute_wait(sim_event *e, uint64_t gen, char *msg, size_t msglen);
+/* Stream-side wait: blocks the worker until record gen has executed. */
+void sim_event_execute_wait(sim_event *e, uint64_t gen);
 
 /* ------------------------------------------------------------------ callbacks ------------ */
 
@@ -481,8 +529,6 @@ typedef struct sim_report {
     struct sim_report *next;
     aclrtCallback fn;
     void *user_data;
-    const void *stream;    /* handle of the stream that delivered it */
-    aclError status;       /* that stream's error state when it reached the callback */
     bool block;
     bool done;             /* guarded by the subscriber lock */
 } sim_report;
@@ -503,16 +549,19 @@ void sim_subscriber_put(sim_subscriber *sub);
 /* Executes a callback task: hands the report over. A blocking one wakes the processing thread
  * and waits for the callback to return. A non-blocking one is only queued: the stream worker
  * owes the thread a sim_callback_wake, which it may defer to wake it once for several reports
- * (see stream.c). status is the stream's error state at this point (sim_callback_snapshot). */
-void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block, const void *stream,
-                          aclError status);
+ * (see stream.c). */
+void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block);
 void sim_callback_wake(sim_subscriber *sub);
-/* Inside a callback delivered by `stream`: true, with the stream's status at delivery. */
-bool sim_callback_snapshot(const void *stream, aclError *status);
 void sim_callback_stream_gone(sim_stream *s);
 /* aclFinalize, after every stream is gone: forgets every subscriber and drops the reports
  * delivered to them but never processed, so none survives into the next aclInit. */
 void sim_callback_reset(void);
+
+/* ------------------------------------------------------------------ exceptions ----------- */
+
+/* Calls every registered exception-info callback with this failure, on the calling thread
+ * (a stream worker, before it moves past the failed task). */
+void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code);
 
 /* ------------------------------------------------------------------ binaries ------------- */
 
@@ -523,7 +572,7 @@ struct sim_binary {
     const aclsim_kernel_desc *kernels;
     uint32_t num_kernels;
     pthread_mutex_t lock;
-    bool unloaded;                       /* guarded by lock */
+    bool unloaded;                       /* written under lock; launches read it atomically */
     struct sim_function **functions;     /* one per kernel, created on first lookup */
     char path[];
 };

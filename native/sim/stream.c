@@ -8,12 +8,20 @@
  * worker_main) and publishes progress as `completed`, the sequence number of the last
  * finished task, which is what synchronize calls wait for.
  *
- * Errors: the first failing task (a kernel fault or timeout, a faulting copy, a wait on an
- * event whose stream failed) puts the stream into a sticky error state. Later kernels, copies
- * and memsets of that stream are skipped, because their inputs can no longer be trusted; event
- * records still complete (carrying the error, so waiters on other streams learn of it) and
- * host callbacks are still delivered (so nobody waiting on one hangs). Synchronize and query
- * report the error, with the failing task's description as the recent error message.
+ * Failures follow the real runtime (hicann/runtime src/runtime/core/src/stream/stream.cc,
+ * context/context.cc, stars_engine.cc; docs/zh/api_ref/06_stream_management.md):
+ *  - Continue on failure (the default): a failed task (a kernel fault or timeout, a faulting
+ *    copy) sets the stream's error slot, overwriting an older one, and the next tasks run.
+ *    aclrtSynchronizeStream reports the error once and clears it; aclrtStreamQuery never
+ *    reports it; events carry no error.
+ *  - Which task failed is told to the exception-info callbacks (exception.c), which the worker
+ *    runs before it moves on to the next task -- as the real runtime resumes a stream's queue
+ *    only after completing the failed task (ProcLogicCqReport, then StarsResumeRtsq). So any
+ *    task after the failed one, a host callback included, starts after the report was made.
+ *  - Stop on failure (aclrtSetStreamFailureMode; the mode belongs to the whole context): the
+ *    first failure aborts its stream -- every later task is discarded unexecuted (host
+ *    callbacks do not run; event records still trigger, so waiters wake) -- and poisons the
+ *    context: submissions, synchronize and query on any of its streams return that code.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -117,36 +125,64 @@ static void task_done(sim_stream *s, sim_task *t)
         ;
 }
 
-static aclError execute(sim_stream *s, sim_task *t, aclError err, const char *errmsg, char *msg, size_t msglen)
+static aclError execute(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
-    if (atomic_load_explicit(&s->discard, memory_order_relaxed)) /* aclrtDestroyStreamForce (issue 11) */
-        return sim_task_discard(t);
     switch (t->type) {
     case SIM_TASK_KERNEL:
-        return err ? ACL_SUCCESS : sim_kernel_execute(s, t, msg, msglen);
+        return sim_kernel_execute(s, t, msg, msglen);
     case SIM_TASK_MEMCPY:
     case SIM_TASK_MEMSET:
-        if (err)
-            return ACL_SUCCESS;
         if (t->u.copy.height) /* aclrtMemcpy2dAsync (issue 11) */
             return sim_copy_execute_2d(t->u.copy.device, t->u.copy.dst, t->u.copy.dpitch, t->u.copy.src,
                                        t->u.copy.spitch, t->u.copy.width, t->u.copy.height, msg, msglen);
         return sim_copy_execute(t->u.copy.device, t->u.copy.dst, t->u.copy.src, t->u.copy.count,
                                 t->type == SIM_TASK_MEMSET, t->u.copy.value, msg, msglen);
     case SIM_TASK_EVENT_RECORD:
-        sim_event_execute_record(t->u.event.event, t->u.event.gen, err, errmsg);
+        sim_event_execute_record(t->u.event.event, t->u.event.gen);
         return ACL_SUCCESS;
     case SIM_TASK_EVENT_RESET:
         sim_event_execute_reset(t->u.event.event, t->u.event.gen);
         return ACL_SUCCESS;
     case SIM_TASK_EVENT_WAIT:
-        return sim_event_execute_wait(t->u.event.event, t->u.event.gen, msg, msglen);
+        sim_event_execute_wait(t->u.event.event, t->u.event.gen);
+        return ACL_SUCCESS;
     case SIM_TASK_CALLBACK:
-        sim_callback_execute(t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block,
-                             s->obj.handle, err);
+        sim_callback_execute(t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
         return ACL_SUCCESS;
     }
     return ACL_SUCCESS;
+}
+
+/* A task of an aborted stream is not executed. An event record is still triggered
+ * (Stream::EnterFailureAbort -> TaskTriggerEvent), so no stream or host waiting on the event
+ * hangs; the event then carries the context's failure to whoever asks (event.c). */
+static void discard(sim_task *t)
+{
+    sim_task_discard(t); /* stream_attr.c: also counts a discarded wait as passed */
+}
+
+/* The worker's reaction to a failed task, in the real runtime's order: the stream's error slot
+ * (PreCheckTaskErr sets errCode_), the exception-info callbacks (TaskFailCallBack), then, in a
+ * stop-on-failure context, the abort (EnterFailureAbort). No lock is held while the callbacks
+ * run: they are user code and may call the runtime. */
+static void task_failed(sim_stream *s, const sim_task *t, aclError rc, const char *msg)
+{
+    pthread_mutex_lock(&s->lock);
+    s->error = rc;
+    snprintf(s->errmsg, sizeof s->errmsg, "%s", msg);
+    pthread_mutex_unlock(&s->lock);
+    /* The failure's description becomes this thread's recent error, so an exception callback
+     * that calls aclGetRecentErrMsg learns what failed. */
+    sim_error_message("task", msg);
+    sim_exception_notify(t->task_id, s->id, t->tid, s->dev->id, rc);
+    sim_context *c = s->ctx;
+    if (atomic_load(&c->mode) == ACL_STOP_ON_FAILURE) {
+        aclError none = ACL_SUCCESS;
+        atomic_compare_exchange_strong(&c->failure_error, &none, rc); /* the first failure stays */
+        pthread_mutex_lock(&s->lock);
+        s->aborted = true;
+        pthread_mutex_unlock(&s->lock);
+    }
 }
 
 static void trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclError status)
@@ -304,7 +340,7 @@ static void *worker_main(void *arg)
     char name[16];
     snprintf(name, sizeof name, "aclsim%d-stream", s->dev->id);
     pthread_setname_np(pthread_self(), name);
-    char errmsg[sizeof s->errmsg], msg[sizeof s->errmsg];
+    char msg[sizeof s->errmsg];
     s->guard = sim_fault_thread_init(); /* the worker runs kernel blocks on borrowed cores */
 
     pthread_mutex_lock(&s->lock);
@@ -326,14 +362,10 @@ static void *worker_main(void *arg)
         if (!s->head)
             break; /* stopping, and every task has run */
         /* Take every queued task at once: one lock round trip per batch, not per task. Only
-         * this thread sets the stream's error, so err/errmsg follow it locally. */
+         * this thread sets `aborted`, so it follows it locally. */
         sim_task *batch = s->head;
         s->head = s->tail = NULL;
-        aclError err = s->error;
-        if (err)
-            memcpy(errmsg, s->errmsg, sizeof errmsg);
-        else
-            errmsg[0] = '\0';
+        bool aborted = s->aborted;
         pthread_mutex_unlock(&s->lock);
 
         while (batch) {
@@ -350,24 +382,26 @@ static void *worker_main(void *arg)
             if (publish_together)
                 pthread_mutex_lock(&s->lock);
 
-            msg[0] = '\0';
-            bool trace = sim_trace_on();
-            uint64_t t0 = trace ? sim_now_ns() : 0;
-            aclError rc = execute(s, t, err, errmsg, msg, sizeof msg);
-            if (trace)
-                trace_task(s, t, t0, rc ? rc : err);
-            if (t->type == SIM_TASK_CALLBACK && !t->u.callback.block)
-                owe_report(s, t->u.callback.sub);
-
-            if (rc && !err) {
-                err = rc;
-                memcpy(errmsg, msg, sizeof errmsg);
-                if (!publish_together)
-                    pthread_mutex_lock(&s->lock);
-                s->error = rc;
-                memcpy(s->errmsg, msg, sizeof s->errmsg);
-                if (!publish_together)
-                    pthread_mutex_unlock(&s->lock);
+            /* `discard`: aclrtDestroyStreamForce (issue 11), set from another thread */
+            if (aborted || atomic_load_explicit(&s->discard, memory_order_relaxed)) {
+                discard(t);
+            } else {
+                msg[0] = '\0';
+                bool trace = sim_trace_on();
+                uint64_t t0 = trace ? sim_now_ns() : 0;
+                aclError rc = execute(s, t, msg, sizeof msg);
+                if (trace)
+                    trace_task(s, t, t0, rc);
+                if (t->type == SIM_TASK_CALLBACK && !t->u.callback.block)
+                    owe_report(s, t->u.callback.sub);
+                if (rc) {
+                    if (publish_together) /* never: records and resets do not fail */
+                        pthread_mutex_unlock(&s->lock);
+                    task_failed(s, t, rc, msg);
+                    aborted = s->aborted; /* only this thread writes it */
+                    if (publish_together)
+                        pthread_mutex_lock(&s->lock);
+                }
             }
             publish_completed(s, t->seq, publish_together);
             if (publish_together)
@@ -383,15 +417,59 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-uint64_t sim_stream_submit(sim_stream *s, sim_task *t)
+/* Linux thread id of the calling thread, cached (what the real runtime records as a task's
+ * submitting thread, osal.cc GetCurrentTid). */
+static uint32_t current_tid(void)
 {
+    static __thread uint32_t tid;
+    if (!tid)
+        tid = (uint32_t)gettid();
+    return tid;
+}
+
+/* The calling thread's last submitted task (aclrtGetThreadLastTaskId); UINT32_MAX before any. */
+static __thread uint32_t t_last_task_id = UINT32_MAX;
+
+/* The real runtime's task id: a 16-bit per-stream counter that counts 0..0xFFFE and wraps,
+ * with the number of wraps in the upper 16 bits (task_submit.cc, GetFlipTaskId). Exception
+ * reports carry the same value. Under s->lock. */
+static uint32_t next_task_id(sim_stream *s)
+{
+    uint16_t id = s->last_task != UINT16_MAX ? (uint16_t)((s->last_task + 1u) % 0xFFFFu) : 0;
+    if (id == 0 && s->last_task != UINT16_MAX)
+        s->task_flip++;
+    s->last_task = id;
+    return ((uint32_t)s->task_flip << 16) | id;
+}
+
+aclError sim_context_failure(sim_context *c, const char *func)
+{
+    if (atomic_load_explicit(&c->mode, memory_order_relaxed) != ACL_STOP_ON_FAILURE)
+        return ACL_SUCCESS;
+    aclError e = atomic_load(&c->failure_error);
+    if (e) {
+        sim_error_message(func, "a task failed earlier in this stop-on-failure context; it refuses work until reset");
+        sim_set_last_error(e);
+    }
+    return e;
+}
+
+aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_t *seq)
+{
+    aclError rc = sim_context_failure(s->ctx, func);
+    if (rc) {
+        sim_task_free(t);
+        return rc;
+    }
+    t->tid = current_tid();
     pthread_mutex_lock(&s->lock);
     if (s->stopping) {
         pthread_mutex_unlock(&s->lock);
         sim_task_free(t);
-        return 0;
+        return sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
     }
     t->seq = ++s->submitted;
+    t->task_id = next_task_id(s);
     t->next = NULL;
     if (s->tail)
         s->tail->next = t;
@@ -402,10 +480,13 @@ uint64_t sim_stream_submit(sim_stream *s, sim_task *t)
         s->worker_idle = false; /* one wake-up is enough: later submitters need not signal */
         pthread_cond_signal(&s->work_cv);
     }
-    uint64_t seq = t->seq;
+    uint64_t n = t->seq;
+    t_last_task_id = t->task_id;
     pthread_mutex_unlock(&s->lock);
     take_recycled(s);
-    return seq;
+    if (seq)
+        *seq = n;
+    return ACL_SUCCESS;
 }
 
 int sim_stream_wait_seq(sim_stream *s, uint64_t seq, int32_t timeout_ms)
@@ -424,13 +505,23 @@ int sim_stream_wait_seq(sim_stream *s, uint64_t seq, int32_t timeout_ms)
     return rc;
 }
 
-aclError sim_stream_error(sim_stream *s, char *msg, size_t msglen)
+aclError sim_stream_take_error(sim_stream *s, const char *func)
 {
+    char msg[sizeof s->errmsg];
     pthread_mutex_lock(&s->lock);
     aclError e = s->error;
-    if (e && msg)
-        snprintf(msg, msglen, "%s", s->errmsg);
+    if (e) {
+        memcpy(msg, s->errmsg, sizeof msg);
+        if (!s->aborted) {
+            s->error = ACL_SUCCESS;
+            s->errmsg[0] = '\0';
+        }
+    }
     pthread_mutex_unlock(&s->lock);
+    if (e) {
+        sim_error_message(func, msg);
+        sim_set_last_error(e);
+    }
     return e;
 }
 
@@ -463,6 +554,8 @@ sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priori
     s->is_default = is_default;
     s->priority = priority;
     s->flags = flags;
+    s->id = d->next_stream_id++; /* d->lock is held by every caller */
+    s->last_task = UINT16_MAX;   /* the first task gets id 0 */
     sim_mutex_init(&s->lock);
     pthread_cond_init(&s->work_cv, NULL);
     pthread_condattr_t ca;
@@ -572,7 +665,11 @@ static aclError create(aclrtStream *stream, uint32_t priority, uint32_t flags, c
     return rc;
 }
 
-SIM_API aclError aclrtCreateStream(aclrtStream *stream) { return create(stream, 0, 0, __func__); }
+SIM_API aclError aclrtCreateStream(aclrtStream *stream)
+{
+    SIM_CHECK_PROCESS();
+    return create(stream, 0, 0, __func__);
+}
 
 SIM_API aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)
 {
@@ -604,28 +701,33 @@ SIM_API aclError aclrtDestroyStream(aclrtStream stream)
     return ACL_SUCCESS;
 }
 
-/* Waits for everything submitted so far; reports the stream's error. */
+/* Waits for everything submitted so far; reports the stream's error once (Stream::GetError).
+ * In a failed stop-on-failure context the context's error comes back at once
+ * (ApiImpl::StreamSynchronize -> CheckContextStatus). A timeout does not consume the error. */
 static aclError synchronize(aclrtStream stream, int32_t timeout, const char *func)
 {
     aclError rc;
     sim_stream *s = sim_stream_resolve(stream, func, &rc);
     if (!s)
         return rc;
-    pthread_mutex_lock(&s->lock);
-    uint64_t target = s->submitted;
-    pthread_mutex_unlock(&s->lock);
-    int w = sim_stream_wait_seq(s, target, timeout);
-    char msg[sizeof s->errmsg];
-    rc = sim_stream_error(s, msg, sizeof msg);
-    if (rc)
-        sim_error_message(func, msg);
-    else if (w == ETIMEDOUT)
-        rc = sim_fail_(func, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "tasks still pending after %d ms", timeout);
+    if (!(rc = sim_context_failure(s->ctx, func))) {
+        pthread_mutex_lock(&s->lock);
+        uint64_t target = s->submitted;
+        pthread_mutex_unlock(&s->lock);
+        if (sim_stream_wait_seq(s, target, timeout) == ETIMEDOUT)
+            rc = sim_fail_(func, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "tasks still pending after %d ms", timeout);
+        else
+            rc = sim_stream_take_error(s, func);
+    }
     sim_obj_put(&s->obj);
     return rc;
 }
 
-SIM_API aclError aclrtSynchronizeStream(aclrtStream stream) { return synchronize(stream, -1, __func__); }
+SIM_API aclError aclrtSynchronizeStream(aclrtStream stream)
+{
+    SIM_CHECK_PROCESS();
+    return synchronize(stream, -1, __func__);
+}
 
 SIM_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
 {
@@ -636,34 +738,75 @@ SIM_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t t
     return synchronize(stream, timeout, __func__);
 }
 
+/* COMPLETE or NOT_READY by queue position only (Stream::Query; aclrtStreamQueryImpl maps the
+ * runtime's 507004 to NOT_READY): a failed task is never reported here, except as the
+ * context's error in a failed stop-on-failure context (ApiImpl::StreamQuery -> CheckContextStatus). */
 SIM_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
 {
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(status);
-    aclError rc, snap;
-    /* Inside this stream's callback: the status as of delivery. The completion queue asks this
-     * for every completion, so a clean stream is answered without a lookup or a lock. */
-    bool in_callback = stream && sim_callback_snapshot(stream, &snap);
-    if (in_callback && !snap) {
-        *status = ACL_STREAM_STATUS_NOT_READY;
-        return ACL_SUCCESS;
-    }
+    aclError rc;
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
     if (!s)
         return rc;
-    pthread_mutex_lock(&s->lock);
-    *status = s->completed == s->submitted ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
-    rc = s->error;
-    pthread_mutex_unlock(&s->lock);
-    if (in_callback) {
-        *status = ACL_STREAM_STATUS_NOT_READY;
-        rc = snap;
-    }
-    if (rc) {
-        char msg[sizeof s->errmsg];
-        sim_stream_error(s, msg, sizeof msg);
-        sim_error_message(__func__, msg);
-    }
+    if (!(rc = sim_context_failure(s->ctx, __func__)))
+        *status = atomic_load(&s->completed) == atomic_load(&s->submitted) ? ACL_STREAM_STATUS_COMPLETE
+                                                                             : ACL_STREAM_STATUS_NOT_READY;
     sim_obj_put(&s->obj);
     return rc;
+}
+
+/* ApiImpl::StreamSetMode / Stream::SetFailMode: only bit 0 of mode counts; setting the current
+ * mode is a no-op; stop -> continue is refused (207000); a DEVICE_USE_ONLY stream cannot
+ * change (207000); the stream must be in the current context (107003). Stop on failure
+ * applies to the stream's whole context. NULL is the default stream (as on A2/A3). */
+SIM_API aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
+{
+    SIM_CHECK_PROCESS();
+    aclError rc;
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    sim_context *c = sim_current_context(__func__);
+    uint32_t want = (uint32_t)(mode & 1u);
+    if (!c) {
+        rc = ACL_ERROR_RT_CONTEXT_NULL;
+    } else if (s->flags & ACL_STREAM_DEVICE_USE_ONLY) {
+        rc = sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "a DEVICE_USE_ONLY stream has no failure mode to set");
+    } else if (s->ctx != c) {
+        rc = sim_fail(ACL_ERROR_RT_STREAM_CONTEXT, "the stream does not belong to the current context");
+    } else if (atomic_load(&c->mode) == ACL_STOP_ON_FAILURE && want == ACL_CONTINUE_ON_FAILURE) {
+        rc = sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                      "changing stream %u from stop mode to continue mode is not supported", s->id);
+    } else {
+        atomic_store(&c->mode, want == ACL_STOP_ON_FAILURE ? ACL_STOP_ON_FAILURE : atomic_load(&c->mode));
+    }
+    if (c)
+        sim_obj_put(&c->obj);
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+/* ApiImpl::GetStreamId: the per-device stream id that exception reports also carry. */
+SIM_API aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(streamId);
+    aclError rc;
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    *streamId = (int32_t)s->id;
+    sim_obj_put(&s->obj);
+    return ACL_SUCCESS;
+}
+
+/* ApiImpl::GetThreadLastTaskId: the id of the last task this thread submitted, on any stream
+ * and of any kind (kernel, copy, memset, event record/reset/wait, host callback). */
+SIM_API aclError aclrtGetThreadLastTaskId(uint32_t *taskId)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(taskId);
+    *taskId = t_last_task_id;
+    return ACL_SUCCESS;
 }

@@ -16,7 +16,8 @@
  *
  * aclrtDestroyStreamForce destroys a stream "without waiting for its unfinished tasks"
  * (docs/zh/api_ref/06_stream_management.md): the handle dies at once, tasks not yet started are
- * discarded (sim_task_discard), and only a task already running -- a kernel cannot be recalled
+ * discarded (sim_task_discard, which the worker also uses for the tasks of a stream aborted by
+ * a stop-on-failure context), and only a task already running -- a kernel cannot be recalled
  * from the cores -- is waited for.
  *
  * Locking: stream->lock for the attributes; sim_task_discard takes only an event's lock, on
@@ -27,12 +28,12 @@
 
 #include "sim.h"
 
-aclError sim_task_discard(sim_task *t)
+void sim_task_discard(sim_task *t)
 {
     switch (t->type) {
     case SIM_TASK_EVENT_RECORD:
         /* The record never happens for real, but its waiters must not wait forever. */
-        sim_event_execute_record(t->u.event.event, t->u.event.gen, ACL_SUCCESS, "");
+        sim_event_execute_record(t->u.event.event, t->u.event.gen);
         break;
     case SIM_TASK_EVENT_WAIT: {
         sim_event *e = t->u.event.event;
@@ -44,7 +45,6 @@ aclError sim_task_discard(sim_task *t)
     default: /* kernels, copies, memsets, resets and host callbacks simply do not happen */
         break;
     }
-    return ACL_SUCCESS;
 }
 
 SIM_API aclError aclrtDestroyStreamForce(aclrtStream stream)

@@ -2,6 +2,7 @@
  * Kernels the test-suite uses to observe the simulator: argument passing, ordering, timing and
  * contained faults. Built with aiocann.sim.build_kernel (see tests/conftest.py).
  */
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 
@@ -79,6 +80,13 @@ __global__ __aicore__ void trap(GM_ADDR unused)
 {
     (void)unused;
     __builtin_trap();
+}
+
+/* Sends signal sig to its own thread: a fault no memory access caused, so it has no address. */
+__global__ __aicore__ void raise_signal(GM_ADDR unused, int32_t sig)
+{
+    (void)unused;
+    raise(sig);
 }
 
 /* Does nothing: for launch-rate measurements. */

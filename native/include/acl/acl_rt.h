@@ -37,6 +37,9 @@ extern "C" {
 #define ACL_STREAM_CPU_SCHEDULE 0x00000010
 #define ACL_STREAM_DEVICE_USE_ONLY 0x00000020
 
+#define ACL_CONTINUE_ON_FAILURE 0x00000000
+#define ACL_STOP_ON_FAILURE 0x00000001
+
 #define ACL_RT_BINARY_MAGIC_ELF_AICORE 0x43554245
 #define ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE 0x41415246
 #define ACL_RT_BINARY_MAGIC_ELF_CUBE_CORE 0x41494343
@@ -110,6 +113,14 @@ typedef enum aclrtMemAttr {
 } aclrtMemAttr;
 
 typedef void (*aclrtCallback)(void *userData);
+
+/* Opaque: read it with the aclrtGet...FromExceptionInfo functions. */
+typedef struct rtExceptionInfo aclrtExceptionInfo;
+typedef void (*aclrtExceptionInfoCallback)(aclrtExceptionInfo *exceptionInfo);
+
+typedef enum aclrtLastErrLevel {
+    ACL_RT_THREAD_LEVEL = 0,
+} aclrtLastErrLevel;
 
 typedef enum aclrtBinaryLoadOptionType {
     ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD = 1,
@@ -267,6 +278,20 @@ aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlo
                                      aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve);
 aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
                            size_t argsSize, aclrtStream stream);
+/* Failures: which task failed, and the thread's last error. */
+aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+aclError aclrtGetLastError(aclrtLastErrLevel level);
+aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback);
+aclError aclrtExceptionInfoCallbackRegister(aclrtExceptionInfoCallback callback);
+aclError aclrtExceptionInfoCallbackUnregister(aclrtExceptionInfoCallback callback);
+uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info);
+uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info);
+uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo *info);
+uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info);
+uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info);
+aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
+aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
+aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
 
 /* ==== issue 11: the rest of pyACL's runtime surface ============================================
  * Types, values and prototypes as in CANN 9.1 include/external/acl/{acl_rt.h, acl_base_rt.h} and
@@ -317,7 +342,7 @@ typedef struct aclrtUtilizationInfo {
     aclrtUtilizationExtendInfo *utilizationExtend; /* reserved: must be NULL */
 } aclrtUtilizationInfo;
 
-typedef enum aclrtDevAttr {
+typedef enum {
     ACL_DEV_ATTR_AICPU_CORE_NUM = 1,
     ACL_DEV_ATTR_AICORE_CORE_NUM = 101,
     ACL_DEV_ATTR_CUBE_CORE_NUM = 102,
@@ -348,26 +373,26 @@ typedef enum aclrtDevAttr {
     ACL_DEV_ATTR_NPU_ARCH = 601
 } aclrtDevAttr;
 
-typedef enum aclrtDevFeatureType {
+typedef enum {
     ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV = 1,
     ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV = 21
 } aclrtDevFeatureType;
 
-typedef enum aclDeviceInfo {
+typedef enum {
     ACL_DEVICE_INFO_UNDEFINED = -1,
     ACL_DEVICE_INFO_AI_CORE_NUM = 0,
     ACL_DEVICE_INFO_VECTOR_CORE_NUM = 1,
     ACL_DEVICE_INFO_L2_SIZE = 2
 } aclDeviceInfo;
 
-typedef enum aclSysParamOpt {
+typedef enum {
     ACL_OPT_DETERMINISTIC = 0,
     ACL_OPT_ENABLE_DEBUG_KERNEL = 1,
     ACL_OPT_STRONG_CONSISTENCY = 2,
     ACL_OPT_ENABLE_KERNEL_EARLY_START = 3
 } aclSysParamOpt;
 
-typedef enum aclrtStreamAttr {
+typedef enum {
     ACL_STREAM_ATTR_FAILURE_MODE = 1,
     ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK = 2,
     ACL_STREAM_ATTR_USER_CUSTOM_TAG = 3,
@@ -375,7 +400,7 @@ typedef enum aclrtStreamAttr {
     ACL_STREAM_ATTR_PRIORITY = 5
 } aclrtStreamAttr;
 
-typedef union aclrtStreamAttrValue {
+typedef union {
     uint64_t failureMode;
     uint32_t overflowSwitch;
     uint32_t userCustomTag;
@@ -403,26 +428,26 @@ typedef struct aclrtPtrAttributes {
     uint32_t rsv[4];
 } aclrtPtrAttributes;
 
-typedef enum aclrtMallocAttrType {
+typedef enum {
     ACL_RT_MEM_ATTR_RSV = 0,
     ACL_RT_MEM_ATTR_MODULE_ID = 1,
     ACL_RT_MEM_ATTR_DEVICE_ID = 2,
     ACL_RT_MEM_ATTR_VA_FLAG = 3
 } aclrtMallocAttrType;
 
-typedef union aclrtMallocAttrValue {
+typedef union {
     uint16_t moduleId;
     uint32_t deviceId;
     uint32_t vaFlag;
     uint8_t rsv[8];
 } aclrtMallocAttrValue;
 
-typedef struct aclrtMallocAttribute {
+typedef struct {
     aclrtMallocAttrType attr;
     aclrtMallocAttrValue value;
 } aclrtMallocAttribute;
 
-typedef struct aclrtMallocConfig {
+typedef struct {
     aclrtMallocAttribute *attrs;
     size_t numAttrs;
 } aclrtMallocConfig;

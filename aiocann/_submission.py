@@ -1,0 +1,256 @@
+"""The submission owner of one stream: everything between enqueueing work and resolving its
+``Completion``.
+
+Where it sits: below :class:`~aiocann.stream.Stream` (which creates one when it opens) and
+above the native completion queue (native/completion_queue.c). One ``Submissions`` per stream
+owns, and is the only code that touches:
+
+* admission -- how many Completions are in flight and who waits for a slot (FIFO);
+* tokens -- every piece of work gets a 64-bit token, the stream's key in the high bits, so the
+  dispatcher can route a drained completion to its owner without a shared map;
+* pending and timed-out entries -- token -> Completion, and the completions the watchdog failed
+  whose device work may still be running (their buffers stay held until it ends);
+* resolution -- the status and message travel with the completion from C (the failed task's
+  error code, from the runtime's exception report), so nothing is queried again;
+* the stream's failures: the first one, and the first one no synchronize point has reported
+  yet (``Stream.synchronize()`` and leaving ``async with stream`` report it once).
+
+Everything here runs on the event loop thread of the stream's device.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from . import errors, profile
+from ._lib import bind_context, check, ffi, lib
+from .completion import Completion
+
+if TYPE_CHECKING:
+    from ._dispatch import Dispatcher
+    from .memory import DeviceArray
+    from .stream import Stream
+
+KEY_SHIFT = 40  # tokens: key << KEY_SHIFT | sequence number (2**40 completions per stream)
+_WAIT_TIMEOUT_CODE = 107019  # ACL_ERROR_RT_WAIT_TIMEOUT, for completions the watchdog fails
+
+
+class Submissions:
+    """Admission, tokens, pending completions and their resolution, for one stream."""
+
+    __slots__ = (
+        "_stream",
+        "ctx",
+        "dispatcher",
+        "key",
+        "qs",
+        "max_in_flight",
+        "in_flight",
+        "waiters",
+        "pending",
+        "timed_out",
+        "last",
+        "first_error",
+        "unreported",
+        "orphans",
+        "launched",
+        "_next",
+    )
+
+    def __init__(self, stream: Stream, dispatcher: Dispatcher, handle: Any, max_in_flight: int) -> None:
+        # Weak: the dispatcher holds this object for as long as the stream is open, and an open
+        # stream nobody references must still be collected (and warn). Completions in flight
+        # hold the stream itself.
+        self._stream = weakref.ref(stream)
+        self.ctx = stream._device._ctx
+        self.dispatcher = dispatcher
+        self.key = dispatcher.register(self)
+        rc = ffi.new("aclError*")
+        qs = lib.aiocann_cq_stream_new(dispatcher.cq, handle, self.key, rc)
+        if qs == ffi.NULL:
+            dispatcher.unregister(self.key)
+            check(rc[0], "aiocann_cq_stream_new")
+        self.qs: Any = qs
+        self.max_in_flight = max_in_flight
+        self.in_flight = 0
+        self.waiters: deque[anyio.Event] = deque()
+        self.pending: dict[int, Completion] = {}
+        self.timed_out: dict[int, Completion] = {}
+        self.last: Completion | None = None
+        self.first_error: errors.AclError | None = None  # the stream's first failure, kept
+        self.unreported: errors.AclError | None = None  # first since the last synchronize()
+        self.orphans: list[Any] = []  # work enqueued without a completion (see enqueue_failed)
+        self.launched = ffi.new("int*")  # set by the fast paths: was the work itself enqueued?
+        self._next = (self.key << KEY_SHIFT) + 1
+
+    @property
+    def stream(self) -> Stream:
+        s = self._stream()
+        assert s is not None  # whoever submits holds it
+        return s
+
+    # -- tokens -----------------------------------------------------------------------------
+
+    def new_token(self) -> int:
+        token = self._next
+        self._next = token + 1
+        return token
+
+    # -- admission --------------------------------------------------------------------------
+
+    def ready(self) -> bool:
+        """The fast path of admission: a free slot and nobody queued before us."""
+        return self.in_flight < self.max_in_flight and not self.waiters
+
+    async def admit(self) -> None:
+        """Wait for a free in-flight slot (FIFO). Cancelling the wait enqueues nothing. The
+        caller enqueues and calls track() with no await in between, so the slot is its own."""
+        if self.ready():
+            return
+        while True:
+            event = anyio.Event()
+            self.waiters.append(event)
+            try:
+                await event.wait()
+            except BaseException:
+                if event in self.waiters:
+                    self.waiters.remove(event)
+                else:
+                    self._wake_next()  # we were handed a slot: pass it on
+                raise
+            stream = self._stream()
+            if stream is None or stream._state != "open":
+                self._wake_next()
+                raise errors.ClosedError(f"{stream!r} was closed")
+            if self.in_flight < self.max_in_flight:
+                if self.waiters and self.in_flight + 1 < self.max_in_flight:
+                    self._wake_next()
+                return
+
+    def _wake_next(self) -> None:
+        if self.waiters:
+            self.waiters.popleft().set()
+
+    def wake_all(self) -> None:
+        """The stream is closing: every waiter finds out."""
+        while self.waiters:
+            self.waiters.popleft().set()
+
+    # -- submission -------------------------------------------------------------------------
+
+    def track(
+        self,
+        token: int,
+        what: str,
+        keep: Any = None,
+        arrays: tuple[DeviceArray, ...] = (),
+        on_done: Any = None,
+    ) -> Completion:
+        """Register the Completion for work just enqueued with ``token``."""
+        c = Completion(self.stream, what, keep, arrays, on_done)
+        self.pending[token] = c
+        self.in_flight += 1
+        self.last = c
+        if profile._active is not None:
+            profile._active._on_submit(self.stream, c)
+        return c
+
+    def enqueue_failed(self, rc: int, api: str, keep: Any = None) -> None:
+        """Work could not be enqueued: raise (the slot was never taken). If the work itself was
+        enqueued but its completion callback was not, keep what it uses alive until the stream
+        is destroyed (which waits for it)."""
+        if self.waiters and self.in_flight < self.max_in_flight:
+            self._wake_next()
+        if self.launched[0]:
+            self.orphans.append(keep)
+        check(rc, api)
+
+    def complete_after(
+        self, rc: int, api: str, what: str, keep: Any = None, arrays: tuple[DeviceArray, ...] = ()
+    ) -> Completion:
+        """Work was just submitted by this thread with return code ``rc`` (by ``api``; "" when
+        there was none, for a marker): enqueue the completion callback behind it and track it.
+        Called after ``admit()``."""
+        if rc:
+            self.launched[0] = 0
+            self.enqueue_failed(rc, api)
+        token = self.new_token()
+        rc = lib.aiocann_cq_enqueue(self.qs, token, 1 if api else 0)
+        if rc:
+            self.launched[0] = 1
+            self.enqueue_failed(rc, "aclrtLaunchCallback", (keep, arrays))
+        return self.track(token, what, keep, arrays)
+
+    # -- resolution (the dispatcher, on the event loop) ------------------------------------
+
+    def resolve(self, token: int, code: int, message: str | None) -> None:
+        completion = self.pending.pop(token, None)
+        if completion is None:
+            late = self.timed_out.pop(token, None)
+            if late is not None:  # the device is done at last: release what it held
+                _, arrays = late._keep
+                late._keep = None
+                for a in arrays:
+                    a._unuse()
+            return
+        try:
+            completion._resolve(code, message)
+        finally:
+            self._resolved(completion, code, message)
+
+    def stream_failure(self, code: int, message: str | None) -> None:
+        """A task on this stream that was not aiocann's work failed."""
+        self._failed(errors.error_for(code, message, "stream"))
+
+    def _failed(self, error: errors.AclError) -> None:
+        if self.first_error is None:
+            self.first_error = error
+        if self.unreported is None:
+            self.unreported = error
+
+    def take_unreported(self) -> errors.AclError | None:
+        """What a synchronize point reports: the first failure since the previous one, once
+        (as aclrtSynchronizeStream reports a failed task once and then clears it)."""
+        e, self.unreported = self.unreported, None
+        return e
+
+    def _resolved(self, completion: Completion, code: int, message: str | None) -> None:
+        self.in_flight -= 1
+        if self.last is completion:
+            self.last = None  # it holds the stream, and the dispatcher holds us
+        if self.waiters:
+            self._wake_next()
+        if profile._active is not None:
+            profile._active._on_resolve(completion, code)
+        if code:
+            self._failed(errors.error_for(code, message, completion.what))
+
+    def expire(self, boundary: int, timeout: float) -> None:
+        """Fail the completions with tokens below ``boundary`` (registered more than
+        ``timeout`` seconds ago). Their buffers stay held: the device may still use them."""
+        late = [t for t in self.pending if t < boundary]  # dict order: oldest tokens first
+        for token in late:
+            completion = self.pending.pop(token)
+            held = (completion._keep, completion._arrays)
+            message = (
+                f"no completion callback for {completion.what} within {timeout:g} s "
+                "(device hung or callback lost); its buffers stay allocated until it completes"
+            )
+            completion._arrays = ()  # still in use by the device: not idle, never unused
+            completion._resolve(_WAIT_TIMEOUT_CODE, message)
+            completion._keep = held
+            self.timed_out[token] = completion
+            self._resolved(completion, _WAIT_TIMEOUT_CODE, message)
+
+    def close(self) -> None:
+        """The stream is destroyed: no completion will come any more."""
+        if self.qs is not None:
+            bind_context(self.ctx)
+            lib.aiocann_cq_stream_free(self.qs)
+            self.qs = None
+            self.dispatcher.unregister(self.key)
+        self.orphans.clear()
