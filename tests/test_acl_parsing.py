@@ -97,7 +97,11 @@ def test_pyacl_texts_for_bad_values(runtime):
         (lambda: acl.rt.set_device(1 << 31), TypeError, "acl.rt.set_device args parse failed"),  # "i" overflow
         (lambda: acl.rt.stream_query(None), TypeError, "acl.rt.stream_query args parse failed!"),
         (lambda: acl.rt.set_sys_param_opt(0, 1 << 63), TypeError, "acl.rt.set_sys_param_opt args parse faild"),
-        (lambda: acl.rt.binary_load_from_file("a\0b", []), TypeError, "acl.rt.binary_load_from_file args parse failed!"),
+        (
+            lambda: acl.rt.binary_load_from_file("a\0b", []),
+            TypeError,
+            "acl.rt.binary_load_from_file args parse failed!",
+        ),
         (lambda: acl.rt.binary_load_from_file("k.so", None), ValueError, "argument 2 only support the format of list"),
         (lambda: acl.rt.launch_kernel_with_config(1, 1, 0, (), 1, 0), ValueError, "argument 2 only support"),
         (lambda: acl.rt.launch_callback(42, None, 0, 0), TypeError, "parameter must be callable"),

@@ -56,6 +56,7 @@ def alias_acl() -> None:
 
 def _program_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
     """The traceback from the program's first frame on: this runner's and runpy's dropped."""
+
     def runner(filename: str) -> bool:
         return filename in _RUNNER_FILES or os.path.abspath(filename) in _RUNNER_FILES
 

@@ -61,9 +61,7 @@ class _ParseError(Exception):
 
 
 def _type_name(value: object) -> str:
-    """The name CPython's parser prints for a value's type (tp_name; "None" for None)."""
-    if value is None:
-        return "None"
+    """A value's type as CPython prints it (tp_name: qualified outside builtins)."""
     t = type(value)
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
@@ -79,7 +77,9 @@ def _index(value: object, pos: int, strict: bool) -> int:
         return operator.index(value)  # type: ignore[arg-type]
     except TypeError:
         if strict:
-            raise _ParseError(TypeError, f"argument {pos} must be int, not {_type_name(value)}") from None
+            # converterr() names None "None", not "NoneType"
+            what = "None" if value is None else _type_name(value)
+            raise _ParseError(TypeError, f"argument {pos} must be int, not {what}") from None
         raise _ParseError(TypeError, f"'{_type_name(value)}' object cannot be interpreted as an integer") from None
 
 
@@ -97,6 +97,8 @@ def _conv_H(value: object, pos: int) -> int:
 
 def _conv_i(value: object, pos: int) -> int:
     v = _index(value, pos, False)
+    if not _I64_MIN <= v <= _I64_MAX:  # PyLong_AsLong fails before the int range is checked
+        raise _ParseError(OverflowError, "Python int too large to convert to C long")
     if v > _I32_MAX:
         raise _ParseError(OverflowError, "signed integer is greater than maximum")
     if v < _I32_MIN:
@@ -131,7 +133,8 @@ def _conv_f(value: object, pos: int) -> float:
 
 def _conv_s(value: object, pos: int) -> str:
     if not isinstance(value, str):
-        raise _ParseError(TypeError, f"argument {pos} must be str, not {_type_name(value)}")
+        what = "None" if value is None else _type_name(value)
+        raise _ParseError(TypeError, f"argument {pos} must be str, not {what}")
     if "\0" in value:
         raise _ParseError(ValueError, "embedded null character")
     try:
@@ -196,7 +199,7 @@ def pyacl(api: str, fmt: str | None, message: object = DEFAULT_MESSAGE) -> Calla
             try:
                 if not required <= len(args) <= maximum:
                     raise _ParseError(TypeError, count_error(len(args)))
-                values = [conv(a, i + 1) for i, (conv, a) in enumerate(zip(converters, args))]
+                values = [conv(a, i + 1) for i, (conv, a) in enumerate(zip(converters, args, strict=False))]
             except _ParseError as err:
                 if text is None:
                     raise err.exc_type(err.message) from None

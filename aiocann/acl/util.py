@@ -88,9 +88,7 @@ def start_thread(fn: Callable[..., object], args: object, /) -> tuple[int, int]:
     if not callable(fn):
         raise TypeError("parameter must be callable")
     registered = threading.Event()
-    thread = threading.Thread(
-        target=_run, args=(fn, args, registered), name="acl.util.start_thread", daemon=True
-    )
+    thread = threading.Thread(target=_run, args=(fn, args, registered), name="acl.util.start_thread", daemon=True)
     try:
         thread.start()  # returns once the new thread runs, so `ident` is set
     except RuntimeError:  # "can't start new thread": pthread_create failed
