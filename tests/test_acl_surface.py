@@ -335,6 +335,8 @@ def test_stream_attributes(stream):
     assert acl.rt.set_stream_attribute(stream, 4, {"reserved": [2]}) == RT_PARAM_INVALID
     assert acl.rt.set_stream_attribute(stream, 2, {"overflowSwitch": 1}) == SUCCESS  # no detection
     assert acl.rt.get_stream_attribute(stream, 2) == ({"overflowSwitch": 0}, SUCCESS)
+    # Reading the failure mode needs the stream's configured mode, which the simulator
+    # keeps per context only: refused rather than guessed.
     assert acl.rt.get_stream_attribute(stream, 1)[1] == RT_FEATURE_NOT_SUPPORT
     assert acl.rt.get_stream_attribute(stream, 9)[1] == RT_PARAM_INVALID
     assert acl.rt.get_stream_attribute(0, 3) == ({"userCustomTag": 0}, SUCCESS)  # default stream
@@ -345,6 +347,18 @@ def test_stream_attributes(stream):
         acl.rt.set_stream_attribute(stream, 5, {"reserved": [0] * 5})
     with pytest.raises(ValueError, match="PyLong_AsUnsignedLong failed"):
         acl.rt.set_stream_attribute(stream, 3, {"userCustomTag": -1})
+
+
+def test_stream_attribute_failure_mode_is_stream_set_mode(stream):
+    """rtsStreamSetAttribute(FAILURE_MODE) is StreamSetMode, as aclrtSetStreamFailureMode."""
+    from aiocann._lib import ffi, lib
+
+    assert acl.rt.set_stream_attribute(stream, 1, {"failureMode": 0}) == SUCCESS  # already so
+    assert acl.rt.set_stream_attribute(stream, 1, {"failureMode": 1}) == SUCCESS
+    # stop -> continue is refused by the same state machine
+    assert acl.rt.set_stream_attribute(stream, 1, {"failureMode": 0}) == RT_FEATURE_NOT_SUPPORT
+    assert lib.aclrtSetStreamFailureMode(ffi.cast("void *", stream), 0) == RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.set_stream_attribute(12345, 1, {"failureMode": 1}) == RT_INVALID_HANDLE
 
 
 # ----------------------------------------------------------------------- events
@@ -598,7 +612,7 @@ def test_unprovided_names_are_attributes_but_typos_are_not():
         with pytest.raises(AttributeError):
             getattr(module, name)
     with pytest.raises(AttributeError):
-        acl.media.__path__  # dunders stay AttributeErrors: import machinery relies on that
+        _ = acl.media.__path__  # dunders stay AttributeErrors: import machinery relies on that
 
 
 # ----------------------------------------------------------------------- ptr_to_numpy

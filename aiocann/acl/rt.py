@@ -925,9 +925,7 @@ _pending: dict[int, tuple[Callable[[Any], object], object]] = {}
 _tokens = itertools.count(1)
 
 
-def _trampoline_error(
-    exc_type: type[BaseException], exc_value: BaseException, tb: types.TracebackType | None
-) -> None:
+def _trampoline_error(exc_type: type[BaseException], exc_value: BaseException, tb: types.TracebackType | None) -> None:
     _log.error(
         "acl.rt.launch_callback: internal error in the callback trampoline",
         exc_info=(exc_type, exc_value, tb),
@@ -946,9 +944,7 @@ def _run_callback(user_data: Any) -> None:
     try:
         fn(data)
     except BaseException:  # noqa: BLE001 -- nothing may escape into C; pyACL swallows it too
-        _log.error(
-            "acl.rt.launch_callback: the callback %r raised; the exception is dropped", fn, exc_info=True
-        )
+        _log.error("acl.rt.launch_callback: the callback %r raised; the exception is dropped", fn, exc_info=True)
 
 
 _trampoline = lib.aiocann_acl_callback
@@ -1121,9 +1117,7 @@ def kernel_args_init_by_user_mem(
     func_handle: int, args_handle: int, user_host_mem: int, actual_args_size: int, /
 ) -> int:
     return int(
-        lib.aclrtKernelArgsInitByUserMem(
-            vptr(func_handle), vptr(args_handle), vptr(user_host_mem), actual_args_size
-        )
+        lib.aclrtKernelArgsInitByUserMem(vptr(func_handle), vptr(args_handle), vptr(user_host_mem), actual_args_size)
     )
 
 
@@ -1157,9 +1151,7 @@ def kernel_args_append_place_holder(args_handle: int, /) -> tuple[int, int]:
 
 
 @_rt("kernel_args_get_place_holder_buffer", "kkk")
-def kernel_args_get_place_holder_buffer(
-    args_handle: int, param_handle: int, data_size: int, /
-) -> tuple[int, int]:
+def kernel_args_get_place_holder_buffer(args_handle: int, param_handle: int, data_size: int, /) -> tuple[int, int]:
     """``(buffer_addr, ret)``: host memory, owned by the args handle, for the placeholder's data."""
     out = _out("void **")
     ret = lib.aclrtKernelArgsGetPlaceHolderBuffer(vptr(args_handle), vptr(param_handle), data_size, out)
@@ -1261,11 +1253,16 @@ _NOT_MODELLED = """
 """.split()
 
 NOT_PROVIDED: dict[str, str] = {
-    **{n: "the simulator's failure model (stream failure modes, exception info, last errors) "
-          "does not provide it yet" for n in _PENDING_FAILURE_MODEL},
-    **{n: "the simulator does not model the hardware feature it drives (IPC, virtual memory, "
-          "notifies, allocators, resource limits, overflow detection, AI CPU kernels, ...)"
-       for n in _NOT_MODELLED},
+    **{
+        n: "its pyACL wrapper over the failure model (stream failure modes, exception info, "
+        "last errors) is not written yet"
+        for n in _PENDING_FAILURE_MODEL
+    },
+    **{
+        n: "the simulator does not model the hardware feature it drives (IPC, virtual memory, "
+        "notifies, allocators, resource limits, overflow detection, AI CPU kernels, ...)"
+        for n in _NOT_MODELLED
+    },
 }
 
 

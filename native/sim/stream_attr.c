@@ -11,7 +11,10 @@
  *                      nothing: it is recorded, and reported back.)
  *   FLOAT_OVERFLOW_CHECK  the simulated chip has no overflow detection: as the runtime does for
  *                      such chips, setting succeeds and changes nothing, and reading gives 0.
- *   FAILURE_MODE       not here yet: stream failure modes are another part of the simulator.
+ *   FAILURE_MODE       set: the runtime's own StreamSetMode, i.e. exactly aclrtSetStreamFailureMode
+ *                      (stream.c). get: StreamGetMode reads the mode *configured on that stream*
+ *                      (Stream::modeConfig_), which stream.c does not keep (it models the mode
+ *                      per context), so reading it is refused (207000) rather than guessed.
  * A NULL stream is the current context's default stream.
  *
  * aclrtDestroyStreamForce destroys a stream "without waiting for its unfinished tasks"
@@ -84,8 +87,9 @@ SIM_API aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stm
     if ((int)stmAttrType < ACL_STREAM_ATTR_FAILURE_MODE || (int)stmAttrType > ACL_STREAM_ATTR_PRIORITY)
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "stmAttrType %d is not an aclrtStreamAttr ([1, 5])",
                         (int)stmAttrType);
+    /* rtsStreamSetAttribute: the same StreamSetMode call aclrtSetStreamFailureMode makes. */
     if (stmAttrType == ACL_STREAM_ATTR_FAILURE_MODE)
-        return sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "ACL_STREAM_ATTR_FAILURE_MODE is not supported yet");
+        return aclrtSetStreamFailureMode(stream, value->failureMode);
     if (stmAttrType == ACL_STREAM_ATTR_CACHE_OP_INFO && value->cacheOpInfoSwitch > 1)
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "cacheOpInfoSwitch must be 0 or 1, not %u", value->cacheOpInfoSwitch);
     sim_stream *s;
@@ -116,7 +120,9 @@ SIM_API aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stm
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "stmAttrType %d is not an aclrtStreamAttr ([1, 5])",
                         (int)stmAttrType);
     if (stmAttrType == ACL_STREAM_ATTR_FAILURE_MODE)
-        return sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "ACL_STREAM_ATTR_FAILURE_MODE is not supported yet");
+        return sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                        "reading ACL_STREAM_ATTR_FAILURE_MODE needs the stream's configured mode, which the "
+                        "simulator keeps per context only");
     sim_stream *s;
     aclError rc = attr_stream(stream, stmAttrType, __func__, &s);
     if (rc)
