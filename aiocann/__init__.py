@@ -26,6 +26,7 @@ from .event import Event
 from .kernel import ArgsBuilder, Binary, Kernel, KernelArgs
 from .launch import LaunchConfig, launch
 from .memory import DeviceArray
+from .memory_pool import MemoryPool, PoolStats
 from .profile import Trace, trace
 from .stream import Stream, current_stream
 
@@ -41,6 +42,8 @@ __all__ = [
     "Kernel",
     "KernelArgs",
     "LaunchConfig",
+    "MemoryPool",
+    "PoolStats",
     "Stream",
     "Trace",
     "backend",

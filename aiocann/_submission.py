@@ -195,7 +195,7 @@ class Submissions:
                 _, arrays = late._keep
                 late._keep = None
                 for a in arrays:
-                    a._unuse()
+                    a._unuse(late._stream)
             return
         try:
             completion._resolve(code, message)
