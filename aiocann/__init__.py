@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .kernel import ArgsBuilder, Binary, Kernel, KernelArgs
     from .launch import LaunchConfig, launch
     from .memory import DeviceArray
+    from .memory_pool import MemoryPool, PoolStats
     from .profile import Trace, trace
     from .stream import Stream, current_stream
 
@@ -50,12 +51,14 @@ _LAZY = {
     "LaunchConfig": "launch",
     "launch": "launch",
     "DeviceArray": "memory",
+    "MemoryPool": "memory_pool",
+    "PoolStats": "memory_pool",
     "Trace": "profile",
     "trace": "profile",
     "Stream": "stream",
     "current_stream": "stream",
 }
-_SUBMODULES = {"completion", "device", "event", "kernel", "launch", "memory", "profile", "stream", "sim"}
+_SUBMODULES = {"completion", "device", "event", "kernel", "launch", "memory", "memory_pool", "profile", "stream", "sim"}
 
 
 class _Package(types.ModuleType):
@@ -102,6 +105,8 @@ __all__ = [
     "Kernel",
     "KernelArgs",
     "LaunchConfig",
+    "MemoryPool",
+    "PoolStats",
     "Stream",
     "Trace",
     "backend",
