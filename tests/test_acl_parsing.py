@@ -33,6 +33,9 @@ BANG = {
     "get_function_name",
     "malloc_with_cfg",
     "malloc_for_task_scheduler",
+    "set_stream_failure_mode",
+    "peek_at_last_error",
+    "get_last_error",
 }
 FAILD = {"set_sys_param_opt", "get_sys_param_opt"}
 NATIVE = {"acl.rt.get_event_id", "acl.util.start_thread"}

@@ -7,8 +7,10 @@ what aiocann does not provide."""
 from __future__ import annotations
 
 import ctypes
+import gc
 import logging
 import os
+import threading
 import time
 
 import numpy as np
@@ -28,6 +30,8 @@ from pyacl_support import (
     RT_PARAM_INVALID,
     RT_STREAM_SYNC_TIMEOUT,
     SUCCESS,
+    append_ptr,
+    append_value,
     dev_alloc,
     from_device,
     in_thread,
@@ -43,6 +47,7 @@ import aiocann.acl as acl
 pytest_plugins = ["pyacl_fixtures"]
 
 RT_INTERNAL_ERROR = 507000
+RT_AICORE_EXCEPTION = 507015
 RT_SYSPARAMOPT_NOT_SET = 107021
 FEATURE_UNSUPPORTED = 200006
 CORES = int(os.environ.get("AIOCANN_SIM_CORES", "8"))
@@ -335,9 +340,7 @@ def test_stream_attributes(stream):
     assert acl.rt.set_stream_attribute(stream, 4, {"reserved": [2]}) == RT_PARAM_INVALID
     assert acl.rt.set_stream_attribute(stream, 2, {"overflowSwitch": 1}) == SUCCESS  # no detection
     assert acl.rt.get_stream_attribute(stream, 2) == ({"overflowSwitch": 0}, SUCCESS)
-    # Reading the failure mode needs the stream's configured mode, which the simulator
-    # keeps per context only: refused rather than guessed.
-    assert acl.rt.get_stream_attribute(stream, 1)[1] == RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.get_stream_attribute(stream, 1) == ({"failureMode": 0}, SUCCESS)  # continue
     assert acl.rt.get_stream_attribute(stream, 9)[1] == RT_PARAM_INVALID
     assert acl.rt.get_stream_attribute(0, 3) == ({"userCustomTag": 0}, SUCCESS)  # default stream
     assert acl.rt.get_stream_attribute(12345, 3)[1] == RT_INVALID_HANDLE
@@ -350,15 +353,22 @@ def test_stream_attributes(stream):
 
 
 def test_stream_attribute_failure_mode_is_stream_set_mode(stream):
-    """rtsStreamSetAttribute(FAILURE_MODE) is StreamSetMode, as aclrtSetStreamFailureMode."""
+    """rtsStreamSetAttribute(FAILURE_MODE) is StreamSetMode, as aclrtSetStreamFailureMode;
+    rtsStreamGetAttribute(FAILURE_MODE) is StreamGetMode, the mode configured on that stream."""
     from aiocann._lib import ffi, lib
 
     assert acl.rt.set_stream_attribute(stream, 1, {"failureMode": 0}) == SUCCESS  # already so
+    assert acl.rt.get_stream_attribute(stream, 1) == ({"failureMode": 0}, SUCCESS)
     assert acl.rt.set_stream_attribute(stream, 1, {"failureMode": 1}) == SUCCESS
+    assert acl.rt.get_stream_attribute(stream, 1) == ({"failureMode": 1}, SUCCESS)
+    assert acl.rt.set_stream_failure_mode(stream, 1) == SUCCESS  # same state, same call
     # stop -> continue is refused by the same state machine
     assert acl.rt.set_stream_attribute(stream, 1, {"failureMode": 0}) == RT_FEATURE_NOT_SUPPORT
     assert lib.aclrtSetStreamFailureMode(ffi.cast("void *", stream), 0) == RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.set_stream_failure_mode(stream, 0) == RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.get_stream_attribute(stream, 1) == ({"failureMode": 1}, SUCCESS)
     assert acl.rt.set_stream_attribute(12345, 1, {"failureMode": 1}) == RT_INVALID_HANDLE
+    assert acl.rt.get_stream_attribute(12345, 1)[1] == RT_INVALID_HANDLE
 
 
 # ----------------------------------------------------------------------- events
@@ -580,6 +590,204 @@ def test_binary_descriptor_load_and_launch(stream, vector_add_path):
         ok(acl.rt.free(p))
 
 
+# ----------------------------------------------------------------------- failure model
+#
+# pyACL's wrappers over the runtime's failure model (rt_stream.cpp, rt_synchronize.cpp):
+# set_stream_failure_mode "kI" -> ret; stream_get_id "k" -> (id, ret); get_thread_last_task_id
+# no arguments -> (task_id, ret); set_exception_info_callback "|O" -> ret, the Python function
+# called on a runtime thread with the report's address; the getters "k" -> the value alone;
+# peek_at_last_error / get_last_error "i" -> ret.
+
+
+@pytest.fixture
+def poke(device: int, test_kernels_path: object):
+    """test_kernels' poke(buf, offset): writes at buf + offset -- a fault when offset is far."""
+    binary, func = load_function(test_kernels_path, "poke")
+    yield func
+    acl.rt.binary_unload(binary)
+
+
+def launch_fault(func: int, stream: int) -> int:
+    """A poke 1 MiB past a 64-byte buffer: the task fails with 507015. Returns its task id."""
+    args = ok(acl.rt.kernel_args_init(func))
+    append_ptr(args, dev_alloc(64))
+    append_value(args, ctypes.c_uint64(1 << 20))
+    ok(acl.rt.kernel_args_finalize(args))
+    ok(acl.rt.launch_kernel_with_config(func, 1, stream, [], args, 0))
+    return ok(acl.rt.get_thread_last_task_id())
+
+
+@pytest.fixture
+def exception_callback_cleared():
+    """The callback slot is process-wide and survives acl.finalize: clear it after the test."""
+    try:
+        yield
+    finally:
+        assert acl.rt.set_exception_info_callback() == SUCCESS
+
+
+def test_stream_ids_and_thread_last_task_id(stream):
+    other = ok(acl.rt.create_stream())
+    sid, other_id, default_id = (ok(acl.rt.stream_get_id(s)) for s in (stream, other, 0))
+    assert len({sid, other_id, default_id}) == 3  # per-device ids; 0 is the default stream
+    assert acl.rt.stream_get_id(12345) == (0, RT_INVALID_HANDLE)
+    with pytest.raises(TypeError, match=r"^acl.rt.stream_get_id args parse failed$"):
+        acl.rt.stream_get_id("s")
+    # (task_id, ret): 0xFFFFFFFF on a thread that has submitted nothing, then the last task
+    # this thread submitted -- a memset is a task -- counted per stream.
+    assert in_thread(acl.rt.get_thread_last_task_id) == (0xFFFFFFFF, SUCCESS)
+    buf = dev_alloc(64)
+    ok(acl.rt.memset_async(buf, 64, 0, 64, stream))
+    first = ok(acl.rt.get_thread_last_task_id())
+    ok(acl.rt.memset_async(buf, 64, 1, 64, stream))
+    assert acl.rt.get_thread_last_task_id() == (first + 1, SUCCESS)
+    ok(acl.rt.memset_async(buf, 64, 2, 64, other))
+    assert acl.rt.get_thread_last_task_id("ignored", 2) == (0, SUCCESS)  # other's first task
+    ok(acl.rt.synchronize_device())
+    ok(acl.rt.destroy_stream(other))
+    ok(acl.rt.free(buf))
+
+
+def test_set_stream_failure_mode(stream):
+    """Each stream keeps the mode set on it; stop also makes its whole context stop on failure
+    (ApiImpl::StreamSetMode, Stream::SetFailMode)."""
+    sibling = ok(acl.rt.create_stream())
+    assert acl.rt.set_stream_failure_mode(stream, 0) == SUCCESS  # its mode already: a no-op
+    assert acl.rt.set_stream_failure_mode(stream, (1 << 32) | 2) == SUCCESS  # "I", then bit 0: continue
+    assert acl.rt.get_stream_attribute(stream, 1) == ({"failureMode": 0}, SUCCESS)
+    assert acl.rt.set_stream_failure_mode(stream, 3) == SUCCESS  # bit 0: stop
+    assert acl.rt.get_stream_attribute(stream, 1) == ({"failureMode": 1}, SUCCESS)
+    assert acl.rt.set_stream_failure_mode(stream, 1) == SUCCESS  # same mode
+    assert acl.rt.set_stream_failure_mode(stream, 0) == RT_FEATURE_NOT_SUPPORT  # stop -> continue
+    # The sibling's own mode is still continue, so continue is a no-op there, even though its
+    # context now stops on failure.
+    assert acl.rt.get_stream_attribute(sibling, 1) == ({"failureMode": 0}, SUCCESS)
+    assert acl.rt.set_stream_failure_mode(sibling, 0) == SUCCESS
+    assert acl.rt.set_stream_failure_mode(12345, 1) == RT_INVALID_HANDLE
+    with pytest.raises(TypeError, match=r"^acl.rt.set_stream_failure_mode args parse failed!$"):
+        acl.rt.set_stream_failure_mode(stream, "1")
+    ok(acl.rt.destroy_stream(sibling))
+
+
+def test_failure_mode_after_a_stop_on_failure_abort(stream, poke):
+    sibling = ok(acl.rt.create_stream())
+    ok(acl.rt.set_stream_failure_mode(stream, 1))
+    launch_fault(poke, stream)
+    assert acl.rt.synchronize_stream(stream) == RT_AICORE_EXCEPTION
+    assert acl.rt.synchronize_stream(sibling) == RT_AICORE_EXCEPTION  # the whole context
+    # The configured mode reads the same after the abort; setting stop on an aborted stop
+    # stream is refused ("from abort mode to stop mode").
+    assert acl.rt.get_stream_attribute(stream, 1) == ({"failureMode": 1}, SUCCESS)
+    assert acl.rt.set_stream_failure_mode(stream, 1) == RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.get_stream_attribute(sibling, 1) == ({"failureMode": 0}, SUCCESS)
+    ok(acl.rt.destroy_stream(sibling))
+
+
+def test_exception_info_reaches_a_python_callback(stream, poke, exception_callback_cleared):
+    reports: list[dict[str, object]] = []
+
+    def on_exception(info: int) -> None:
+        reports.append(
+            {
+                "info": info,
+                "task": acl.rt.get_task_id_from_exception_info(info),
+                "stream": acl.rt.get_stream_id_from_exception_info(info),
+                "device": acl.rt.get_device_id_from_exception_info(info),
+                "thread": acl.rt.get_thread_id_from_exception_info(info),
+                "code": acl.rt.get_error_code_from_exception_info(info),
+                "runs_on": threading.get_native_id(),
+            }
+        )
+
+    assert acl.rt.set_exception_info_callback(on_exception) == SUCCESS
+    task = launch_fault(poke, stream)
+    assert acl.rt.synchronize_stream(stream) == RT_AICORE_EXCEPTION
+    assert len(reports) == 1  # made before the stream moved on, so before synchronize returned
+    report = reports[0]
+    assert isinstance(report["info"], int) and report["info"] > 0  # the report's address
+    assert report["task"] == task
+    assert report["stream"] == ok(acl.rt.stream_get_id(stream))
+    assert report["device"] == 0
+    assert report["thread"] == threading.get_native_id()  # the thread that submitted the task
+    assert report["code"] == RT_AICORE_EXCEPTION
+    assert report["runs_on"] != threading.get_native_id()  # a runtime thread, with the GIL
+
+    # Held while registered: the only reference to the function is the runtime's.
+    seen: list[int] = []
+    assert (
+        acl.rt.set_exception_info_callback(lambda info: seen.append(acl.rt.get_task_id_from_exception_info(info))) == 0
+    )
+    gc.collect()
+    task = launch_fault(poke, stream)
+    assert acl.rt.synchronize_stream(stream) == RT_AICORE_EXCEPTION
+    assert seen == [task] and len(reports) == 1  # replaced, not added
+
+    # No argument, or None, clears it.
+    for clear in ((), (None,)):
+        assert acl.rt.set_exception_info_callback(*clear) == SUCCESS
+        launch_fault(poke, stream)
+        assert acl.rt.synchronize_stream(stream) == RT_AICORE_EXCEPTION
+        assert seen == [task]
+
+    # The getters return the value alone; 0xFFFFFFFF for a NULL report.
+    for getter in (
+        acl.rt.get_error_code_from_exception_info,
+        acl.rt.get_task_id_from_exception_info,
+        acl.rt.get_stream_id_from_exception_info,
+        acl.rt.get_thread_id_from_exception_info,
+        acl.rt.get_device_id_from_exception_info,
+    ):
+        assert getter(0) == 0xFFFFFFFF
+        with pytest.raises(TypeError, match=rf"^acl.rt.{getter.__name__} args parse failed$"):
+            getter(None)
+    for bad in (42, "f", (on_exception, 1)):
+        args = bad if isinstance(bad, tuple) else (bad,)
+        with pytest.raises(TypeError, match=r"^acl.rt.set_exception_info_callback args parse failed$"):
+            acl.rt.set_exception_info_callback(*args)
+
+
+def test_a_raising_exception_callback_is_logged_and_dropped(stream, poke, exception_callback_cleared, caplog):
+    """pyACL's InfoCallback drops its function when the call raises; nothing reaches C."""
+    caplog.set_level(logging.ERROR, logger="aiocann.acl")
+    calls: list[int] = []
+
+    def broken(info: int) -> None:
+        calls.append(info)
+        raise RuntimeError("boom")
+
+    ok(acl.rt.set_exception_info_callback(broken))
+    launch_fault(poke, stream)
+    assert acl.rt.synchronize_stream(stream) == RT_AICORE_EXCEPTION
+    assert len(calls) == 1
+    records = [r for r in caplog.records if r.name == "aiocann.acl"]
+    assert len(records) == 1 and "boom" in records[0].getMessage() + str(records[0].exc_info[1])
+    launch_fault(poke, stream)  # dropped: the next report calls nothing
+    assert acl.rt.synchronize_stream(stream) == RT_AICORE_EXCEPTION
+    assert len(calls) == 1
+    ok(acl.rt.set_exception_info_callback(broken))  # set again, it is called again
+    launch_fault(poke, stream)
+    assert acl.rt.synchronize_stream(stream) == RT_AICORE_EXCEPTION
+    assert len(calls) == 2
+
+
+def test_last_error(device):
+    def run() -> list[int]:  # a fresh thread: its own, empty last error
+        got = [acl.rt.peek_at_last_error(0), acl.rt.get_last_error(0)]
+        got.append(acl.rt.stream_query(0x4242)[1])  # a runtime failure
+        got += [acl.rt.peek_at_last_error(0), acl.rt.peek_at_last_error(0)]  # peek keeps it
+        got += [acl.rt.get_last_error(0), acl.rt.get_last_error(0)]  # get clears it
+        got.append(acl.rt.get_last_error(1))  # only ACL_RT_THREAD_LEVEL
+        return got
+
+    h = RT_INVALID_HANDLE
+    assert in_thread(run) == [SUCCESS, SUCCESS, h, h, h, h, SUCCESS, INVALID_PARAM]
+    for fn in (acl.rt.peek_at_last_error, acl.rt.get_last_error):
+        with pytest.raises(TypeError, match=rf"^acl.rt.{fn.__name__} args parse failed!$"):
+            fn()
+        with pytest.raises(TypeError, match=rf"^acl.rt.{fn.__name__} args parse failed!$"):
+            fn(1 << 31)
+
+
 # ----------------------------------------------------------------------- what is not provided
 
 
@@ -596,8 +804,8 @@ def test_binary_descriptor_load_and_launch(stream, vector_add_path):
         (lambda: acl.create_data_buffer(0, 0), "acl.create_data_buffer"),
         (lambda: acl.get_cann_attribute(0), "acl.get_cann_attribute"),
         (lambda: acl.rt.create_notify(0), "acl.rt.create_notify"),
-        (lambda: acl.rt.stream_get_id(0), "acl.rt.stream_get_id"),
-        (lambda: acl.rt.set_stream_failure_mode(0, 1), "acl.rt.set_stream_failure_mode"),
+        (lambda: acl.rt.stream_abort(0), "acl.rt.stream_abort"),
+        (lambda: acl.rt.get_overflow_status(0, 8, 0), "acl.rt.get_overflow_status"),
     ],
 )
 def test_unprovided_functions_say_so(call, api):

@@ -17,15 +17,17 @@ formats with a narrower type than the C one is narrowed the same way (``get_devi
 int64 value goes out through ``"i"``, its low 32 bits), a struct comes back as the dict pyACL
 builds. Each such case is marked below.
 
-pyACL functions aiocann does not provide (the issue-10 failure-model calls until they land,
-and hardware the simulator does not model: IPC, virtual memory, notifies, custom allocators,
-resource limits, ...) are still attributes: calling one raises NotImplementedError naming it
-(``__getattr__`` at the end), never an AttributeError deep inside a program.
+pyACL functions aiocann does not provide (hardware the simulator does not model: IPC,
+virtual memory, notifies, custom allocators, resource limits, ...) are still attributes:
+calling one raises NotImplementedError naming it (``__getattr__`` at the end), never an
+AttributeError deep inside a program.
 
 The GIL: the binding is a cffi API-mode extension, whose generated wrappers release the GIL
 around every C call. So synchronize, process_report and every other blocking call lets other
 Python threads run -- in particular the thread that has to run a host callback while another
-thread waits in ``synchronize_stream`` for the stream that callback holds.
+thread waits in ``synchronize_stream`` for the stream that callback holds. Callbacks coming
+from the runtime (launch_callback's, set_exception_info_callback's) take the GIL back, as
+pyACL's C callbacks do with PyGILState_Ensure.
 """
 
 from __future__ import annotations
@@ -78,13 +80,16 @@ __all__ = [
     "get_device",
     "get_device_capability",
     "get_device_count",
+    "get_device_id_from_exception_info",
     "get_device_info",
     "get_device_sat_mode",
     "get_device_utilization_rate",
+    "get_error_code_from_exception_info",
     "get_event_avail_num",
     "get_event_id",
     "get_function_addr",
     "get_function_name",
+    "get_last_error",
     "get_logic_dev_id_by_phy_dev_id",
     "get_logic_dev_id_by_user_dev_id",
     "get_mem_info",
@@ -93,7 +98,11 @@ __all__ = [
     "get_run_mode",
     "get_stream_attribute",
     "get_stream_available_num",
+    "get_stream_id_from_exception_info",
     "get_sys_param_opt",
+    "get_task_id_from_exception_info",
+    "get_thread_id_from_exception_info",
+    "get_thread_last_task_id",
     "get_user_dev_id_by_logic_dev_id",
     "kernel_args_append",
     "kernel_args_append_place_holder",
@@ -122,6 +131,7 @@ __all__ = [
     "memcpy_async",
     "memset",
     "memset_async",
+    "peek_at_last_error",
     "pointer_get_attributes",
     "process_report",
     "query_device_status",
@@ -135,9 +145,12 @@ __all__ = [
     "set_context",
     "set_device",
     "set_device_sat_mode",
+    "set_exception_info_callback",
     "set_stream_attribute",
+    "set_stream_failure_mode",
     "set_sys_param_opt",
     "set_ts_device",
+    "stream_get_id",
     "stream_query",
     "stream_wait_event",
     "subscribe_report",
@@ -550,6 +563,33 @@ def stream_wait_event(stream: int, event: int, /) -> int:
 def get_stream_available_num() -> tuple[int, int]:
     out = _out("uint32_t *")
     ret = lib.aclrtGetStreamAvailableNum(out)
+    return int(out[0]), int(ret)
+
+
+@_rt("set_stream_failure_mode", "kI", suffix="!")
+def set_stream_failure_mode(stream: int, mode: int, /) -> int:
+    """aclrtSetStreamFailureMode: 0 ACL_CONTINUE_ON_FAILURE, 1 ACL_STOP_ON_FAILURE (only bit 0
+    counts). Stop is set on the stream and makes its whole context stop on failure; stop ->
+    continue is 207000. pyACL parses ``mode`` with "I" (modulo 2**32)."""
+    return int(lib.aclrtSetStreamFailureMode(vptr(stream), mode))
+
+
+@_rt("stream_get_id", "k")
+def stream_get_id(stream: int, /) -> tuple[int, int]:
+    """``(stream_id, ret)``: the per-device id exception reports carry (stream 0: the default
+    stream)."""
+    out = _out("int32_t *")
+    ret = lib.aclrtStreamGetId(vptr(stream), out)
+    return int(out[0]), int(ret)
+
+
+@_rt("get_thread_last_task_id", None)
+def get_thread_last_task_id() -> tuple[int, int]:
+    """``(task_id, ret)``: the id of the last task the calling thread submitted, on any stream
+    (0xFFFFFFFF before its first); the task id an exception report names. pyACL builds it with
+    "K" from a uint32, so it is never negative."""
+    out = _out("uint32_t *")
+    ret = lib.aclrtGetThreadLastTaskId(out)
     return int(out[0]), int(ret)
 
 
@@ -997,6 +1037,132 @@ def process_report(timeout: int, /) -> int:
     return int(lib.aclrtProcessReport(timeout))
 
 
+# ----------------------------------------------------------------------- exception info
+#
+# How pyACL delivers a failed task's report (python/pyACL/rt/rt_synchronize.cpp,
+# WrapAclRtSetExceptionInfoCallback and InfoCallback), mirrored here:
+#
+# * one Python function per process (pyACL's global g_pyFunc), registered through the
+#   deprecated single-slot aclrtSetExceptionInfoCallback -- not the Register/Unregister pair,
+#   which pyACL does not wrap. Setting a callable replaces the previous one; calling with no
+#   argument or None clears it (aclrtSetExceptionInfoCallback(NULL)); anything else raises
+#   TypeError with the parse-failure text. The function is held (a strong reference) until
+#   replaced or cleared -- acl.finalize does not drop it, as pyACL's finalize does not;
+# * the runtime calls the C side on its own thread (the simulator: the failed stream's
+#   worker; the real runtime: a recycle thread, or a thread inside a synchronize), which takes
+#   the GIL (PyGILState_Ensure; here the cffi `extern "Python"` function
+#   aiocann_acl_exception_callback of native/aiocann_python.h does it) and calls
+#   ``fn(info)`` with ``info`` the address of the aclrtExceptionInfo as an int
+#   (Py_BuildValue("(K)", info)). That address is valid only during the call: pass it to the
+#   get_*_from_exception_info getters there and then. The stream does not move on until fn
+#   returns, so fn must not wait for that stream;
+# * if fn raises, pyACL logs an error and drops its function (g_pyFunc = NULL) while its C
+#   callback stays registered. Here too: the exception is logged on the "aiocann.acl" logger
+#   and never reaches C, the function is dropped, and later reports find no function and are
+#   ignored until set_exception_info_callback is called again. (pyACL would then call its NULL
+#   function and crash the process -- the one thing not mirrored.)
+#
+# The async core (native/completion_queue.c) uses the runtime's registry, not this slot, so
+# the two never displace each other where aclrtExceptionInfoCallbackRegister exists.
+
+_exception_lock = threading.Lock()  # makes setting the function and the C slot one step
+_exception_fn: Callable[[int], object] | None = None
+
+
+def _exception_trampoline_error(
+    exc_type: type[BaseException], exc_value: BaseException, tb: types.TracebackType | None
+) -> None:
+    _log.error(
+        "acl.rt.set_exception_info_callback: internal error in the exception trampoline",
+        exc_info=(exc_type, exc_value, tb),
+    )
+
+
+@ffi.def_extern(name="aiocann_acl_exception_callback", onerror=_exception_trampoline_error)  # type: ignore[untyped-decorator]
+def _run_exception_callback(info: Any) -> None:
+    global _exception_fn
+    fn = _exception_fn
+    if fn is None:
+        return  # cleared, or dropped after it raised
+    try:
+        fn(addr(info))
+    except BaseException:  # noqa: BLE001 -- nothing may escape into C
+        if _exception_fn is fn:  # not replaced meanwhile: drop it, as pyACL does
+            _exception_fn = None
+        _log.error(
+            "acl.rt.set_exception_info_callback: the callback %r raised; it is dropped (as pyACL drops it) "
+            "and later exception reports are ignored until a callback is set again",
+            fn,
+            exc_info=True,
+        )
+
+
+_exception_trampoline = lib.aiocann_acl_exception_callback
+
+
+@_rt("set_exception_info_callback", "|O")
+def set_exception_info_callback(fn: Callable[[int], object] | None = None, /) -> int:
+    """aclrtSetExceptionInfoCallback: ``fn(info)`` is called, on a runtime thread, for every
+    task that fails on a device, ``info`` being the report's address for the getters below.
+    No argument or None clears it."""
+    global _exception_fn
+    with _exception_lock:
+        if callable(fn):
+            _exception_fn = fn
+            return int(lib.aclrtSetExceptionInfoCallback(_exception_trampoline))
+        if fn is None:
+            _exception_fn = None
+            return int(lib.aclrtSetExceptionInfoCallback(ffi.NULL))
+    raise TypeError("acl.rt.set_exception_info_callback args parse failed")
+
+
+def _exception_getter(name: str, fn: Callable[[Any], int]) -> Callable[[int], int]:
+    @_rt(name, "k")
+    def getter(info: int, /) -> int:
+        # The value alone, no ret (pyACL: Py_BuildValue("I", ...)); 0xFFFFFFFF for info 0.
+        # ``info`` is read as given: only an address a callback received, during that call.
+        return int(fn(ffi.cast("const aclrtExceptionInfo *", info)))
+
+    getter.__name__ = getter.__qualname__ = name
+    getter.__doc__ = f"The {name.split('_from_')[0][4:].replace('_', ' ')} of an exception report (its address)."
+    return getter  # type: ignore[no-any-return]
+
+
+get_error_code_from_exception_info = _exception_getter(
+    "get_error_code_from_exception_info", lambda i: lib.aclrtGetErrorCodeFromExceptionInfo(i)
+)
+get_task_id_from_exception_info = _exception_getter(
+    "get_task_id_from_exception_info", lambda i: lib.aclrtGetTaskIdFromExceptionInfo(i)
+)
+get_stream_id_from_exception_info = _exception_getter(
+    "get_stream_id_from_exception_info", lambda i: lib.aclrtGetStreamIdFromExceptionInfo(i)
+)
+get_thread_id_from_exception_info = _exception_getter(
+    "get_thread_id_from_exception_info", lambda i: lib.aclrtGetThreadIdFromExceptionInfo(i)
+)
+get_device_id_from_exception_info = _exception_getter(
+    "get_device_id_from_exception_info", lambda i: lib.aclrtGetDeviceIdFromExceptionInfo(i)
+)
+
+
+# ----------------------------------------------------------------------- last error
+#
+# The calling thread's last runtime failure. Both return the code alone (no tuple), as pyACL
+# does; level must be 0 (ACL_RT_THREAD_LEVEL), else 100000.
+
+
+@_rt("peek_at_last_error", "i", suffix="!")
+def peek_at_last_error(level: int, /) -> int:
+    """aclrtPeekAtLastError: the code, left in place."""
+    return int(lib.aclrtPeekAtLastError(level))
+
+
+@_rt("get_last_error", "i", suffix="!")
+def get_last_error(level: int, /) -> int:
+    """aclrtGetLastError: the code, then cleared."""
+    return int(lib.aclrtGetLastError(level))
+
+
 # ----------------------------------------------------------------------- binaries
 
 
@@ -1224,13 +1390,6 @@ def launch_kernel(func_handle: int, block_dim: int, args_data: int, args_size: i
 # The rest of pyACL's acl.rt table (python/pyACL/rt/pyrt_methods.cpp), by reason. Each name
 # is an attribute whose call raises NotImplementedError saying so.
 
-_PENDING_FAILURE_MODEL = """
-    set_stream_failure_mode stream_get_id get_thread_last_task_id set_exception_info_callback
-    get_error_code_from_exception_info get_task_id_from_exception_info
-    get_stream_id_from_exception_info get_thread_id_from_exception_info
-    get_device_id_from_exception_info peek_at_last_error get_last_error
-""".split()
-
 _NOT_MODELLED = """
     get_overflow_status reset_overflow_status set_stream_overflow_switch get_stream_overflow_switch
     set_op_wait_timeout set_op_execute_time_out set_op_execute_timeout_v2 get_op_timeout_interval
@@ -1253,16 +1412,9 @@ _NOT_MODELLED = """
 """.split()
 
 NOT_PROVIDED: dict[str, str] = {
-    **{
-        n: "its pyACL wrapper over the failure model (stream failure modes, exception info, "
-        "last errors) is not written yet"
-        for n in _PENDING_FAILURE_MODEL
-    },
-    **{
-        n: "the simulator does not model the hardware feature it drives (IPC, virtual memory, "
-        "notifies, allocators, resource limits, overflow detection, AI CPU kernels, ...)"
-        for n in _NOT_MODELLED
-    },
+    n: "the simulator does not model the hardware feature it drives (IPC, virtual memory, "
+    "notifies, allocators, resource limits, overflow detection, AI CPU kernels, ...)"
+    for n in _NOT_MODELLED
 }
 
 

@@ -443,6 +443,13 @@ struct sim_stream {
     /* A task failed while the context was in stop-on-failure mode (ABORT_ON_FAILURE): the
      * worker discards every later task unexecuted and the error is never cleared. */
     bool aborted;
+    /* The failure mode configured on this stream (Stream::modeConfig_, bit 0 of every mode
+     * aclrtSetStreamFailureMode set on it, OR-ed: 0 continue, 1 stop). Together with `aborted`
+     * it is the stream's Stream::failureMode_ (ABORT once aborted, else this), which decides
+     * what aclrtSetStreamFailureMode accepts; aclrtGetStreamAttribute(FAILURE_MODE) reads it.
+     * Setting stop also makes the whole context stop on failure (sim_context.mode). Guarded
+     * by lock. */
+    uint32_t fail_mode;
     uint32_t id;                 /* aclrtStreamGetId */
     uint16_t last_task;          /* per-stream task counter and its wrap count (stream.c) */
     uint16_t task_flip;

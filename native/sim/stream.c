@@ -18,7 +18,8 @@
  *    runs before it moves on to the next task -- as the real runtime resumes a stream's queue
  *    only after completing the failed task (ProcLogicCqReport, then StarsResumeRtsq). So any
  *    task after the failed one, a host callback included, starts after the report was made.
- *  - Stop on failure (aclrtSetStreamFailureMode; the mode belongs to the whole context): the
+ *  - Stop on failure (aclrtSetStreamFailureMode on any stream; each stream keeps the mode
+ *    configured on it, and setting stop makes its whole context stop on failure): the
  *    first failure aborts its stream -- every later task is discarded unexecuted (host
  *    callbacks do not run; event records still trigger, so waiters wake) -- and poisons the
  *    context: submissions, synchronize and query on any of its streams return that code.
@@ -756,10 +757,15 @@ SIM_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
     return rc;
 }
 
-/* ApiImpl::StreamSetMode / Stream::SetFailMode: only bit 0 of mode counts; setting the current
- * mode is a no-op; stop -> continue is refused (207000); a DEVICE_USE_ONLY stream cannot
- * change (207000); the stream must be in the current context (107003). Stop on failure
- * applies to the stream's whole context. NULL is the default stream (as on A2/A3). */
+/* ApiErrorDecorator::StreamSetMode, ApiImpl::StreamSetMode, Stream::SetFailMode. The stream
+ * keeps its own mode (Stream::failureMode_ / modeConfig_; sim_stream.fail_mode): only bit 0 of
+ * mode counts; a DEVICE_USE_ONLY stream cannot change (207000); no current context is 107002;
+ * the stream's own current mode again is a no-op (so CONTINUE on a stream that was never set to
+ * stop succeeds even in a context another stream made stop on failure); stop -> continue is
+ * refused (207000), as is any mode on an aborted stream that was configured stop; the stream
+ * must be in the current context (107003). Setting it records the mode on the stream and
+ * makes the whole context stop on failure (Context::SetCtxMode(STOP_ON_FAILURE), which
+ * SetFailMode does unconditionally). NULL is the default stream (as on A2/A3). */
 SIM_API aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
 {
     SIM_CHECK_PROCESS();
@@ -767,22 +773,37 @@ SIM_API aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
     if (!s)
         return rc;
+    if (s->flags & ACL_STREAM_DEVICE_USE_ONLY) {
+        sim_obj_put(&s->obj);
+        return sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "a DEVICE_USE_ONLY stream has no failure mode to set");
+    }
     sim_context *c = sim_current_context(__func__);
-    uint32_t want = (uint32_t)(mode & 1u);
     if (!c) {
-        rc = ACL_ERROR_RT_CONTEXT_NULL;
-    } else if (s->flags & ACL_STREAM_DEVICE_USE_ONLY) {
-        rc = sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "a DEVICE_USE_ONLY stream has no failure mode to set");
-    } else if (s->ctx != c) {
-        rc = sim_fail(ACL_ERROR_RT_STREAM_CONTEXT, "the stream does not belong to the current context");
-    } else if (atomic_load(&c->mode) == ACL_STOP_ON_FAILURE && want == ACL_CONTINUE_ON_FAILURE) {
+        sim_obj_put(&s->obj);
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    }
+    uint32_t want = (uint32_t)(mode & 1u);
+    pthread_mutex_lock(&s->lock);
+    /* Stream::failureMode_: ABORT_ON_FAILURE once aborted, else the configured mode. */
+    bool aborted = s->aborted;
+    uint32_t config = s->fail_mode;
+    if (!aborted && config == want) {
+        rc = ACL_SUCCESS; /* "input mode is same with the current mode" */
+    } else if (!aborted && config == ACL_STOP_ON_FAILURE && want == ACL_CONTINUE_ON_FAILURE) {
         rc = sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                       "changing stream %u from stop mode to continue mode is not supported", s->id);
+    } else if (aborted && config == ACL_STOP_ON_FAILURE) {
+        rc = sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                      "changing stream %u from abort mode to stop mode is not supported", s->id);
+    } else if (s->ctx != c) {
+        rc = sim_fail(ACL_ERROR_RT_STREAM_CONTEXT, "the stream does not belong to the current context");
     } else {
-        atomic_store(&c->mode, want == ACL_STOP_ON_FAILURE ? ACL_STOP_ON_FAILURE : atomic_load(&c->mode));
+        s->fail_mode = config | want; /* SetMode(GetMode() | (mode & STREAM_FAILURE_MODE_MASK)) */
+        atomic_store(&c->mode, ACL_STOP_ON_FAILURE);
+        rc = ACL_SUCCESS;
     }
-    if (c)
-        sim_obj_put(&c->obj);
+    pthread_mutex_unlock(&s->lock);
+    sim_obj_put(&c->obj);
     sim_obj_put(&s->obj);
     return rc;
 }

@@ -13,8 +13,10 @@
  *                      such chips, setting succeeds and changes nothing, and reading gives 0.
  *   FAILURE_MODE       set: the runtime's own StreamSetMode, i.e. exactly aclrtSetStreamFailureMode
  *                      (stream.c). get: StreamGetMode reads the mode *configured on that stream*
- *                      (Stream::modeConfig_), which stream.c does not keep (it models the mode
- *                      per context), so reading it is refused (207000) rather than guessed.
+ *                      (Stream::modeConfig_, sim_stream.fail_mode): 1 once stop was set on it,
+ *                      even after it aborted; 0 on a stream never set to stop, even when another
+ *                      stream made its context stop on failure. No context check, as for the
+ *                      other reads.
  * A NULL stream is the current context's default stream.
  *
  * aclrtDestroyStreamForce destroys a stream "without waiting for its unfinished tasks"
@@ -119,10 +121,6 @@ SIM_API aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stm
     if ((int)stmAttrType < ACL_STREAM_ATTR_FAILURE_MODE || (int)stmAttrType > ACL_STREAM_ATTR_PRIORITY)
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "stmAttrType %d is not an aclrtStreamAttr ([1, 5])",
                         (int)stmAttrType);
-    if (stmAttrType == ACL_STREAM_ATTR_FAILURE_MODE)
-        return sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                        "reading ACL_STREAM_ATTR_FAILURE_MODE needs the stream's configured mode, which the "
-                        "simulator keeps per context only");
     sim_stream *s;
     aclError rc = attr_stream(stream, stmAttrType, __func__, &s);
     if (rc)
@@ -132,6 +130,7 @@ SIM_API aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stm
     case ACL_STREAM_ATTR_USER_CUSTOM_TAG: value->userCustomTag = s->user_tag; break;
     case ACL_STREAM_ATTR_CACHE_OP_INFO: value->cacheOpInfoSwitch = s->cache_op_info; break;
     case ACL_STREAM_ATTR_PRIORITY: value->streamPriority = s->priority; break;
+    case ACL_STREAM_ATTR_FAILURE_MODE: value->failureMode = s->fail_mode; break; /* StreamGetMode */
     default: value->overflowSwitch = 0; break;
     }
     pthread_mutex_unlock(&s->lock);
