@@ -14,14 +14,14 @@ from typing import Any
 import numpy as np
 import pytest
 from acl_util import (
+    D2H,
+    H2D,
     INVALID_PARAM,
     RT_AICORE_EXCEPTION,
     RT_FEATURE_NOT_SUPPORT,
     RT_INVALID_HANDLE,
     RT_PARAM_INVALID,
     RT_STREAM_CONTEXT,
-    H2D,
-    D2H,
     KernelArgs,
     ReportThread,
     acl_session,

@@ -505,7 +505,8 @@ void sim_task_free(sim_task *t); /* drops the references the task holds, frees i
 /* Enqueues t, gives it its task id (which becomes the calling thread's last task id) and
  * returns 0 with its sequence number in *seq (seq may be NULL). Or frees t and returns the
  * error, recorded for func: the context's failure in stop-on-failure mode (Context::
- * CheckTaskSend), or 107017 when the stream is being destroyed. */
+ * CheckTaskSend), or 107017 when the stream is being destroyed. A capturing stream records t
+ * in its model instead (capture.c; *seq is then 0), or refuses it. */
 aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_t *seq);
 /* The context's sticky stop-on-failure error, or 0 (Context::CheckStatus). When it is set,
  * the failure is recorded for func as the real runtime reports it. */

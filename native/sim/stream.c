@@ -22,6 +22,10 @@
  *    first failure aborts its stream -- every later task is discarded unexecuted (host
  *    callbacks do not run; event records still trigger, so waiters wake) -- and poisons the
  *    context: submissions, synchronize and query on any of its streams return that code.
+ *
+ * A stream in capture (capture.c) records what is submitted to it instead of queueing it
+ * (sim_stream_submit's one hook), and cannot be synchronized, queried or destroyed; a model's
+ * replay is a single task here, which runs the captured tasks and reports its own failure.
  */
 #define _GNU_SOURCE
 #include <errno.h>
