@@ -77,7 +77,8 @@
 
 /* Optional: absent from older CANN releases (missing ones return ACL_ERROR_API_NOT_SUPPORT, or
  * UINT32_MAX for the exception-info getters), deprecated in newer ones (aclrtGetVersion), and
- * the simulator's own trace interface (absent from every real runtime). */
+ * the simulator's own trace interface (absent from every real runtime). Stream capture (ACL
+ * Graph: aclmdlRI*) is absent from releases and chips without it. */
 #define AIOCANN_ACL_OPTIONAL(X) \
     X(aclrtGetVersion) \
     X(aclrtResetDeviceForce) \
@@ -152,6 +153,16 @@
     X(aclrtBinaryLoad) \
     X(aclrtGetFunctionAddr) \
     X(aclrtGetFunctionName) \
+    X(aclmdlRICaptureBegin) \
+    X(aclmdlRICaptureGetInfo) \
+    X(aclmdlRICaptureEnd) \
+    X(aclmdlRICaptureThreadExchangeMode) \
+    X(aclmdlRIExecuteAsync) \
+    X(aclmdlRIDestroy) \
+    X(aclmdlRICaptureTaskGrpBegin) \
+    X(aclmdlRICaptureTaskGrpEnd) \
+    X(aclmdlRICaptureTaskUpdateBegin) \
+    X(aclmdlRICaptureTaskUpdateEnd) \
     X(aclsimTraceStart) \
     X(aclsimTraceStop) \
     X(aclsimTraceDrain)
@@ -296,6 +307,16 @@ extern aiocann_acl_table aiocann_acl;
 #define aclrtBinaryLoad (aiocann_acl.aclrtBinaryLoad)
 #define aclrtGetFunctionAddr (aiocann_acl.aclrtGetFunctionAddr)
 #define aclrtGetFunctionName (aiocann_acl.aclrtGetFunctionName)
+#define aclmdlRICaptureBegin (aiocann_acl.aclmdlRICaptureBegin)
+#define aclmdlRICaptureGetInfo (aiocann_acl.aclmdlRICaptureGetInfo)
+#define aclmdlRICaptureEnd (aiocann_acl.aclmdlRICaptureEnd)
+#define aclmdlRICaptureThreadExchangeMode (aiocann_acl.aclmdlRICaptureThreadExchangeMode)
+#define aclmdlRIExecuteAsync (aiocann_acl.aclmdlRIExecuteAsync)
+#define aclmdlRIDestroy (aiocann_acl.aclmdlRIDestroy)
+#define aclmdlRICaptureTaskGrpBegin (aiocann_acl.aclmdlRICaptureTaskGrpBegin)
+#define aclmdlRICaptureTaskGrpEnd (aiocann_acl.aclmdlRICaptureTaskGrpEnd)
+#define aclmdlRICaptureTaskUpdateBegin (aiocann_acl.aclmdlRICaptureTaskUpdateBegin)
+#define aclmdlRICaptureTaskUpdateEnd (aiocann_acl.aclmdlRICaptureTaskUpdateEnd)
 #define aclsimTraceStart (aiocann_acl.aclsimTraceStart)
 #define aclsimTraceStop (aiocann_acl.aclsimTraceStop)
 #define aclsimTraceDrain (aiocann_acl.aclsimTraceDrain)

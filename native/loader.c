@@ -362,6 +362,54 @@ static aclError missing_aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_
     return ACL_ERROR_API_NOT_SUPPORT;
 }
 
+/* Stream capture (ACL Graph): absent from releases and chips without it. */
+static aclError missing_aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
+{
+    (void)stream, (void)mode;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI)
+{
+    (void)stream, (void)status, (void)modelRI;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
+{
+    (void)stream, (void)modelRI;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode)
+{
+    (void)mode;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
+{
+    (void)modelRI, (void)stream;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclmdlRIDestroy(aclmdlRI modelRI)
+{
+    (void)modelRI;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_stream_only(aclrtStream stream)
+{
+    (void)stream;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+#define missing_aclmdlRICaptureTaskGrpBegin missing_stream_only
+#define missing_aclmdlRICaptureTaskUpdateEnd missing_stream_only
+static aclError missing_aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle)
+{
+    (void)stream, (void)handle;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle)
+{
+    (void)stream, (void)handle;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
 static int missing_aclsimTraceStart(size_t capacity)
 {
     (void)capacity;

@@ -97,6 +97,17 @@ REAL_FUNCTIONS = {
     'aclrtSetStreamFailureMode': ('aclError', ('aclrtStream', 'uint64_t')),
     'aclrtGetThreadLastTaskId': ('aclError', ('uint32_t *',)),
     'aclrtStreamGetId': ('aclError', ('aclrtStream', 'int32_t *')),
+    # stream capture (ACL Graph)
+    'aclmdlRICaptureBegin': ('aclError', ('aclrtStream', 'aclmdlRICaptureMode')),
+    'aclmdlRICaptureGetInfo': ('aclError', ('aclrtStream', 'aclmdlRICaptureStatus *', 'aclmdlRI *')),
+    'aclmdlRICaptureEnd': ('aclError', ('aclrtStream', 'aclmdlRI *')),
+    'aclmdlRICaptureThreadExchangeMode': ('aclError', ('aclmdlRICaptureMode *',)),
+    'aclmdlRIExecuteAsync': ('aclError', ('aclmdlRI', 'aclrtStream')),
+    'aclmdlRIDestroy': ('aclError', ('aclmdlRI',)),
+    'aclmdlRICaptureTaskGrpBegin': ('aclError', ('aclrtStream',)),
+    'aclmdlRICaptureTaskGrpEnd': ('aclError', ('aclrtStream', 'aclrtTaskGrp *')),
+    'aclmdlRICaptureTaskUpdateBegin': ('aclError', ('aclrtStream', 'aclrtTaskGrp')),
+    'aclmdlRICaptureTaskUpdateEnd': ('aclError', ('aclrtStream',)),
 }
 
 # typedef name -> (kind, C spelling); kind 'alias' and 'fnptr' are spelled as cffi resolves them
@@ -130,6 +141,10 @@ REAL_TYPEDEFS = {
     'aclrtStream': ('alias', 'void *'),
     'aclrtStreamStatus': ('enum', 'aclrtStreamStatus'),
     'aclrtTimeoutUs': ('struct', ''),
+    'aclmdlRI': ('alias', 'void *'),
+    'aclrtTaskGrp': ('alias', 'void *'),
+    'aclmdlRICaptureMode': ('enum', ''),
+    'aclmdlRICaptureStatus': ('enum', ''),
 }
 
 REAL_ENUM_SIZES = {
@@ -144,6 +159,8 @@ REAL_ENUM_SIZES = {
     'aclrtMemMallocPolicy': 4,
     'aclrtMemcpyKind': 4,
     'aclrtStreamStatus': 4,
+    'aclmdlRICaptureMode': 4,
+    'aclmdlRICaptureStatus': 4,
 }
 
 REAL_CONSTANTS = {
@@ -239,6 +256,28 @@ REAL_CONSTANTS = {
     'ACL_ERROR_RT_DEVICE_MEM_ERROR': 507053,
     'ACL_ERROR_RT_DRV_INTERNAL_ERROR': 507899,
     'ACL_ERROR_RT_AICPU_INTERNAL_ERROR': 507900,
+    'ACL_ERROR_RT_CAPTURE_DEPENDENCY': 107024,
+    'ACL_ERROR_RT_STREAM_UNJOINED': 107025,
+    'ACL_ERROR_RT_MODEL_CAPTURED': 107026,
+    'ACL_ERROR_RT_STREAM_CAPTURED': 107027,
+    'ACL_ERROR_RT_EVENT_CAPTURED': 107028,
+    'ACL_ERROR_RT_STREAM_NOT_CAPTURED': 107029,
+    'ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT': 107030,
+    'ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT': 107031,
+    'ACL_ERROR_STREAM_CAPTURE_CONFLICT': 107032,
+    'ACL_ERROR_STREAM_TASK_GROUP_STATUS': 107033,
+    'ACL_ERROR_STREAM_TASK_GROUP_INTR': 107034,
+    'ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED': 107036,
+    'ACL_ERROR_RT_MODEL_RUNNING': 107037,
+    'ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD': 107038,
+    'ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC': 107041,
+    'ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED': 507903,
+    'ACL_MODEL_RI_CAPTURE_MODE_GLOBAL': 0,
+    'ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL': 1,
+    'ACL_MODEL_RI_CAPTURE_MODE_RELAXED': 2,
+    'ACL_MODEL_RI_CAPTURE_STATUS_NONE': 0,
+    'ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE': 1,
+    'ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED': 2,
     'ACL_MAJOR_VERSION': 1,
     'ACL_MINOR_VERSION': 17,
     'ACL_PATCH_VERSION': 0,

@@ -424,6 +424,7 @@ static void stop_streams(sim_device *d, sim_context *c)
 static void context_close(sim_device *d, sim_context *c)
 {
     stop_streams(d, c);
+    sim_capture_context_gone(c); /* its models */
     sim_context **pp = &d->contexts;
     while (*pp && *pp != c)
         pp = &(*pp)->next;
@@ -580,7 +581,10 @@ static aclError synchronize_device(int32_t timeout, const char *func)
     if (!c)
         return ACL_ERROR_RT_CONTEXT_NULL;
     sim_device *d = c->dev;
-    aclError failed = sim_context_failure(c, func);
+    /* Context::Synchronize refuses a context with a capturing stream before anything else. */
+    aclError failed = sim_capture_context_busy(c, func);
+    if (!failed)
+        failed = sim_context_failure(c, func);
     sim_obj_put(&c->obj);
     if (failed)
         return failed;

@@ -14,6 +14,10 @@
  * context): a record executed after a failed task completes normally, and a stream waiting on
  * it goes on. Only in a failed stop-on-failure context do synchronize and query return the
  * context's error.
+ *
+ * Stream capture (capture.c) takes over a record, reset or wait that involves a capturing
+ * stream or an event recorded in an active capture, before any generation is taken here; an
+ * event with such a record cannot be synchronized, queried or timed (107028).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -123,12 +127,18 @@ static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type,
         return sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                          "events from aclrtCreateEventExWithFlag cannot be reset (they need no reset)");
     }
-    if (type == SIM_TASK_EVENT_RESET && !(e->flags & ACL_EVENT_SYNC)) {
+    /* ApiErrorDecorator::EventReset: only events a wait can use (SYNC, EXTERNAL) can be reset. */
+    if (type == SIM_TASK_EVENT_RESET && !(e->flags & (ACL_EVENT_SYNC | ACL_EVENT_EXTERNAL))) {
         sim_obj_put(&e->obj);
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "event was created without ACL_EVENT_SYNC and cannot be reset");
     }
     sim_stream *s = sim_stream_for_work(stream, func, &rc);
     if (!s) {
+        sim_obj_put(&e->obj);
+        return rc;
+    }
+    if (sim_capture_event_op(s, e, type, func, &rc)) {
+        sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
         return rc;
     }
@@ -177,12 +187,18 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     sim_event *e = lookup(event, __func__, &rc);
     if (!e)
         return rc;
-    if (!(e->flags & ACL_EVENT_SYNC)) {
+    /* Event::IsEventWithoutWaitTask: only SYNC, EXTERNAL and IPC events can be waited on. */
+    if (!(e->flags & (ACL_EVENT_SYNC | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC))) {
         sim_obj_put(&e->obj);
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "event was created without ACL_EVENT_SYNC and cannot be waited on");
     }
     sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
     if (!s) {
+        sim_obj_put(&e->obj);
+        return rc;
+    }
+    if (sim_capture_event_op(s, e, SIM_TASK_EVENT_WAIT, __func__, &rc)) {
+        sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
         return rc;
     }
@@ -248,6 +264,30 @@ void sim_event_execute_wait(sim_event *e, uint64_t gen)
     pthread_mutex_unlock(&e->lock);
 }
 
+void sim_event_record_now(sim_event *e)
+{
+    pthread_mutex_lock(&e->lock);
+    e->done_gen = ++e->record_gen;
+    e->timestamp_ns = sim_now_ns();
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->lock);
+}
+
+void sim_event_reset_now(sim_event *e)
+{
+    pthread_mutex_lock(&e->lock);
+    e->reset_gen = e->done_gen;
+    pthread_mutex_unlock(&e->lock);
+}
+
+void sim_event_wait_set(sim_event *e)
+{
+    pthread_mutex_lock(&e->lock);
+    while (e->done_gen <= e->reset_gen)
+        pthread_cond_wait(&e->cv, &e->lock);
+    pthread_mutex_unlock(&e->lock);
+}
+
 static bool recorded_locked(const sim_event *e)
 {
     return e->record_gen > 0 && e->done_gen == e->record_gen && e->done_gen > e->reset_gen;
@@ -262,7 +302,7 @@ SIM_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatu
     sim_event *e = lookup(event, __func__, &rc);
     if (!e)
         return rc;
-    if (!(rc = sim_context_failure(e->ctx, __func__))) {
+    if (!(rc = sim_capture_event_busy(e, __func__)) && !(rc = sim_context_failure(e->ctx, __func__))) {
         pthread_mutex_lock(&e->lock);
         *status = recorded_locked(e) ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
         if (e->ex_mode && e->record_gen == 0) /* new mode: no record yet is complete (Event::QueryEventStatus) */
@@ -280,7 +320,7 @@ static aclError synchronize(aclrtEvent event, int32_t timeout, const char *func)
     sim_event *e = lookup(event, func, &rc);
     if (!e)
         return rc;
-    if ((rc = sim_context_failure(e->ctx, func))) {
+    if ((rc = sim_capture_event_busy(e, func)) || (rc = sim_context_failure(e->ctx, func))) {
         sim_obj_put(&e->obj);
         return rc;
     }
@@ -344,9 +384,11 @@ SIM_API aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
     if (!e)
         return rc;
     uint64_t ns = 0;
-    pthread_mutex_lock(&e->lock);
-    rc = timestamp_locked(e, &ns, __func__, "the");
-    pthread_mutex_unlock(&e->lock);
+    if (!(rc = sim_capture_event_busy(e, __func__))) {
+        pthread_mutex_lock(&e->lock);
+        rc = timestamp_locked(e, &ns, __func__, "the");
+        pthread_mutex_unlock(&e->lock);
+    }
     if (!rc) /* microseconds on the device's own clock (event.cc: syscnt / ticks per us) */
         *timestamp = (ns - e->dev->clock_origin_ns) / 1000u;
     sim_obj_put(&e->obj);
@@ -369,6 +411,11 @@ SIM_API aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEv
         return rc;
     }
     uint64_t ta = 0, tb = 0;
+    if ((rc = sim_capture_event_busy(a, __func__)) || (rc = sim_capture_event_busy(b, __func__))) {
+        sim_obj_put(&a->obj);
+        sim_obj_put(&b->obj);
+        return rc;
+    }
     pthread_mutex_lock(&a->lock);
     rc = timestamp_locked(a, &ta, __func__, "start");
     pthread_mutex_unlock(&a->lock);

@@ -31,6 +31,13 @@ SIM_API aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
     SIM_CHECK_NOT_NULL(event);
     if ((flag & ACL_EVENT_IPC) && flag != ACL_EVENT_IPC)
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "ACL_EVENT_IPC cannot be combined with other flags (0x%x)", flag);
+    /* ApiErrorDecorator::EventCreateEx: otherwise a non-empty combination of SYNC,
+     * CAPTURE_STREAM_PROGRESS, 0x4 and TIME_LINE only -- EXTERNAL and 0 are 107000. */
+    const uint32_t combinable = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | 0x4u | ACL_EVENT_TIME_LINE;
+    if (flag != ACL_EVENT_IPC && (!(flag & combinable) || (flag & ~combinable)))
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID,
+                        "flag 0x%x is not a combination of ACL_EVENT_SYNC, ACL_EVENT_CAPTURE_STREAM_PROGRESS and "
+                        "ACL_EVENT_TIME_LINE (nor ACL_EVENT_IPC alone)", flag);
     aclrtEvent h = NULL;
     aclError rc = aclrtCreateEventWithFlag(&h, flag);
     if (rc)
@@ -68,6 +75,10 @@ SIM_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
     sim_event *e = lookup(event, __func__, &rc);
     if (!e)
         return rc;
+    if ((rc = sim_capture_event_busy(e, __func__))) { /* ApiErrorDecorator: 107028 first */
+        sim_obj_put(&e->obj);
+        return rc;
+    }
     pthread_mutex_lock(&e->lock);
     rc = check_queryable(e, __func__);
     if (!rc)
@@ -88,6 +99,10 @@ SIM_API aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatu
     sim_event *e = lookup(event, __func__, &rc);
     if (!e)
         return rc;
+    if ((rc = sim_capture_event_busy(e, __func__))) { /* ApiErrorDecorator: 107028 first */
+        sim_obj_put(&e->obj);
+        return rc;
+    }
     pthread_mutex_lock(&e->lock);
     rc = check_queryable(e, __func__);
     if (!rc)

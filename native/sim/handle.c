@@ -178,6 +178,8 @@ const char *sim_kind_name(sim_kind k)
     case SIM_KIND_BINARY: return "binary";
     case SIM_KIND_FUNCTION: return "function";
     case SIM_KIND_BINARY_DESC: return "binary descriptor";
+    case SIM_KIND_MODEL: return "model";
+    case SIM_KIND_TASKGRP: return "task group";
     }
     return "handle";
 }

@@ -715,6 +715,8 @@ SIM_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t 
     copy_plan plan;
     if ((rc = plan_copy(__func__, dst, destMax, src, count, kind, cur, &plan)))
         return rc;
+    if ((rc = sim_capture_check_sync_call(__func__))) /* ApiImpl::MemCopySync: capture modes */
+        return rc;
     char msg[512];
     rc = sim_copy_execute(plan.device, dst, src, count, false, 0, msg, sizeof msg);
     if (rc)
@@ -726,6 +728,11 @@ SIM_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t 
 static aclError submit_copy(const char *func, sim_stream *s, void *dst, const void *src, size_t count, bool is_memset,
                             int32_t value, const copy_plan *plan)
 {
+    aclError rc;
+    /* A capture cannot hold a pageable copy, and the capture modes may forbid the synchronous
+     * copy it turns into (ApiErrorDecorator::MemcpyAsync; capture.c). */
+    if (plan->pageable && (rc = sim_capture_pageable_copy(s, func)))
+        return rc;
     sim_task *t = sim_task_new(is_memset ? SIM_TASK_MEMSET : SIM_TASK_MEMCPY);
     if (!t)
         return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
@@ -735,7 +742,7 @@ static aclError submit_copy(const char *func, sim_stream *s, void *dst, const vo
     t->u.copy.value = value;
     t->u.copy.device = plan->device;
     uint64_t seq;
-    aclError rc = sim_stream_submit(s, t, func, &seq);
+    rc = sim_stream_submit(s, t, func, &seq);
     if (rc)
         return rc;
     /* Pageable host memory: the real runtime turns the copy into a stream synchronize plus a
@@ -803,6 +810,8 @@ SIM_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_
     copy_plan plan;
     aclError rc = plan_memset(__func__, devPtr, maxCount, count, cur, &plan);
     if (rc || count == 0)
+        return rc;
+    if ((rc = sim_capture_check_sync_call(__func__))) /* ApiImpl::MemSetSync: capture modes */
         return rc;
     char msg[512];
     rc = sim_copy_execute(plan.device, devPtr, NULL, count, true, value, msg, sizeof msg);

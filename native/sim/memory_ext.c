@@ -271,6 +271,8 @@ SIM_API aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t
     plan_2d plan;
     if ((rc = plan_copy_2d(dst, dpitch, src, spitch, width, height, kind, false, __func__, &plan)))
         return rc;
+    if ((rc = sim_capture_check_sync_call(__func__))) /* ApiImpl::MemCopy2DSync: capture modes */
+        return rc;
     char msg[512];
     rc = sim_copy_execute_2d(plan.device, dst, dpitch, src, spitch, width, height, msg, sizeof msg);
     if (rc)
@@ -293,7 +295,10 @@ SIM_API aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, s
     if (!s)
         return rc;
     plan_2d plan;
-    if ((rc = plan_copy_2d(dst, dpitch, src, spitch, width, height, kind, true, __func__, &plan))) {
+    /* A pageable 2-D copy cannot be captured, and may become a forbidden synchronous one
+     * (ApiErrorDecorator::MemCopy2DAsync; capture.c). */
+    if ((rc = plan_copy_2d(dst, dpitch, src, spitch, width, height, kind, true, __func__, &plan)) ||
+        (plan.pageable && (rc = sim_capture_pageable_copy(s, __func__)))) {
         sim_obj_put(&s->obj);
         return rc;
     }

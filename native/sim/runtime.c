@@ -10,6 +10,9 @@
  *   AIOCANN_SIM_MAX_EVENTS   events per device                       (default 65536)
  *   AIOCANN_SIM_SPIN_US      how long a stream worker whose queue ran dry polls it before
  *                            sleeping, in microseconds; 0 never polls (default 30)
+ *   AIOCANN_SIM_MODEL_DESTROY_WAIT_MS  how long aclmdlRIDestroy waits for a model's running
+ *                            replays before it gives up with 107037 (default 10000, as
+ *                            Context::ModelDestroy polls 10000 x 1 ms)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -132,6 +135,9 @@ static aclError read_config(sim_config *c)
     if ((rc = env_long("AIOCANN_SIM_SPIN_US", 0, 1000000, 30, &v)))
         return rc;
     c->spin_ns = (uint64_t)v * 1000u;
+    if ((rc = env_long("AIOCANN_SIM_MODEL_DESTROY_WAIT_MS", 0, 3600000, 10000, &v)))
+        return rc;
+    c->model_destroy_wait_ms = (int)v;
     if ((rc = env_size("AIOCANN_SIM_MEMORY", 4ull << 30, &c->device_memory)))
         return rc;
     return ACL_SUCCESS;

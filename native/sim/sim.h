@@ -23,10 +23,12 @@
  *   event_query.c  event queries that need only public event state (ids, wait status, ...)
  *   stream_attr.c  stream attributes, forced stream destruction
  *   memory_ext.c   the other allocation calls, cache maintenance, pointer attributes, 2-D copies
+ *   capture.c      stream capture (ACL Graph): aclmdlRICapture*, models and their replay, task
+ *                  groups and task update
  *
- * Locking order (outer to inner): g_rt.lock > device->lock > stream->lock > event->lock /
- * subscriber->lock / pool->lock > handle table lock. No lock is held while a kernel block,
- * a copy or a user callback runs.
+ * Locking order (outer to inner): g_rt.lock > device->lock > capture lock (capture.c) >
+ * stream->lock > event->lock / subscriber->lock / pool->lock / model run lock > handle table
+ * lock. No lock is held while a kernel block, a copy or a user callback runs.
  */
 #ifndef AIOCANN_SIM_H_
 #define AIOCANN_SIM_H_
@@ -61,6 +63,8 @@ typedef struct sim_config {
     size_t device_memory;    /* AIOCANN_SIM_MEMORY (bytes, k/m/g suffix), default 4 GiB */
     int max_streams;         /* AIOCANN_SIM_MAX_STREAMS, default 1984 (incl. default streams) */
     int max_events;          /* AIOCANN_SIM_MAX_EVENTS, default 65536 */
+    int model_destroy_wait_ms; /* AIOCANN_SIM_MODEL_DESTROY_WAIT_MS: how long aclmdlRIDestroy waits
+                                * for running replays, default 10000 (Context::ModelDestroy) */
     uint64_t spin_ns;        /* AIOCANN_SIM_SPIN_US: how long an idle stream worker polls */
 } sim_config;
 
@@ -99,6 +103,8 @@ typedef enum sim_kind {
     SIM_KIND_BINARY = 4,
     SIM_KIND_FUNCTION = 5,
     SIM_KIND_BINARY_DESC = 6, /* aclrtCreateBinary's descriptor (not loaded) */
+    SIM_KIND_MODEL = 7,       /* aclmdlRI (capture.c) */
+    SIM_KIND_TASKGRP = 8,     /* aclrtTaskGrp (capture.c) */
 } sim_kind;
 
 /* Every handle-bearing object starts with this header. The table holds one reference while
@@ -371,11 +377,18 @@ typedef enum sim_task_type {
     SIM_TASK_EVENT_RESET,
     SIM_TASK_EVENT_WAIT,
     SIM_TASK_CALLBACK,
+    SIM_TASK_MODEL,              /* a replay of a captured model (capture.c) */
+    SIM_TASK_UPDATE,             /* a task-group update: swaps a captured kernel (capture.c) */
 } sim_task_type;
 
 struct sim_event;
 struct sim_function;
 struct sim_subscriber;
+struct sim_model;
+struct sim_capslot;
+struct sim_capkernel;
+struct sim_capstate;
+struct sim_capevent;
 
 #define SIM_TASK_INLINE_ARGS 256
 
@@ -414,6 +427,14 @@ typedef struct sim_task {
             void *user_data;
             bool block;
         } callback;
+        struct {
+            struct sim_model *model;   /* holds a ref */
+        } model;
+        struct {
+            struct sim_model *model;   /* holds a ref: the slot is the model's */
+            struct sim_capslot *slot;  /* the captured kernel it replaces */
+            struct sim_capkernel *kernel; /* the new kernel, owned until applied */
+        } update;
     } u;
     /* Launch arguments up to this size are copied here instead of into a malloc'ed block. */
     _Alignas(16) uint8_t inline_args[SIM_TASK_INLINE_ARGS];
@@ -464,6 +485,9 @@ struct sim_stream {
     uint64_t owed_since;
     pthread_t thread;
     sim_guard *guard;            /* the worker's fault guard (it runs blocks on borrowed cores) */
+    /* Capture state (capture.c): non-NULL while the stream captures into a model, or has a
+     * task-group state. Written under the capture lock; a submission reads it without. */
+    _Atomic(struct sim_capstate *) cap;
     struct sim_stream *next;     /* device->streams */
     /* issue 11 (stream_attr.c): aclrtDestroyStreamForce sets `discard`, after which the
      * worker discards what is left instead of running it (sim_task_discard); attributes
@@ -488,7 +512,8 @@ void sim_task_free(sim_task *t); /* drops the references the task holds, frees i
 /* Enqueues t, gives it its task id (which becomes the calling thread's last task id) and
  * returns 0 with its sequence number in *seq (seq may be NULL). Or frees t and returns the
  * error, recorded for func: the context's failure in stop-on-failure mode (Context::
- * CheckTaskSend), or 107017 when the stream is being destroyed. */
+ * CheckTaskSend), or 107017 when the stream is being destroyed. A capturing stream records t
+ * in its model instead (capture.c; *seq is then 0), or refuses it. */
 aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_t *seq);
 /* The context's sticky stop-on-failure error, or 0 (Context::CheckStatus). When it is set,
  * the failure is recorded for func as the real runtime reports it. */
@@ -502,6 +527,49 @@ void sim_stream_shutdown(sim_stream *s);
 /* Synchronize's report: the stream's error, cleared unless the stream is aborted (Stream::
  * GetError). Records the failure's message and last error for func when there is one. */
 aclError sim_stream_take_error(sim_stream *s, const char *func);
+/* A stream worker's reaction to a failed task t: the error slot, the exception-info callbacks
+ * and, in a stop-on-failure context, the abort. A replay (capture.c) calls it itself, with the
+ * replay task, for the first captured task that fails. */
+void sim_stream_task_failed(sim_stream *s, const sim_task *t, aclError rc, const char *msg);
+/* Adds task t, run on s from t0 with outcome status, to the trace (when tracing is on). */
+void sim_stream_trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclError status);
+
+/* ------------------------------------------------------------------ capture (capture.c) -- */
+
+/* The hooks through which the other files route work to stream capture. Each is cheap when
+ * no capture exists: a stream's or event's `cap` pointer, or a count of active captures. */
+
+/* sim_stream_submit's hook for a stream whose `cap` is set: captures t into the stream's
+ * model or refuses it, returning true with the outcome in *rc and the captured task's id in
+ * *task_id; or returns false to enqueue *t as usual -- *t then possibly replaced by a
+ * task-group update task. */
+bool sim_capture_route(sim_stream *s, sim_task **t, const char *func, aclError *rc, uint32_t *task_id);
+/* An event record, reset (SIM_TASK_EVENT_RECORD / _RESET) or wait (SIM_TASK_EVENT_WAIT) of e
+ * on s, before event.c does it: true when capture takes it (captured or refused, outcome in
+ * *rc); false to do it as usual. */
+bool sim_capture_event_op(sim_stream *s, sim_event *e, sim_task_type type, const char *func, aclError *rc);
+/* 107027 when s is capturing (synchronize, query or destroy it), else 0. */
+aclError sim_capture_stream_busy(sim_stream *s, const char *func);
+/* 107027 when any stream of context c is capturing (aclrtSynchronizeDevice), else 0. */
+aclError sim_capture_context_busy(sim_context *c, const char *func);
+/* 107028 when e has a record in an active capture (synchronize, query, timestamps), else 0. */
+aclError sim_capture_event_busy(sim_event *e, const char *func);
+/* A synchronous memcpy/memset on the calling thread: 107030 when the capture modes forbid
+ * it (Context::IsCaptureModeSupport), else 0. */
+aclError sim_capture_check_sync_call(const char *func);
+/* An async copy that touches pageable host memory, on s: 107000 when s is capturing; 107041
+ * when the capture modes forbid the synchronous copy it turns into; else 0. */
+aclError sim_capture_pageable_copy(sim_stream *s, const char *func);
+/* Stream-worker side: run a replay task; apply an update task; a replay task its aborted
+ * stream discards; what a finished (or refused) replay or update task releases. */
+aclError sim_capture_replay(sim_stream *s, sim_task *t, char *msg, size_t msglen);
+void sim_capture_apply_update(sim_task *t);
+void sim_capture_discard(sim_task *t);
+void sim_capture_task_release(sim_task *t);
+/* Teardown: stream s goes away (its capture is abandoned, its task-group state dropped);
+ * context c goes away (its models are destroyed). */
+void sim_capture_stream_gone(sim_stream *s);
+void sim_capture_context_gone(sim_context *c);
 
 /* ------------------------------------------------------------------ events (event.c) ----- */
 
@@ -521,6 +589,8 @@ struct sim_event {
      * stream waits on this event submitted and executed so far (aclrtQueryEventWaitStatus). */
     bool ex_mode;
     uint64_t waits_submitted, waits_done;
+    /* Set while a capture holds a record of it (capture.c; written under the capture lock). */
+    _Atomic(struct sim_capevent *) cap;
 };
 
 /* Events carry no error (real runtime: Event::Synchronize only waits for the record). A
@@ -529,6 +599,12 @@ void sim_event_execute_record(sim_event *e, uint64_t gen);
 void sim_event_execute_reset(sim_event *e, uint64_t gen);
 /* Stream-side wait: blocks the worker until record gen has executed. */
 void sim_event_execute_wait(sim_event *e, uint64_t gen);
+/* A replayed model's record, reset and wait of an event (capture.c): a replay has no
+ * generation fixed at submission, so they act on the event's state when they run -- a record
+ * sets it, a reset clears it, and a wait blocks until it is set (the hardware event flag). */
+void sim_event_record_now(sim_event *e);
+void sim_event_reset_now(sim_event *e);
+void sim_event_wait_set(sim_event *e);
 
 /* ------------------------------------------------------------------ callbacks ------------ */
 

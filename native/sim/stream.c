@@ -23,6 +23,10 @@
  *    first failure aborts its stream -- every later task is discarded unexecuted (host
  *    callbacks do not run; event records still trigger, so waiters wake) -- and poisons the
  *    context: submissions, synchronize and query on any of its streams return that code.
+ *
+ * A stream in capture (capture.c) records what is submitted to it instead of queueing it
+ * (sim_stream_submit's one hook), and cannot be synchronized, queried or destroyed; a model's
+ * replay is a single task here, which runs the captured tasks and reports its own failure.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -100,6 +104,10 @@ static void task_release(sim_task *t)
     case SIM_TASK_CALLBACK:
         sim_subscriber_put(t->u.callback.sub);
         break;
+    case SIM_TASK_MODEL:
+    case SIM_TASK_UPDATE:
+        sim_capture_task_release(t);
+        break;
     default:
         break;
     }
@@ -150,6 +158,11 @@ static aclError execute(sim_stream *s, sim_task *t, char *msg, size_t msglen)
     case SIM_TASK_CALLBACK:
         sim_callback_execute(t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
         return ACL_SUCCESS;
+    case SIM_TASK_MODEL: /* a replay: the captured tasks, in order, as one task (capture.c) */
+        return sim_capture_replay(s, t, msg, msglen);
+    case SIM_TASK_UPDATE:
+        sim_capture_apply_update(t);
+        return ACL_SUCCESS;
     }
     return ACL_SUCCESS;
 }
@@ -166,7 +179,7 @@ static void discard(sim_task *t)
  * (PreCheckTaskErr sets errCode_), the exception-info callbacks (TaskFailCallBack), then, in a
  * stop-on-failure context, the abort (EnterFailureAbort). No lock is held while the callbacks
  * run: they are user code and may call the runtime. */
-static void task_failed(sim_stream *s, const sim_task *t, aclError rc, const char *msg)
+void sim_stream_task_failed(sim_stream *s, const sim_task *t, aclError rc, const char *msg)
 {
     pthread_mutex_lock(&s->lock);
     s->error = rc;
@@ -186,7 +199,7 @@ static void task_failed(sim_stream *s, const sim_task *t, aclError rc, const cha
     }
 }
 
-static void trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclError status)
+void sim_stream_trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclError status)
 {
     static const int32_t types[] = {
         [SIM_TASK_KERNEL] = ACLSIM_TRACE_KERNEL,           [SIM_TASK_MEMCPY] = ACLSIM_TRACE_MEMCPY,
@@ -194,6 +207,9 @@ static void trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclError s
         [SIM_TASK_EVENT_RESET] = ACLSIM_TRACE_EVENT_RESET, [SIM_TASK_EVENT_WAIT] = ACLSIM_TRACE_EVENT_WAIT,
         [SIM_TASK_CALLBACK] = ACLSIM_TRACE_CALLBACK,
     };
+    /* A replay is traced as the captured tasks it runs (capture.c), an update not at all. */
+    if ((size_t)t->type >= sizeof types / sizeof types[0])
+        return;
     aclsimTraceRecord r = {.start_ns = t0, .end_ns = sim_now_ns(), .stream = (uint64_t)(uintptr_t)s->obj.handle,
                            .seq = t->seq, .device = s->dev->id, .core = -1, .block = -1, .type = types[t->type],
                            .status = status};
@@ -392,13 +408,15 @@ static void *worker_main(void *arg)
                 uint64_t t0 = trace ? sim_now_ns() : 0;
                 aclError rc = execute(s, t, msg, sizeof msg);
                 if (trace)
-                    trace_task(s, t, t0, rc);
+                    sim_stream_trace_task(s, t, t0, rc);
                 if (t->type == SIM_TASK_CALLBACK && !t->u.callback.block)
                     owe_report(s, t->u.callback.sub);
                 if (rc) {
                     if (publish_together) /* never: records and resets do not fail */
                         pthread_mutex_unlock(&s->lock);
-                    task_failed(s, t, rc, msg);
+                    /* A replay has reported its first failed task itself, when it failed. */
+                    if (t->type != SIM_TASK_MODEL)
+                        sim_stream_task_failed(s, t, rc, msg);
                     aborted = s->aborted; /* only this thread writes it */
                     if (publish_together)
                         pthread_mutex_lock(&s->lock);
@@ -460,6 +478,16 @@ aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_
     aclError rc = sim_context_failure(s->ctx, func);
     if (rc) {
         sim_task_free(t);
+        return rc;
+    }
+    /* A capturing stream records the task in its model instead of queueing it; a stream that
+     * updates a task group turns a kernel into an update task (capture.c). */
+    uint32_t captured_id;
+    if (atomic_load_explicit(&s->cap, memory_order_acquire) && sim_capture_route(s, &t, func, &rc, &captured_id)) {
+        if (!rc)
+            t_last_task_id = captured_id;
+        if (seq)
+            *seq = 0;
         return rc;
     }
     t->tid = current_tid();
@@ -587,6 +615,7 @@ sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priori
 
 void sim_stream_shutdown(sim_stream *s)
 {
+    sim_capture_stream_gone(s);
     pthread_mutex_lock(&s->lock);
     s->stopping = true;
     pthread_cond_signal(&s->work_cv);
@@ -690,6 +719,10 @@ SIM_API aclError aclrtDestroyStream(aclrtStream stream)
     sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
     if (!s)
         return rc;
+    if ((rc = sim_capture_stream_busy(s, __func__))) { /* ApiErrorDecorator::StreamDestroy */
+        sim_obj_put(&s->obj);
+        return rc;
+    }
     sim_obj *table_ref = sim_handle_close(stream, SIM_KIND_STREAM);
     if (!table_ref) {
         sim_obj_put(&s->obj);
@@ -711,7 +744,8 @@ static aclError synchronize(aclrtStream stream, int32_t timeout, const char *fun
     sim_stream *s = sim_stream_resolve(stream, func, &rc);
     if (!s)
         return rc;
-    if (!(rc = sim_context_failure(s->ctx, func))) {
+    /* ApiErrorDecorator::StreamSynchronize: a capturing stream cannot be synchronized. */
+    if (!(rc = sim_capture_stream_busy(s, func)) && !(rc = sim_context_failure(s->ctx, func))) {
         pthread_mutex_lock(&s->lock);
         uint64_t target = s->submitted;
         pthread_mutex_unlock(&s->lock);
@@ -750,7 +784,8 @@ SIM_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
     if (!s)
         return rc;
-    if (!(rc = sim_context_failure(s->ctx, __func__)))
+    /* ApiErrorDecorator::StreamQuery: nor queried. */
+    if (!(rc = sim_capture_stream_busy(s, __func__)) && !(rc = sim_context_failure(s->ctx, __func__)))
         *status = atomic_load(&s->completed) == atomic_load(&s->submitted) ? ACL_STREAM_STATUS_COMPLETE
                                                                              : ACL_STREAM_STATUS_NOT_READY;
     sim_obj_put(&s->obj);

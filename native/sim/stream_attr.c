@@ -47,7 +47,10 @@ void sim_task_discard(sim_task *t)
         pthread_mutex_unlock(&e->lock);
         break;
     }
-    default: /* kernels, copies, memsets, resets and host callbacks simply do not happen */
+    case SIM_TASK_MODEL: /* a replay: only its external event records happen (capture.c) */
+        sim_capture_discard(t);
+        break;
+    default: /* kernels, copies, memsets, resets, host callbacks and updates simply do not happen */
         break;
     }
 }
@@ -60,6 +63,10 @@ SIM_API aclError aclrtDestroyStreamForce(aclrtStream stream)
     sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
     if (!s)
         return rc;
+    if ((rc = sim_capture_stream_busy(s, __func__))) { /* ApiErrorDecorator::StreamDestroy */
+        sim_obj_put(&s->obj);
+        return rc;
+    }
     sim_obj *table_ref = sim_handle_close(stream, SIM_KIND_STREAM);
     if (!table_ref) {
         sim_obj_put(&s->obj);
@@ -98,6 +105,11 @@ SIM_API aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stm
     aclError rc = attr_stream(stream, stmAttrType, __func__, &s);
     if (rc)
         return rc;
+    /* ApiErrorDecorator::SetStreamTag: not on a capturing stream (capture.c). */
+    if (stmAttrType == ACL_STREAM_ATTR_USER_CUSTOM_TAG && (rc = sim_capture_stream_busy(s, __func__))) {
+        sim_obj_put(&s->obj);
+        return rc;
+    }
     pthread_mutex_lock(&s->lock);
     switch (stmAttrType) {
     case ACL_STREAM_ATTR_USER_CUSTOM_TAG: s->user_tag = value->userCustomTag; break;

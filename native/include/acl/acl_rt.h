@@ -546,6 +546,37 @@ aclError aclrtBinaryLoad(const aclrtBinary binary, aclrtBinHandle *binHandle);
 aclError aclrtGetFunctionAddr(aclrtFuncHandle funcHandle, void **aicAddr, void **aivAddr);
 aclError aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_t maxLen, char *name);
 /* ==== end of issue 11 block ==================================================================== */
+
+/* ---- stream capture (ACL Graph) ----------------------------------------------------------
+ * As declared in include/external/acl/acl_rt.h (aclrtTaskGrp: acl_base_rt.h) of the real
+ * runtime; the simulator implements them in native/sim/capture.c. Cross-stream capture needs
+ * events from aclrtCreateEventExWithFlag (declared above), as on the real runtime. */
+typedef void *aclmdlRI;
+typedef void *aclrtTaskGrp;
+
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
+    ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL,
+    ACL_MODEL_RI_CAPTURE_MODE_RELAXED,
+} aclmdlRICaptureMode;
+
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_STATUS_NONE = 0,
+    ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
+    ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED,
+} aclmdlRICaptureStatus;
+
+aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode);
+aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI);
+aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI);
+aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);
+aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
+aclError aclmdlRIDestroy(aclmdlRI modelRI);
+aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream);
+aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle);
+aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle);
+aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);
+/* ---- end of stream capture */
 /* cffi-end */
 
 #ifdef __cplusplus
