@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .completion import Completion
     from .device import Device, current_device, device_count
     from .event import Event
+    from .graph import CapturedWork, Graph, TaskGroup
     from .kernel import ArgsBuilder, Binary, Kernel, KernelArgs
     from .launch import LaunchConfig, launch
     from .memory import DeviceArray
@@ -44,6 +45,9 @@ _LAZY = {
     "current_device": "device",
     "device_count": "device",
     "Event": "event",
+    "CapturedWork": "graph",
+    "Graph": "graph",
+    "TaskGroup": "graph",
     "ArgsBuilder": "kernel",
     "Binary": "kernel",
     "Kernel": "kernel",
@@ -58,7 +62,7 @@ _LAZY = {
     "Stream": "stream",
     "current_stream": "stream",
 }
-_SUBMODULES = {"completion", "device", "event", "kernel", "launch", "memory", "memory_pool", "profile", "stream", "sim"}
+_SUBMODULES = {"completion", "device", "event", "graph", "kernel", "launch", "memory", "memory_pool", "profile", "stream", "sim"}
 
 
 class _Package(types.ModuleType):
@@ -98,16 +102,19 @@ __all__ = [
     "BackendError",
     "BackendInfo",
     "Binary",
+    "CapturedWork",
     "Completion",
     "Device",
     "DeviceArray",
     "Event",
+    "Graph",
     "Kernel",
     "KernelArgs",
     "LaunchConfig",
     "MemoryPool",
     "PoolStats",
     "Stream",
+    "TaskGroup",
     "Trace",
     "backend",
     "current_device",

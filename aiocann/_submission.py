@@ -33,6 +33,7 @@ from .completion import Completion
 
 if TYPE_CHECKING:
     from ._dispatch import Dispatcher
+    from .graph import Graph
     from .memory import DeviceArray
     from .stream import Stream
 
@@ -60,6 +61,8 @@ class Submissions:
         "orphans",
         "launched",
         "new_token",
+        "capture",
+        "updating",
     )
 
     def __init__(self, stream: Stream, dispatcher: Dispatcher, handle: Any, max_in_flight: int) -> None:
@@ -86,6 +89,10 @@ class Submissions:
         self.unreported: errors.AclError | None = None  # first since the last synchronize()
         self.orphans: list[Any] = []  # work enqueued without a completion (see enqueue_failed)
         self.launched = ffi.new("int*")  # set by the fast paths: was the work itself enqueued?
+        # The graph this stream captures into (no completion callbacks then: they would be
+        # captured too), and the graph whose task group this stream updates (graph.py).
+        self.capture: Graph | None = None
+        self.updating: Graph | None = None
         # Tokens: key << KEY_SHIFT | sequence number, from a C-level counter (the launch path
         # calls it once per launch).
         self.new_token = itertools.count((self.key << KEY_SHIFT) + 1).__next__
@@ -119,7 +126,7 @@ class Submissions:
                     self._wake_next()  # we were handed a slot: pass it on
                 raise
             stream = self._stream()
-            if stream is None or stream._state != "open":
+            if stream is None or stream._state not in ("open", "updating"):
                 self._wake_next()
                 raise errors.ClosedError(f"{stream!r} was closed")
             if self.in_flight < self.max_in_flight:
@@ -174,6 +181,10 @@ class Submissions:
         if rc:
             self.launched[0] = 0
             self.enqueue_failed(rc, api)
+        if self.capture is not None:
+            if not api:
+                raise RuntimeError(f"cannot wait for work on {self.stream!r} while it captures into a graph")
+            return self.capture._record(what, keep, arrays)
         token = self.new_token()
         rc = lib.aiocann_cq_enqueue(self.qs, token, 1 if api else 0)
         if rc:

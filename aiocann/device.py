@@ -36,6 +36,7 @@ from .memory_pool import MemoryPool
 
 if TYPE_CHECKING:
     from .event import Event
+    from .graph import Graph
     from .kernel import Binary
     from .stream import Stream
 
@@ -99,6 +100,7 @@ class Device:
         self._streams: weakref.WeakSet[Stream] = weakref.WeakSet()
         self._arrays: weakref.WeakSet[DeviceArray] = weakref.WeakSet()
         self._events: weakref.WeakSet[Event] = weakref.WeakSet()
+        self._graphs: weakref.WeakSet[Graph] = weakref.WeakSet()
         self._binaries: weakref.WeakSet[Binary] = weakref.WeakSet()
         self._staging: StagingPool | None = None
         self._loop: Any = None  # the asyncio loop the device was opened in; None under trio
@@ -175,6 +177,8 @@ class Device:
                         first = first or exc
                 for event in list(self._events):
                     event.close()
+                for graph in list(self._graphs):
+                    graph._release()
                 for array in list(self._arrays):
                     array._release()
                 for binary in list(self._binaries):

@@ -39,14 +39,22 @@ class Event:
         self._finalizer.atexit = False
 
     @classmethod
-    def _create(cls, device: Device, timing: bool) -> Event:
+    def _create(cls, device: Device, timing: bool, captured: bool = False) -> Event:
         device._bind()
         h = ffi.new("aclrtEvent*")
         flags = lib.ACL_EVENT_SYNC | (lib.ACL_EVENT_TIME_LINE if timing else 0)
-        check(lib.aclrtCreateEventWithFlag(h, flags), "aclrtCreateEventWithFlag")
+        if captured:  # only events of the Ex kind can be recorded in a capture
+            check(lib.aclrtCreateEventExWithFlag(h, flags), "aclrtCreateEventExWithFlag")
+        else:
+            check(lib.aclrtCreateEventWithFlag(h, flags), "aclrtCreateEventWithFlag")
         event = cls(device, h[0])
         device._events.add(event)
         return event
+
+    def _captured(self) -> bool:
+        from .graph import CapturedWork
+
+        return isinstance(self._completion, CapturedWork)
 
     @property
     def device(self) -> Device:

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._lib import ffi, lib
+from ._lib import check, ffi, lib
 from ._submission import Submissions
 from .completion import Completion
 from .device import _REAL
@@ -96,6 +96,13 @@ async def launch(
         cfg = _NULL
     else:
         sub, args, cfg = await _prepare(kernel, args, blocks, stream, config)
+        graph = sub.capture or sub.updating
+        if graph is not None:
+            # Recorded into a graph, or updating one of its task groups: the runtime takes no
+            # completion callback on the stream meanwhile, and the graph keeps what it uses.
+            check(lib.aclrtLaunchKernelWithConfig(kernel._handle, blocks, sub.stream._handle, cfg, args._handle, _NULL),
+                  "aclrtLaunchKernelWithConfig")  # fmt: skip
+            return graph._record(kernel.name, args, args.arrays)
     token = sub.new_token()
     rc = _launch(sub.qs, kernel._handle, blocks, cfg, args._handle, token, sub.launched)
     if rc:

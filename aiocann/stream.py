@@ -35,8 +35,11 @@ from .completion import Completion
 from .memory import DeviceArray, is_pinned
 
 if TYPE_CHECKING:
+    from contextlib import AbstractAsyncContextManager
+
     from .device import Device
     from .event import Event
+    from .graph import CaptureMode, Graph
 
 __all__ = ["Stream", "current_stream"]
 
@@ -178,7 +181,7 @@ class Stream:
     @property
     def handle(self) -> Any:
         """The aclrtStream (cdata)."""
-        if self._state != "open":
+        if self._state not in ("open", "updating", "capturing"):
             raise errors.ClosedError(f"{self!r} is not open")
         return self._handle
 
@@ -199,18 +202,30 @@ class Stream:
 
     async def _admit(self) -> Submissions:
         """Check the stream is open, wait for a free in-flight slot and bind the device's
-        context; returns the owner of submission. Cancelling the wait enqueues nothing."""
-        if self._state != "open":
+        context; returns the owner of submission. Cancelling the wait enqueues nothing. While
+        the stream captures, nothing is in flight for what it records: no wait."""
+        state = self._state
+        if state not in ("open", "updating", "capturing"):
             raise errors.ClosedError(f"{self!r} is not open")
         sub = self._sub
-        await sub.admit()
+        if state != "capturing":
+            await sub.admit()
         self._device._bind()
         return sub
+
+    def capture(self, mode: CaptureMode = "global") -> AbstractAsyncContextManager[Graph]:
+        """Record the work submitted inside the block into a :class:`Graph` instead of running
+        it (``aclmdlRICaptureBegin`` / ``End``); ``await graph.launch()`` replays it. ``mode``:
+        which threads may make synchronous runtime calls meanwhile (the runtime's capture
+        modes: ``"global"``, ``"thread_local"``, ``"relaxed"``)."""
+        from .graph import capture
+
+        return capture(self, mode)
 
     def _usable(self) -> None:
         """Raise ClosedError unless the stream is open; bind the device's context (pinned
         staging memory is allocated against it)."""
-        if self._state != "open":
+        if self._state not in ("open", "updating", "capturing"):
             raise errors.ClosedError(f"{self!r} is not open")
         self._device._bind()
 
@@ -233,7 +248,7 @@ class Stream:
         other streams can ``wait(event)``; two events give ``end.elapsed_ms(start)``."""
         from .event import Event
 
-        event = Event._create(self._device, timing)
+        event = Event._create(self._device, timing, captured=self._state == "capturing")
         sub = await self._admit()
         rc = lib.aclrtRecordEvent(event.handle, self._handle)
         event._completion = sub.complete_after(rc, "aclrtRecordEvent", "event record", event)
@@ -246,6 +261,10 @@ class Stream:
 
         if not isinstance(event, Event):
             raise TypeError(f"wait() takes an Event (await stream.record()), not {type(event).__name__}")
+        if event._captured():
+            # The waiting stream would join the capture, and its own completion callbacks with
+            # it; the async API captures one stream at a time.
+            raise NotImplementedError("waiting on an event recorded in a capture (cross-stream capture) is not supported")
         self._device._bind()
         check(lib.aclrtStreamWaitEvent(self.handle, event.handle), "aclrtStreamWaitEvent")
 
@@ -302,6 +321,8 @@ class Stream:
         if src.nbytes == 0:
             return out
         self._usable()
+        if self._state == "capturing":
+            raise RuntimeError(f"cannot download from {self!r} while it captures: nothing runs until the graph does")
         if is_pinned(out):
             await (
                 await self._copy(
@@ -364,6 +385,10 @@ class Stream:
         on_done: Any = None,
     ) -> Completion:
         sub = await self._admit()
+        if sub.capture is not None:
+            rc = lib.aclrtMemcpyAsync(ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, self._handle)
+            check(rc, "aclrtMemcpyAsync")
+            return sub.capture._record(what, keep, arrays)  # on_done never runs: the graph keeps it
         token = sub.new_token()
         rc = lib.aiocann_memcpy(
             sub.qs, ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, token, sub.launched

@@ -1,0 +1,276 @@
+"""``Graph``: stream work captured once and replayed as one submission (ACL Graph).
+
+    async with s.capture() as g:                 # aclmdlRICaptureBegin ... End
+        x = await s.upload(host)                 # recorded, not run
+        await ac.launch(k, args, blocks=8)       # recorded, not run
+    done = await g.launch(stream=s)              # aclmdlRIExecuteAsync: one Completion
+    await done
+
+Where it sits: the async face of the runtime's stream capture (``aclmdlRICapture*``,
+``aclmdlRIExecuteAsync``, ``aclmdlRIDestroy``; the simulator implements them in
+native/sim/capture.c). Inside ``capture()`` the stream's submissions are recorded by the
+runtime instead of run; the stream's submission owner (``_submission.py``) then enqueues no
+completion callbacks -- a host callback would be captured too and run at every replay -- and
+hands back :class:`CapturedWork` in place of Completions: awaiting one raises at once, since
+the work runs only when the graph does. A replay costs one task on its stream and resolves one
+``Completion``; its failure is the failure of the first captured task that failed.
+
+Lifetimes: a graph holds everything its captured work uses -- the kernel args, the arrays they
+point to, staging buffers -- for as long as it lives (the arrays count as busy, so closing one
+defers its release). ``close()`` destroys the model once the replays in flight are done.
+
+Task groups let a replayed kernel change: ``async with g.group() as grp:`` during capture marks
+the launches inside it; later ``async with grp.update(stream=s):`` re-launches them with new
+args or blocks, which the runtime swaps into the graph in stream order
+(``aclmdlRICaptureTaskGrpBegin/End``, ``aclmdlRICaptureTaskUpdateBegin/End``).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import AsyncIterator, Generator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, Literal
+
+from . import errors
+from ._lib import check, ffi, in_context, lib
+from .completion import Completion
+
+if TYPE_CHECKING:
+    from .device import Device
+    from .memory import DeviceArray
+    from .stream import Stream
+
+__all__ = ["CapturedWork", "Graph", "TaskGroup"]
+
+_MODES = {"global": 0, "thread_local": 1, "relaxed": 2}  # aclmdlRICaptureMode
+CaptureMode = Literal["global", "thread_local", "relaxed"]
+
+
+class CapturedWork(Completion):
+    """What a submission inside ``stream.capture()`` returns in place of a Completion: the work
+    was recorded into the graph, not run. It is never done; awaiting it raises at once (launch
+    the graph to run it)."""
+
+    __slots__ = ("graph",)
+
+    def __init__(self, graph: Graph, what: str) -> None:  # no device work to track
+        self.graph = graph
+        self._stream = graph._stream
+        self.what = what
+
+    def done(self) -> bool:
+        return False
+
+    def exception(self) -> errors.AclError | None:
+        return None
+
+    def __await__(self) -> Generator[Any, None, None]:
+        raise RuntimeError(
+            f"{self.what} was captured into {self.graph!r}, not run: it runs when the graph is "
+            "launched (await graph.launch(stream=...))"
+        )
+        yield  # pragma: no cover - makes this a generator
+
+    def __repr__(self) -> str:
+        return f"<CapturedWork {self.what} in {self.graph!r}>"
+
+
+def _destroy(ctx: Any, handle: Any) -> None:
+    in_context(ctx, lambda: lib.aclmdlRIDestroy(handle))
+
+
+class Graph:
+    """A captured model (``aclmdlRI``). Created by ``stream.capture()``."""
+
+    def __init__(self, stream: Stream) -> None:
+        self._device: Device = stream._device
+        self._stream = stream
+        self._handle: Any = None
+        self._state = "capturing"  # capturing -> ready -> closed
+        self._keep: list[Any] = []
+        self._arrays: list[DeviceArray] = []
+        # What keeps the arrays busy while the graph lives: Completions nobody waits for,
+        # resolved when the graph is destroyed (the same accounting device work uses).
+        self._lifetimes: list[Completion] = []
+        self._replays = 0
+        self._close_requested = False
+        self._finalizer: weakref.finalize | None = None
+        self._groups: list[TaskGroup] = []
+
+    # -- capture (the stream's submission owner calls these) ----------------------------------
+
+    def _record(self, what: str, keep: Any, arrays: tuple[DeviceArray, ...]) -> CapturedWork:
+        """Work was just recorded into the graph (captured, or launched into a task group's
+        update): hold what it uses for the graph's lifetime."""
+        self._keep.append(keep)
+        if self._state == "capturing":
+            self._arrays.extend(arrays)
+        else:
+            self._lifetimes.append(Completion(self._stream, "graph lifetime", None, arrays))
+        return CapturedWork(self, what)
+
+    def _captured(self, handle: Any) -> None:
+        self._handle = handle
+        self._state = "ready"
+        self._lifetimes.append(Completion(self._stream, "graph lifetime", None, tuple(self._arrays)))
+        self._arrays.clear()
+        self._finalizer = weakref.finalize(self, _destroy, self._device._ctx, handle)
+        self._finalizer.atexit = False
+        self._device._graphs.add(self)
+
+    def _abandon(self) -> None:
+        self._state = "closed"
+        self._keep.clear()
+        self._arrays.clear()
+
+    # -- public -----------------------------------------------------------------------------
+
+    @property
+    def handle(self) -> int:
+        """The ``aclmdlRI`` as an int."""
+        if self._state != "ready":
+            raise errors.ClosedError(f"{self!r} is not ready")
+        return int(ffi.cast("uintptr_t", self._handle))
+
+    @asynccontextmanager
+    async def group(self) -> AsyncIterator[TaskGroup]:
+        """During capture: the launches inside form a task group that ``update()`` can change
+        later (``aclmdlRICaptureTaskGrpBegin`` / ``End``)."""
+        if self._state != "capturing":
+            raise RuntimeError("task groups are formed during capture")
+        s = self._stream
+        s._device._bind()
+        check(lib.aclmdlRICaptureTaskGrpBegin(s._handle), "aclmdlRICaptureTaskGrpBegin")
+        grp = TaskGroup(self)
+        try:
+            yield grp
+        finally:
+            out = ffi.new("aclrtTaskGrp *")
+            s._device._bind()
+            check(lib.aclmdlRICaptureTaskGrpEnd(s._handle, out), "aclmdlRICaptureTaskGrpEnd")
+            grp._handle = out[0]
+            self._groups.append(grp)
+
+    async def launch(self, *, stream: Stream | None = None) -> Completion:
+        """Replay the graph on ``stream`` (default: the task's current stream) as one
+        submission; the Completion resolves when every captured task has run, and fails with
+        the code of the first that failed."""
+        from .stream import _stream_or_current
+
+        if self._state != "ready":
+            raise errors.ClosedError(f"{self!r} is not ready (still capturing, or closed)")
+        s = _stream_or_current(stream)
+        if s._device is not self._device:
+            raise ValueError(f"{self!r} belongs to Device({self._device.index}), not {s.device!r}")
+        sub = await s._admit()
+        rc = lib.aclmdlRIExecuteAsync(self._handle, s._handle)
+        self._replays += 1
+        try:
+            done = sub.complete_after(rc, "aclmdlRIExecuteAsync", "graph", self)
+        except BaseException:
+            self._replays -= 1
+            raise
+        done._on_done = self._replayed
+        return done
+
+    def _replayed(self) -> None:
+        self._replays -= 1
+        if self._close_requested and not self._replays:
+            self._destroy()
+
+    def close(self) -> None:
+        """Destroy the model (``aclmdlRIDestroy``) -- once the replays in flight are done."""
+        if self._state == "closed":
+            return
+        if self._state == "capturing":
+            raise RuntimeError("leave the capture block first")
+        self._close_requested = True
+        if not self._replays:
+            self._destroy()
+
+    def _release(self) -> None:
+        """The device is closing: its streams are drained, destroy now."""
+        if self._state == "ready":
+            self._destroy()
+
+    def _destroy(self) -> None:
+        self._state = "closed"
+        if self._finalizer is not None:
+            self._finalizer()  # binds the device's context itself (also while it closes)
+        lifetimes, self._lifetimes = self._lifetimes, []
+        for lifetime in lifetimes:
+            lifetime._resolve(0, None)  # the arrays are no longer busy for the graph
+        self._keep.clear()
+
+    def __repr__(self) -> str:
+        return f"<Graph device={self._device.index} {self._state}>"
+
+
+class TaskGroup:
+    """Captured launches that can be updated between replays. From ``graph.group()``."""
+
+    def __init__(self, graph: Graph) -> None:
+        self._graph = graph
+        self._handle: Any = None
+
+    @asynccontextmanager
+    async def update(self, *, stream: Stream) -> AsyncIterator[None]:
+        """Re-launch the group's kernels (same order, new args or blocks) on ``stream``; the
+        graph's kernels are replaced when the stream reaches them (replays after that run the
+        new ones). ``aclmdlRICaptureTaskUpdateBegin`` / ``End``."""
+        g = self._graph
+        if g._state != "ready" or self._handle is None:
+            raise errors.ClosedError(f"{g!r} is not ready")
+        s = stream
+        if s._state != "open":
+            raise errors.ClosedError(f"{s!r} is not open")
+        s._device._bind()
+        check(lib.aclmdlRICaptureTaskUpdateBegin(s._handle, self._handle), "aclmdlRICaptureTaskUpdateBegin")
+        # Launches on the stream now update the group's kernels: they take launch()'s slow
+        # path, which hands the graph what they use.
+        s._sub.updating = g
+        s._state = "updating"
+        try:
+            yield
+        finally:
+            s._sub.updating = None
+            s._state = "open"
+            s._device._bind()
+            check(lib.aclmdlRICaptureTaskUpdateEnd(s._handle), "aclmdlRICaptureTaskUpdateEnd")
+
+
+@asynccontextmanager
+async def capture(stream: Stream, mode: CaptureMode = "global") -> AsyncIterator[Graph]:
+    """``Stream.capture()``: see the module docstring."""
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {', '.join(_MODES)}, not {mode!r}")
+    if stream._state != "open":
+        raise errors.ClosedError(f"{stream!r} is not open")
+    dev = stream._device
+    dev._bind()
+    # Work submitted before the capture keeps its completion callbacks; only what follows is
+    # recorded. The completion callbacks already queued are not part of the capture.
+    check(lib.aclmdlRICaptureBegin(stream._handle, _MODES[mode]), "aclmdlRICaptureBegin")
+    graph = Graph(stream)
+    sub = stream._sub
+    sub.capture = graph
+    stream._state = "capturing"
+    ok = False
+    try:
+        yield graph
+        ok = True
+    finally:
+        sub.capture = None
+        stream._state = "open"
+        out = ffi.new("aclmdlRI *")
+        dev._bind()
+        rc = lib.aclmdlRICaptureEnd(stream._handle, out)
+        if rc or not ok:
+            if out[0] != ffi.NULL:
+                lib.aclmdlRIDestroy(out[0])
+            graph._abandon()
+            if ok:
+                check(rc, "aclmdlRICaptureEnd")
+        else:
+            graph._captured(out[0])
