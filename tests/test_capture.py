@@ -245,7 +245,7 @@ def test_kernel_args_are_copied_when_captured(acl, k):
 def test_copies_memsets_and_host_callbacks_are_captured(acl, k):
     s = acl.stream()
     dev = acl.malloc(256)
-    host_in, host_out = pinned(64), pinned(64)
+    host_in, host_out, host_out2 = pinned(64), pinned(64), pinned(32)
     ffi.memmove(host_in, np.arange(16, dtype=np.int32).tobytes(), 64)
     calls: list[int] = []
     cb = ffi.callback("aclrtCallback", lambda _: calls.append(1))
@@ -256,6 +256,7 @@ def test_copies_memsets_and_host_callbacks_are_captured(acl, k):
         check(lib.aclrtMemcpyAsync(dev, 64, host_in, 64, H2D, s))
         acl.launch(k.add_value, 1, s, ("ptr", dev), ("uint32_t", 0), ("int32_t", 100))
         check(lib.aclrtMemcpyAsync(host_out, 64, dev, 64, D2H, s))
+        check(lib.aclrtMemcpy2dAsync(host_out2, 8, dev, 16, 8, 4, D2H, s))  # columns 0-1 of 4 rows
         check(lib.aclrtLaunchCallback(cb, ffi.NULL, lib.ACL_CALLBACK_BLOCK, s))
         model = end_ok(s)
         assert calls == []
@@ -264,13 +265,14 @@ def test_copies_memsets_and_host_callbacks_are_captured(acl, k):
         check(sync_rc(s))
         got = np.frombuffer(ffi.buffer(host_out, 64), np.int32).tolist()
         assert got == [100] + list(range(1, 16))  # the memset and the copy ran on every replay
+        assert np.frombuffer(ffi.buffer(host_out2, 32), np.int32).tolist() == [100, 1, 4, 5, 8, 9, 12, 13]
         assert calls == [1, 1]
         check(lib.aclrtMemsetAsync(dev, 256, 0, 256, s))
         check(sync_rc(s))
         check(lib.aclmdlRIDestroy(model))
         check(lib.aclrtUnSubscribeReport(rt.ident, s))
-    check(lib.aclrtFreeHost(host_in))
-    check(lib.aclrtFreeHost(host_out))
+    for h in (host_in, host_out, host_out2):
+        check(lib.aclrtFreeHost(h))
 
 
 def test_begin_end_and_get_info_misuse(acl, k):
@@ -311,6 +313,10 @@ def test_a_capturing_stream_cannot_be_synchronized_queried_or_destroyed(acl, k):
     expect(RT_STREAM_CAPTURED, lib.aclrtSynchronizeStreamWithTimeout(s, 100), "capturing")
     expect(RT_STREAM_CAPTURED, lib.aclrtStreamQuery(s, ffi.new("aclrtStreamStatus *")), "capturing")
     expect(RT_STREAM_CAPTURED, lib.aclrtDestroyStream(s), "capturing")
+    expect(RT_STREAM_CAPTURED, lib.aclrtDestroyStreamForce(s), "capturing")
+    tag = ffi.new("aclrtStreamAttrValue *")
+    tag.userCustomTag = 5
+    expect(RT_STREAM_CAPTURED, lib.aclrtSetStreamAttribute(s, lib.ACL_STREAM_ATTR_USER_CUSTOM_TAG, tag), "capturing")
     expect(RT_STREAM_CAPTURED, lib.aclrtSynchronizeDevice(), "capturing")
     check(sync_rc(x))  # other streams are not affected
     model = end_ok(s)
@@ -349,6 +355,11 @@ def sync_copy_rc(acl: Any, dev: Any) -> int:
     return int(lib.aclrtMemcpy(dev, 16, ffi.from_buffer(host), 16, H2D))
 
 
+def sync_copy_2d_rc(dev: Any) -> int:
+    host = np.zeros(8, np.int32)
+    return int(lib.aclrtMemcpy2d(dev, 16, ffi.from_buffer(host), 16, 16, 2, H2D))
+
+
 @pytest.mark.parametrize(
     ("mode", "own", "own_exchanged", "other", "other_exchanged"),
     [
@@ -368,6 +379,7 @@ def test_capture_modes_decide_who_may_make_synchronous_calls(acl, mode, own, own
     try:
         expect(code[own], sync_copy_rc(acl, dev), *(("RELAXED",) if not own else ()))
         expect(code[own], lib.aclrtMemset(dev, 64, 0, 64))
+        expect(code[own], sync_copy_2d_rc(dev))
         for m, allowed in own_exchanged.items():
             with thread_mode(m):
                 assert sync_copy_rc(acl, dev) == code[allowed], k_name(m)
@@ -403,6 +415,7 @@ def test_a_pageable_copy_cannot_be_captured_and_becomes_a_synchronous_one(acl, k
     host = np.zeros(4, np.int32)  # pageable: not from aclrtMallocHost
     check(begin(s))
     expect(RT_PARAM_INVALID, lib.aclrtMemcpyAsync(dev, 16, ffi.from_buffer(host), 16, H2D, s), "pageable")
+    expect(RT_PARAM_INVALID, lib.aclrtMemcpy2dAsync(dev, 8, ffi.from_buffer(host), 8, 8, 2, H2D, s), "pageable")
     # On another stream it turns into a synchronize plus a synchronous copy, which GLOBAL forbids.
     acl.launch(k.wait_us, 1, x, ("ptr", acl.malloc(64)), ("uint64_t", 20_000))
     expect(RT_CAPTURE_MODE_BLOCK_ASYNC, lib.aclrtMemcpyAsync(dev, 16, ffi.from_buffer(host), 16, H2D, x), "pageable")
@@ -446,6 +459,8 @@ def test_a_stream_that_waits_on_a_captured_record_joins_the_capture(acl, k):
     check(lib.aclrtRecordEvent(e1, s1))
     expect(RT_EVENT_CAPTURED, lib.aclrtSynchronizeEvent(e1), "capture")
     expect(RT_EVENT_CAPTURED, lib.aclrtQueryEventStatus(e1, ffi.new("aclrtEventRecordedStatus *")), "capture")
+    expect(RT_EVENT_CAPTURED, lib.aclrtQueryEvent(e1, ffi.new("aclrtEventStatus *")), "capture")
+    expect(RT_EVENT_CAPTURED, lib.aclrtQueryEventWaitStatus(e1, ffi.new("aclrtEventWaitStatus *")), "capture")
     check(lib.aclrtStreamWaitEvent(s2, e1))  # s2 joins
     status, model = info(s2)
     assert status == ACTIVE and model == info(s1)[1]

@@ -20,10 +20,11 @@
  *    with a record that a captured wait consumes, and one such wait must be on the origin
  *    stream, or aclmdlRICaptureEnd fails with 107025 (CheckCaptureModelValidity).
  *  - Capture modes (Context::IsCaptureModeSupport): while a context has a capture, the modes
- *    decide which threads may make synchronous copies and memsets (107030), and an async copy
- *    of pageable memory, which becomes one, fails with 107041 (ApiErrorDecorator::
- *    MemcpyAsync); the stream in capture cannot be synchronized, queried or destroyed
- *    (107027), nor can an event with a captured record be synchronized or queried (107028).
+ *    decide which threads may make synchronous copies (aclrtMemcpy, aclrtMemcpy2d) and memsets
+ *    (107030), and an async copy of pageable memory, which becomes one, fails with 107041
+ *    (ApiErrorDecorator::MemcpyAsync, MemCopy2DAsync); the stream in capture cannot be
+ *    synchronized, queried, destroyed (even forcibly) or tagged (107027), nor can an event with
+ *    a captured record be synchronized, queried or timed (107028).
  *  - Replay: one task on the executing stream runs every captured task, in the order they
  *    were captured across all the model's streams -- an order in which each captured record
  *    precedes the waits that name it, so those waits are already satisfied and the replay
