@@ -81,7 +81,7 @@ _INI_SIM = ("devices", "cores", "memory")
 _MARKER_OPTIONS = {*_SIM_VARS, "device", "completion_timeout", "checks"}
 
 _TRACKER = pytest.StashKey["_Tracker"]()
-_SAVED_ENV = pytest.StashKey[dict[str, str | None]]()
+_SET_ENV = pytest.StashKey[list[str]]()
 
 
 # --------------------------------------------------------------------------- configuration
@@ -97,24 +97,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("aiocann_backend", "AIOCANN_BACKEND for the run: sim, cann or auto", default="")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    # Before any conftest imports aiocann: AIOCANN_BACKEND is read when it loads a runtime.
+    wanted = {_SIM_VARS[name]: str(early_config.getini(f"aiocann_sim_{name}")) for name in _INI_SIM}
+    wanted["AIOCANN_BACKEND"] = str(early_config.getini("aiocann_backend"))
+    early_config.stash[_SET_ENV] = set_env = []
+    for var, value in wanted.items():
+        if value and var not in os.environ:  # the environment wins over the ini file
+            os.environ[var] = value
+            set_env.append(var)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "aiocann(devices=, cores=, memory=, max_streams=, max_events=, spin_us=, device=, completion_timeout=, "
         "checks=): configure the simulator (read at aclInit) and the aiocann_device fixture for one test",
     )
-    wanted = {_SIM_VARS[name]: str(config.getini(f"aiocann_sim_{name}")) for name in _INI_SIM}
-    wanted["AIOCANN_BACKEND"] = str(config.getini("aiocann_backend"))
-    saved: dict[str, str | None] = {}
-    for var, value in wanted.items():
-        if value and var not in os.environ:  # the environment wins over the ini file
-            saved[var] = None
-            os.environ[var] = value
-    config.stash[_SAVED_ENV] = saved
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    for var in config.stash.get(_SAVED_ENV, {}):
+    for var in config.stash.get(_SET_ENV, []):
         os.environ.pop(var, None)
 
 

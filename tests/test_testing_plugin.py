@@ -47,7 +47,7 @@ async def fault(dev):
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     # The inner runs load their plugins from entry points, as a user's run does.
     monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)
-    for var in ("AIOCANN_SIM_DEVICES", "AIOCANN_SIM_CORES", "AIOCANN_SIM_MEMORY"):
+    for var in ("AIOCANN_SIM_DEVICES", "AIOCANN_SIM_CORES", "AIOCANN_SIM_MEMORY", "AIOCANN_BACKEND"):
         monkeypatch.delenv(var, raising=False)
     pytester.makeini(INI.format(extra=""))
     return pytester
@@ -248,12 +248,19 @@ async def test_configuration_after_acl_init(pyacl, aiocann_device):
 
 
 def test_ini_options(project: pytest.Pytester) -> None:
-    project.makeini(INI.format(extra="aiocann_sim_devices = 3\naiocann_sim_memory = 128m\naiocann_checks = false"))
+    project.makeini(
+        INI.format(
+            extra="aiocann_sim_devices = 3\naiocann_sim_memory = 128m\naiocann_checks = false\naiocann_backend = sim"
+        )
+    )
+    # Set before conftests are imported: they may import aiocann, which reads AIOCANN_BACKEND.
+    project.makeconftest("import os\nassert os.environ['AIOCANN_BACKEND'] == 'sim'\nimport aiocann\n")
     project.makepyfile(
         HEADER
         + """
 @pytest.mark.anyio
 async def test_configured_by_the_ini_file(aiocann_device):
+    assert ac.backend().name == "sim"
     assert await ac.device_count() == 3 and aiocann_device.mem_info()[1] == 128 << 20
     await aiocann_device.create_stream()  # no checks: not a failure
 """
