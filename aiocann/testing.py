@@ -3,8 +3,11 @@ nothing behind.
 
 Installing aiocann registers it with pytest (entry point ``pytest11``, plugin name
 ``aiocann``; ``-p no:aiocann`` turns it off). It sits beside the async core, for the tests of
-programs built on it, and imports the core only when one of its fixtures runs, so a pytest run
-that does not use them pays nothing and sees no change to its environment.
+programs built on it. pytest imports it at startup, and with it the aiocann package, which
+loads the ACL runtime library that ``AIOCANN_BACKEND`` chooses (a misconfigured backend stops
+pytest with aiocann's ``BackendError``: fix the environment, or pass ``-p no:aiocann``). It
+opens nothing and changes no environment variable unless asked to: a run whose tests use
+neither its fixtures nor its options is not affected.
 
 Fixtures (async; the test runs under pytest-asyncio or under anyio's plugin, on asyncio,
 uvloop or trio):
@@ -36,9 +39,11 @@ which happens when the first device in the process opens:
   (a configuration could not take effect), and is skipped where the backend is not the
   simulator. ``device=1`` picks the fixture's device, ``completion_timeout=`` is passed to
   ``Device``, and ``checks=False`` turns the checks off for the test;
-* ini ``aiocann_device`` (the fixture's device index), ``aiocann_checks`` (``false`` turns
-  the checks off), ``aiocann_backend`` (``sim``, ``cann`` or ``auto``: sets
-  ``AIOCANN_BACKEND`` for the run unless the environment sets it).
+* ini ``aiocann_device`` (the fixture's device index) and ``aiocann_checks`` (``false`` turns
+  the checks off).
+
+The backend is chosen by ``AIOCANN_BACKEND`` in the environment, when pytest imports this
+plugin (``sim`` insists on the simulator where CANN is installed).
 """
 
 from __future__ import annotations
@@ -94,14 +99,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "aiocann_checks", "fail tests that leave aiocann work behind (default true)", type="bool", default=True
     )
-    parser.addini("aiocann_backend", "AIOCANN_BACKEND for the run: sim, cann or auto", default="")
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
-    # Before any conftest imports aiocann: AIOCANN_BACKEND is read when it loads a runtime.
+    # As early as a plugin can: the simulator reads these at aclInit, and a conftest could
+    # open a device.
     wanted = {_SIM_VARS[name]: str(early_config.getini(f"aiocann_sim_{name}")) for name in _INI_SIM}
-    wanted["AIOCANN_BACKEND"] = str(early_config.getini("aiocann_backend"))
     early_config.stash[_SET_ENV] = set_env = []
     for var, value in wanted.items():
         if value and var not in os.environ:  # the environment wins over the ini file
