@@ -17,17 +17,81 @@ Layers: ``aiocann.acl`` is the pyACL-compatible synchronous module; ``aiocann.si
 simulator kernels; this package is the async core (anyio: asyncio, uvloop, trio).
 """
 
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
 from ._lib import BackendError, BackendInfo, backend
-from .completion import Completion
-from .device import Device, current_device, device_count
 from .errors import *  # noqa: F403
 from .errors import __all__ as _errors_all
-from .event import Event
-from .kernel import ArgsBuilder, Binary, Kernel, KernelArgs
-from .launch import LaunchConfig, launch
-from .memory import DeviceArray
-from .profile import Trace, trace
-from .stream import Stream, current_stream
+
+if TYPE_CHECKING:
+    from .completion import Completion
+    from .device import Device, current_device, device_count
+    from .event import Event
+    from .kernel import ArgsBuilder, Binary, Kernel, KernelArgs
+    from .launch import LaunchConfig, launch
+    from .memory import DeviceArray
+    from .memory_pool import MemoryPool, PoolStats
+    from .profile import Trace, trace
+    from .stream import Stream, current_stream
+
+# The async core (and anyio with it) is imported on first use, not here: `import aiocann.acl`
+# runs this file too, and a pyACL program must not pay for an event-loop library it never uses.
+_LAZY = {
+    "Completion": "completion",
+    "Device": "device",
+    "current_device": "device",
+    "device_count": "device",
+    "Event": "event",
+    "ArgsBuilder": "kernel",
+    "Binary": "kernel",
+    "Kernel": "kernel",
+    "KernelArgs": "kernel",
+    "LaunchConfig": "launch",
+    "launch": "launch",
+    "DeviceArray": "memory",
+    "MemoryPool": "memory_pool",
+    "PoolStats": "memory_pool",
+    "Trace": "profile",
+    "trace": "profile",
+    "Stream": "stream",
+    "current_stream": "stream",
+}
+_SUBMODULES = {"completion", "device", "event", "kernel", "launch", "memory", "memory_pool", "profile", "stream", "sim"}
+
+
+class _Package(types.ModuleType):
+    """The package's module type. One name is both a submodule and a function: ``launch``.
+    Whenever the import system binds the submodule aiocann.launch to the package (on its first
+    import, by whoever imports it), the package attribute becomes the function instead -- what
+    importing the core eagerly used to leave there."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "launch" and isinstance(value, types.ModuleType):
+            value = value.launch
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    module = _LAZY.get(name)  # before the submodules: `launch` names the function
+    if module is None:
+        if name in _SUBMODULES:
+            return importlib.import_module(f"{__name__}.{name}")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "ArgsBuilder",
@@ -41,6 +105,8 @@ __all__ = [
     "Kernel",
     "KernelArgs",
     "LaunchConfig",
+    "MemoryPool",
+    "PoolStats",
     "Stream",
     "Trace",
     "backend",

@@ -124,7 +124,8 @@ class Dispatcher:
 
     def expire(self, now: float) -> None:
         """Fail completions registered more than completion_timeout seconds ago."""
-        self._marks.append((now, {k: s._next for k, s in self._streams.items()}))
+        # A token each stream hands to nobody: everything registered before it is older.
+        self._marks.append((now, {k: s.new_token() for k, s in self._streams.items()}))
         boundaries: dict[int, int] | None = None
         while self._marks and self._marks[0][0] <= now - self.completion_timeout:
             boundaries = self._marks.popleft()[1]

@@ -20,6 +20,7 @@ Everything here runs on the event loop thread of the stream's device.
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from collections import deque
 from typing import TYPE_CHECKING, Any
@@ -58,7 +59,7 @@ class Submissions:
         "unreported",
         "orphans",
         "launched",
-        "_next",
+        "new_token",
     )
 
     def __init__(self, stream: Stream, dispatcher: Dispatcher, handle: Any, max_in_flight: int) -> None:
@@ -85,20 +86,15 @@ class Submissions:
         self.unreported: errors.AclError | None = None  # first since the last synchronize()
         self.orphans: list[Any] = []  # work enqueued without a completion (see enqueue_failed)
         self.launched = ffi.new("int*")  # set by the fast paths: was the work itself enqueued?
-        self._next = (self.key << KEY_SHIFT) + 1
+        # Tokens: key << KEY_SHIFT | sequence number, from a C-level counter (the launch path
+        # calls it once per launch).
+        self.new_token = itertools.count((self.key << KEY_SHIFT) + 1).__next__
 
     @property
     def stream(self) -> Stream:
         s = self._stream()
         assert s is not None  # whoever submits holds it
         return s
-
-    # -- tokens -----------------------------------------------------------------------------
-
-    def new_token(self) -> int:
-        token = self._next
-        self._next = token + 1
-        return token
 
     # -- admission --------------------------------------------------------------------------
 
@@ -195,7 +191,7 @@ class Submissions:
                 _, arrays = late._keep
                 late._keep = None
                 for a in arrays:
-                    a._unuse()
+                    a._unuse(late._stream)
             return
         try:
             completion._resolve(code, message)

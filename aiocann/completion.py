@@ -53,8 +53,13 @@ class Completion:
         self._stream = stream
         self._keep = keep
         self._arrays = arrays
-        for a in arrays:
-            a._busy += 1  # see DeviceArray._use: inlined, this runs for every launch
+        for a in arrays:  # DeviceArray's busy accounting, inlined: this runs for every launch
+            a._busy += 1
+            if a._stream is stream:
+                a._busy_on += 1
+            else:
+                a._stream = stream
+                a._busy_on = 1
         self._on_done = on_done
         self._done = False
         self._code = 0
@@ -72,7 +77,7 @@ class Completion:
         arrays, self._arrays = self._arrays, ()
         self._keep = None
         for a in arrays:
-            a._unuse()
+            a._unuse(self._stream)
         try:
             if on_done is not None and not code:
                 on_done()

@@ -32,6 +32,7 @@ from . import _runtime, errors, profile
 from ._dispatch import Dispatcher
 from ._lib import bind_context, check, ffi, lib
 from .memory import DeviceArray, StagingPool, allocate_pinned, shape_and_dtype
+from .memory_pool import MemoryPool
 
 if TYPE_CHECKING:
     from .event import Event
@@ -67,6 +68,8 @@ class Device:
         *,
         max_in_flight: int = 1024,
         completion_timeout: float = 300.0,
+        memory_pool: bool = True,
+        memory_limit: int | None = None,
     ) -> None:
         self.index = operator.index(index)
         if self.index < 0:
@@ -79,6 +82,12 @@ class Device:
             raise ValueError(f"completion_timeout must be > 0 seconds (math.inf disables it), got {completion_timeout}")
         self.max_in_flight = int(max_in_flight)
         self.completion_timeout = float(completion_timeout)
+        if not isinstance(memory_pool, bool):
+            raise TypeError(f"memory_pool must be True or False, not {type(memory_pool).__name__}")
+        if memory_limit is not None and operator.index(memory_limit) < 0:
+            raise ValueError(f"memory_limit must be >= 0 bytes or None, got {memory_limit}")
+        self._pool_options = (memory_pool, None if memory_limit is None else operator.index(memory_limit))
+        self._pool: MemoryPool | None = None
         self._state = "new"  # new -> open -> closing -> closed
         self._acl: _runtime.AclDevice | None = None
         self._ctx: Any = None
@@ -118,6 +127,9 @@ class Device:
             stack.callback(serve_scope.cancel)
             self._staging = StagingPool()
             stack.callback(self._staging.close)
+            enabled, limit = self._pool_options
+            self._pool = MemoryPool(self._ctx, limit=limit, enabled=enabled)
+            stack.callback(self._pool.close)  # after every array was released (aclose)
             await anyio.lowlevel.checkpoint_if_cancelled()
         except BaseException:
             try:
@@ -239,14 +251,17 @@ class Device:
         # memoryview, not bytes(): bytes(n) of an int n would allocate n zero bytes
         return await Binary._load(self, data=bytes(memoryview(data)))
 
-    def empty(self, shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
-        """Uninitialised device memory for an array of ``shape`` and ``dtype``."""
+    def empty(self, shape: int | tuple[int, ...], dtype: Any = np.float32, *, stream: Stream | None = None) -> DeviceArray:
+        """Uninitialised device memory for an array of ``shape`` and ``dtype``, from the device's
+        memory pool. With ``stream``, the memory may be memory that work queued on that stream
+        still uses (released by ``close()``): the array is then ready for later work on that
+        stream only -- make other streams ``wait`` for it first. Without, the memory is idle."""
         self._bind()
         shape_t, dt = shape_and_dtype(shape, dtype)
-        nbytes = math.prod(shape_t) * dt.itemsize
-        ptr = ffi.new("void**")
-        check(lib.aclrtMalloc(ptr, max(nbytes, 1), lib.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
-        arr = DeviceArray(self, int(ffi.cast("uintptr_t", ptr[0])), shape_t, dt)
+        if stream is not None and stream._device is not self:
+            raise ValueError(f"{stream!r} is not a stream of {self!r}")
+        block = self.memory_pool.allocate(math.prod(shape_t) * dt.itemsize, stream)
+        arr = DeviceArray(self, block, shape_t, dt)
         self._arrays.add(arr)
         return arr
 
@@ -263,6 +278,13 @@ class Device:
         free, total = ffi.new("size_t*"), ffi.new("size_t*")
         check(lib.aclrtGetMemInfo(lib.ACL_HBM_MEM, free, total), "aclrtGetMemInfo")
         return int(free[0]), int(total[0])
+
+    @property
+    def memory_pool(self) -> MemoryPool:
+        """The device's memory pool: ``stats()``, ``trim()``, ``limit``."""
+        if self._pool is None:
+            raise errors.ClosedError(f"Device({self.index}) is not open")
+        return self._pool
 
     @property
     def staging(self) -> StagingPool:

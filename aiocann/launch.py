@@ -90,9 +90,9 @@ async def launch(
         and kernel.binary._device._acl is s._device._acl
         and kernel.binary._handle is not None
         and args._handle is not None
-        and s._sub.ready()
+        and (sub := s._sub).in_flight < sub.max_in_flight
+        and not sub.waiters
     ):
-        sub = s._sub
         cfg = _NULL
     else:
         sub, args, cfg = await _prepare(kernel, args, blocks, stream, config)

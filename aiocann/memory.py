@@ -1,10 +1,12 @@
 """Device memory (``DeviceArray``) and page-locked host memory.
 
-A ``DeviceArray`` is device memory with a numpy shape and dtype. Its memory is freed when it
-is closed or garbage-collected -- but never while device work may use it: every Completion
-that uses an array holds a reference to it (and counts it busy), so dropping the last user
-reference to an array with pending work defers the free until that work completes, and
-``close()`` on a busy array frees it when it becomes idle.
+A ``DeviceArray`` is device memory with a numpy shape and dtype, a block of its device's
+``MemoryPool`` (memory_pool.py). Its block goes back to the pool when it is closed or
+garbage-collected -- but never while device work may use it: every Completion that uses an
+array holds a reference to it (and counts it busy), so dropping the last user reference to an
+array with pending work defers the release until that work completes, and ``close()`` on a
+busy array releases it when it becomes idle -- or at once for later work on the one stream all
+its pending work is on (stream-ordered reuse, see memory_pool.py).
 
 Pinned host memory (``aclrtMallocHost``) comes back as numpy arrays whose buffer is that memory;
 copies to and from it are truly asynchronous. Pageable numpy arrays are staged through pinned
@@ -24,11 +26,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _runtime, errors
-from ._lib import check, ffi, in_context, lib
+from ._lib import check, ffi, lib
 
 if TYPE_CHECKING:
     from .completion import Completion
     from .device import Device
+    from .memory_pool import Block
     from .stream import Stream
 
 __all__ = ["DeviceArray", "StagingPool", "allocate_pinned", "is_pinned", "shape_and_dtype"]
@@ -129,24 +132,35 @@ class StagingPool:
 # --------------------------------------------------------------------------- device arrays
 
 
-def _free_device(ctx: Any, ptr: int) -> None:
-    # Runs in whatever thread dropped the last reference: keep that thread's context as it was.
-    in_context(ctx, lambda: lib.aclrtFree(ffi.cast("void*", ptr)))
-
-
 class DeviceArray:
-    """An array in device memory. Create with ``dev.empty(...)`` or ``await stream.upload(x)``."""
+    """An array in device memory. Create with ``dev.empty(...)``, ``stream.empty(...)`` or
+    ``await stream.upload(x)``."""
 
-    __slots__ = ("_device", "_ptr", "shape", "dtype", "_busy", "_closing", "_finalizer", "__weakref__")
+    __slots__ = (
+        "_device",
+        "_ptr",
+        "shape",
+        "dtype",
+        "_busy",
+        "_stream",
+        "_busy_on",
+        "_closing",
+        "_block",
+        "_finalizer",
+        "__weakref__",
+    )
 
-    def __init__(self, device: Device, ptr: int, shape: tuple[int, ...], dtype: np.dtype[Any]) -> None:
+    def __init__(self, device: Device, block: Block, shape: tuple[int, ...], dtype: np.dtype[Any]) -> None:
         self._device = device
-        self._ptr = ptr
+        self._block = block
+        self._ptr = block.ptr
         self.shape = shape
         self.dtype = dtype
-        self._busy = 0
+        self._busy = 0  # Completions in flight that use it
+        self._stream: Stream | None = None  # the stream of the newest of them
+        self._busy_on = 0  # how many of them are on that stream
         self._closing = False
-        self._finalizer = weakref.finalize(self, _free_device, device._ctx, ptr)
+        self._finalizer = weakref.finalize(self, device.memory_pool.release, block)
         self._finalizer.atexit = False  # at exit the process frees everything anyway
 
     @property
@@ -182,25 +196,38 @@ class DeviceArray:
         return not self._finalizer.alive or self._closing
 
     # Busy accounting, driven by the streams: a Completion that uses the array marks it busy
-    # when enqueued and idle when resolved. Only the event loop thread touches these.
-    def _use(self) -> None:
-        self._busy += 1
-
-    def _unuse(self) -> None:
+    # when enqueued (Completion.__init__, inlined there) and idle when resolved. Only the event
+    # loop thread touches these.
+    def _unuse(self, stream: Stream) -> None:
         self._busy -= 1
+        if stream is self._stream:
+            self._busy_on -= 1
         if self._busy == 0 and self._closing:
-            self._finalizer()
+            if self._finalizer.alive:
+                self._finalizer()
+            else:  # released to its stream early (close): now it is idle for everyone
+                self._device.memory_pool.settle(self._block)
 
     def close(self) -> None:
-        """Free the memory now, or -- if device work still uses it -- as soon as that is done."""
-        if self._busy:
-            self._closing = True
-        else:
+        """Free the memory now, or -- if device work still uses it -- as soon as that is done.
+        If all that work is on one stream, later work on that stream may reuse the memory at
+        once (stream-ordered; see memory_pool.py)."""
+        if not self._busy:
             self._finalizer()
+            return
+        if self._closing:
+            return
+        self._closing = True
+        if self._busy == self._busy_on and self._finalizer.alive:
+            self._finalizer.detach()
+            self._device.memory_pool.release(self._block, pending_on=self._stream)
 
     def _release(self) -> None:
         """The device is closing: its streams are drained, free unconditionally."""
-        self._finalizer()
+        if self._finalizer.alive:
+            self._finalizer()
+        elif self._closing and self._busy:  # released early; its work will not complete now
+            self._device.memory_pool.settle(self._block)
 
     async def get(self, *, stream: Stream | None = None) -> np.ndarray:
         """Copy to a new numpy array (on ``stream``, default the task's current stream)."""

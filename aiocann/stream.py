@@ -249,11 +249,16 @@ class Stream:
         self._device._bind()
         check(lib.aclrtStreamWaitEvent(self.handle, event.handle), "aclrtStreamWaitEvent")
 
+    def empty(self, shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
+        """``dev.empty(shape, dtype, stream=self)``: device memory ready for work on this stream,
+        possibly memory that earlier work on it still uses (stream-ordered reuse)."""
+        return self._device.empty(shape, dtype, stream=self)
+
     async def upload(self, data: Any) -> DeviceArray:
         """Copy a numpy array (or anything ``np.asarray`` accepts) to new device memory.
         Returns once the copy is enqueued; later work on this stream sees the data."""
         host = np.ascontiguousarray(data)
-        dst = self._device.empty(host.shape, host.dtype)
+        dst = self._device.empty(host.shape, host.dtype, stream=self)
         try:
             await self.copy_from_host(dst, host)
         except BaseException:

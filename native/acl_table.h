@@ -77,7 +77,8 @@
 
 /* Optional: absent from older CANN releases (missing ones return ACL_ERROR_API_NOT_SUPPORT, or
  * UINT32_MAX for the exception-info getters), deprecated in newer ones (aclrtGetVersion), and
- * the simulator's own trace interface (absent from every real runtime). */
+ * the simulator's own trace interface (absent from every real runtime). Stream capture (ACL
+ * Graph: aclmdlRI*) is absent from releases and chips without it. */
 #define AIOCANN_ACL_OPTIONAL(X) \
     X(aclrtGetVersion) \
     X(aclrtResetDeviceForce) \
@@ -96,6 +97,72 @@
     X(aclrtSetStreamFailureMode) \
     X(aclrtGetThreadLastTaskId) \
     X(aclrtStreamGetId) \
+    /* issue 11: the rest of pyACL's runtime surface */ \
+    X(aclFinalizeReference) \
+    X(aclsysGetVersionStr) \
+    X(aclsysGetCANNVersion) \
+    X(aclrtGetSocName) \
+    X(aclGetDeviceCapability) \
+    X(aclrtGetRunMode) \
+    X(aclrtSetTsDevice) \
+    X(aclrtSetDeviceSatMode) \
+    X(aclrtGetDeviceSatMode) \
+    X(aclrtGetDeviceUtilizationRate) \
+    X(aclrtQueryDeviceStatus) \
+    X(aclrtSynchronizeDeviceWithTimeout) \
+    X(aclrtGetDeviceInfo) \
+    X(aclrtDeviceGetStreamPriorityRange) \
+    X(aclrtGetDeviceCapability) \
+    X(aclrtGetLogicDevIdByUserDevId) \
+    X(aclrtGetUserDevIdByLogicDevId) \
+    X(aclrtGetLogicDevIdByPhyDevId) \
+    X(aclrtGetPhyDevIdByLogicDevId) \
+    X(aclrtDeviceGetUuid) \
+    X(aclrtDeviceGetBareTgid) \
+    X(aclrtDeviceCanAccessPeer) \
+    X(aclrtDeviceEnablePeerAccess) \
+    X(aclrtDeviceDisablePeerAccess) \
+    X(aclrtDevicePeerAccessStatus) \
+    X(aclrtCtxGetCurrentDefaultStream) \
+    X(aclrtGetPrimaryCtxState) \
+    X(aclrtCtxSetSysParamOpt) \
+    X(aclrtCtxGetSysParamOpt) \
+    X(aclrtSetSysParamOpt) \
+    X(aclrtGetSysParamOpt) \
+    X(aclrtDestroyStreamForce) \
+    X(aclrtGetStreamAvailableNum) \
+    X(aclrtSetStreamAttribute) \
+    X(aclrtGetStreamAttribute) \
+    X(aclrtCreateEventExWithFlag) \
+    X(aclrtQueryEvent) \
+    X(aclrtQueryEventWaitStatus) \
+    X(aclrtGetEventId) \
+    X(aclrtGetEventAvailNum) \
+    X(aclrtMallocAlign32) \
+    X(aclrtMallocCached) \
+    X(aclrtMallocWithCfg) \
+    X(aclrtMallocForTaskScheduler) \
+    X(aclrtMallocHostWithCfg) \
+    X(aclrtMemFlush) \
+    X(aclrtMemInvalidate) \
+    X(aclrtPointerGetAttributes) \
+    X(aclrtMemcpy2d) \
+    X(aclrtMemcpy2dAsync) \
+    X(aclrtCreateBinary) \
+    X(aclrtDestroyBinary) \
+    X(aclrtBinaryLoad) \
+    X(aclrtGetFunctionAddr) \
+    X(aclrtGetFunctionName) \
+    X(aclmdlRICaptureBegin) \
+    X(aclmdlRICaptureGetInfo) \
+    X(aclmdlRICaptureEnd) \
+    X(aclmdlRICaptureThreadExchangeMode) \
+    X(aclmdlRIExecuteAsync) \
+    X(aclmdlRIDestroy) \
+    X(aclmdlRICaptureTaskGrpBegin) \
+    X(aclmdlRICaptureTaskGrpEnd) \
+    X(aclmdlRICaptureTaskUpdateBegin) \
+    X(aclmdlRICaptureTaskUpdateEnd) \
     X(aclsimTraceStart) \
     X(aclsimTraceStop) \
     X(aclsimTraceDrain)
@@ -184,6 +251,72 @@ extern aiocann_acl_table aiocann_acl;
 #define aclrtSetStreamFailureMode (aiocann_acl.aclrtSetStreamFailureMode)
 #define aclrtGetThreadLastTaskId (aiocann_acl.aclrtGetThreadLastTaskId)
 #define aclrtStreamGetId (aiocann_acl.aclrtStreamGetId)
+/* issue 11 */
+#define aclFinalizeReference (aiocann_acl.aclFinalizeReference)
+#define aclsysGetVersionStr (aiocann_acl.aclsysGetVersionStr)
+#define aclsysGetCANNVersion (aiocann_acl.aclsysGetCANNVersion)
+#define aclrtGetSocName (aiocann_acl.aclrtGetSocName)
+#define aclGetDeviceCapability (aiocann_acl.aclGetDeviceCapability)
+#define aclrtGetRunMode (aiocann_acl.aclrtGetRunMode)
+#define aclrtSetTsDevice (aiocann_acl.aclrtSetTsDevice)
+#define aclrtSetDeviceSatMode (aiocann_acl.aclrtSetDeviceSatMode)
+#define aclrtGetDeviceSatMode (aiocann_acl.aclrtGetDeviceSatMode)
+#define aclrtGetDeviceUtilizationRate (aiocann_acl.aclrtGetDeviceUtilizationRate)
+#define aclrtQueryDeviceStatus (aiocann_acl.aclrtQueryDeviceStatus)
+#define aclrtSynchronizeDeviceWithTimeout (aiocann_acl.aclrtSynchronizeDeviceWithTimeout)
+#define aclrtGetDeviceInfo (aiocann_acl.aclrtGetDeviceInfo)
+#define aclrtDeviceGetStreamPriorityRange (aiocann_acl.aclrtDeviceGetStreamPriorityRange)
+#define aclrtGetDeviceCapability (aiocann_acl.aclrtGetDeviceCapability)
+#define aclrtGetLogicDevIdByUserDevId (aiocann_acl.aclrtGetLogicDevIdByUserDevId)
+#define aclrtGetUserDevIdByLogicDevId (aiocann_acl.aclrtGetUserDevIdByLogicDevId)
+#define aclrtGetLogicDevIdByPhyDevId (aiocann_acl.aclrtGetLogicDevIdByPhyDevId)
+#define aclrtGetPhyDevIdByLogicDevId (aiocann_acl.aclrtGetPhyDevIdByLogicDevId)
+#define aclrtDeviceGetUuid (aiocann_acl.aclrtDeviceGetUuid)
+#define aclrtDeviceGetBareTgid (aiocann_acl.aclrtDeviceGetBareTgid)
+#define aclrtDeviceCanAccessPeer (aiocann_acl.aclrtDeviceCanAccessPeer)
+#define aclrtDeviceEnablePeerAccess (aiocann_acl.aclrtDeviceEnablePeerAccess)
+#define aclrtDeviceDisablePeerAccess (aiocann_acl.aclrtDeviceDisablePeerAccess)
+#define aclrtDevicePeerAccessStatus (aiocann_acl.aclrtDevicePeerAccessStatus)
+#define aclrtCtxGetCurrentDefaultStream (aiocann_acl.aclrtCtxGetCurrentDefaultStream)
+#define aclrtGetPrimaryCtxState (aiocann_acl.aclrtGetPrimaryCtxState)
+#define aclrtCtxSetSysParamOpt (aiocann_acl.aclrtCtxSetSysParamOpt)
+#define aclrtCtxGetSysParamOpt (aiocann_acl.aclrtCtxGetSysParamOpt)
+#define aclrtSetSysParamOpt (aiocann_acl.aclrtSetSysParamOpt)
+#define aclrtGetSysParamOpt (aiocann_acl.aclrtGetSysParamOpt)
+#define aclrtDestroyStreamForce (aiocann_acl.aclrtDestroyStreamForce)
+#define aclrtGetStreamAvailableNum (aiocann_acl.aclrtGetStreamAvailableNum)
+#define aclrtSetStreamAttribute (aiocann_acl.aclrtSetStreamAttribute)
+#define aclrtGetStreamAttribute (aiocann_acl.aclrtGetStreamAttribute)
+#define aclrtCreateEventExWithFlag (aiocann_acl.aclrtCreateEventExWithFlag)
+#define aclrtQueryEvent (aiocann_acl.aclrtQueryEvent)
+#define aclrtQueryEventWaitStatus (aiocann_acl.aclrtQueryEventWaitStatus)
+#define aclrtGetEventId (aiocann_acl.aclrtGetEventId)
+#define aclrtGetEventAvailNum (aiocann_acl.aclrtGetEventAvailNum)
+#define aclrtMallocAlign32 (aiocann_acl.aclrtMallocAlign32)
+#define aclrtMallocCached (aiocann_acl.aclrtMallocCached)
+#define aclrtMallocWithCfg (aiocann_acl.aclrtMallocWithCfg)
+#define aclrtMallocForTaskScheduler (aiocann_acl.aclrtMallocForTaskScheduler)
+#define aclrtMallocHostWithCfg (aiocann_acl.aclrtMallocHostWithCfg)
+#define aclrtMemFlush (aiocann_acl.aclrtMemFlush)
+#define aclrtMemInvalidate (aiocann_acl.aclrtMemInvalidate)
+#define aclrtPointerGetAttributes (aiocann_acl.aclrtPointerGetAttributes)
+#define aclrtMemcpy2d (aiocann_acl.aclrtMemcpy2d)
+#define aclrtMemcpy2dAsync (aiocann_acl.aclrtMemcpy2dAsync)
+#define aclrtCreateBinary (aiocann_acl.aclrtCreateBinary)
+#define aclrtDestroyBinary (aiocann_acl.aclrtDestroyBinary)
+#define aclrtBinaryLoad (aiocann_acl.aclrtBinaryLoad)
+#define aclrtGetFunctionAddr (aiocann_acl.aclrtGetFunctionAddr)
+#define aclrtGetFunctionName (aiocann_acl.aclrtGetFunctionName)
+#define aclmdlRICaptureBegin (aiocann_acl.aclmdlRICaptureBegin)
+#define aclmdlRICaptureGetInfo (aiocann_acl.aclmdlRICaptureGetInfo)
+#define aclmdlRICaptureEnd (aiocann_acl.aclmdlRICaptureEnd)
+#define aclmdlRICaptureThreadExchangeMode (aiocann_acl.aclmdlRICaptureThreadExchangeMode)
+#define aclmdlRIExecuteAsync (aiocann_acl.aclmdlRIExecuteAsync)
+#define aclmdlRIDestroy (aiocann_acl.aclmdlRIDestroy)
+#define aclmdlRICaptureTaskGrpBegin (aiocann_acl.aclmdlRICaptureTaskGrpBegin)
+#define aclmdlRICaptureTaskGrpEnd (aiocann_acl.aclmdlRICaptureTaskGrpEnd)
+#define aclmdlRICaptureTaskUpdateBegin (aiocann_acl.aclmdlRICaptureTaskUpdateBegin)
+#define aclmdlRICaptureTaskUpdateEnd (aiocann_acl.aclmdlRICaptureTaskUpdateEnd)
 #define aclsimTraceStart (aiocann_acl.aclsimTraceStart)
 #define aclsimTraceStop (aiocann_acl.aclsimTraceStop)
 #define aclsimTraceDrain (aiocann_acl.aclsimTraceDrain)

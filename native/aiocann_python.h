@@ -8,4 +8,7 @@
 /* The pyACL facade's host-callback trampoline (aiocann/acl/rt.py): passed to
  * aclrtLaunchCallback with a token as its userData. */
 extern "Python" void aiocann_acl_callback(void *userData);
+/* Its exception-info trampoline (aiocann/acl/rt.py): the function pyACL's
+ * set_exception_info_callback registers with aclrtSetExceptionInfoCallback. */
+extern "Python" void aiocann_acl_exception_callback(aclrtExceptionInfo *exceptionInfo);
 /* cffi-end */

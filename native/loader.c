@@ -83,6 +83,333 @@ static aclError missing_aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
     (void)stream, (void)streamId;
     return ACL_ERROR_API_NOT_SUPPORT;
 }
+/* issue 11: the pyACL-surface block, all optional (older runtimes lack some of it). */
+static aclError missing_aclFinalizeReference(uint64_t *refCount)
+{
+    (void)refCount;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclsysGetVersionStr(char *pkgName, char *versionStr)
+{
+    (void)pkgName, (void)versionStr;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version)
+{
+    (void)name, (void)version;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static const char *missing_aclrtGetSocName(void) { return NULL; }
+static aclError missing_aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t *value)
+{
+    (void)deviceId, (void)deviceInfo, (void)value;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetRunMode(aclrtRunMode *runMode)
+{
+    (void)runMode;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtSetTsDevice(aclrtTsId tsId)
+{
+    (void)tsId;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)
+{
+    (void)mode;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode)
+{
+    (void)mode;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo)
+{
+    (void)deviceId, (void)utilizationInfo;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus)
+{
+    (void)deviceId, (void)deviceStatus;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
+{
+    (void)timeout;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value)
+{
+    (void)deviceId, (void)attr, (void)value;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *greatestPriority)
+{
+    (void)leastPriority, (void)greatestPriority;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType, int32_t *value)
+{
+    (void)deviceId, (void)devFeatureType, (void)value;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t *const logicDevId)
+{
+    (void)userDevid, (void)logicDevId;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int32_t *const userDevid)
+{
+    (void)logicDevId, (void)userDevid;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId, int32_t *const logicDevId)
+{
+    (void)phyDevId, (void)logicDevId;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId, int32_t *const phyDevId)
+{
+    (void)logicDevId, (void)phyDevId;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid)
+{
+    (void)deviceId, (void)uuid;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtDeviceGetBareTgid(int32_t *pid)
+{
+    (void)pid;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId)
+{
+    (void)canAccessPeer, (void)deviceId, (void)peerDeviceId;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)
+{
+    (void)peerDeviceId, (void)flags;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
+{
+    (void)peerDeviceId;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status)
+{
+    (void)deviceId, (void)peerDeviceId, (void)status;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)
+{
+    (void)stream;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int32_t *active)
+{
+    (void)deviceId, (void)flags, (void)active;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value)
+{
+    (void)opt, (void)value;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
+{
+    (void)opt, (void)value;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value)
+{
+    (void)opt, (void)value;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
+{
+    (void)opt, (void)value;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtDestroyStreamForce(aclrtStream stream)
+{
+    (void)stream;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetStreamAvailableNum(uint32_t *streamCount)
+{
+    (void)streamCount;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                                aclrtStreamAttrValue *value)
+{
+    (void)stream, (void)stmAttrType, (void)value;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                                aclrtStreamAttrValue *value)
+{
+    (void)stream, (void)stmAttrType, (void)value;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    (void)event, (void)flag;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
+{
+    (void)event, (void)status;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
+{
+    (void)event, (void)status;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
+{
+    (void)event, (void)eventId;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetEventAvailNum(uint32_t *eventCount)
+{
+    (void)eventCount;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    (void)devPtr, (void)size, (void)policy;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    (void)devPtr, (void)size, (void)policy;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                                           aclrtMallocConfig *cfg)
+{
+    (void)devPtr, (void)size, (void)policy, (void)cfg;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMallocForTaskScheduler(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                                                    aclrtMallocConfig *cfg)
+{
+    (void)devPtr, (void)size, (void)policy, (void)cfg;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg)
+{
+    (void)ptr, (void)size, (void)cfg;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMemFlush(void *devPtr, size_t size)
+{
+    (void)devPtr, (void)size;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMemInvalidate(void *devPtr, size_t size)
+{
+    (void)devPtr, (void)size;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)
+{
+    (void)ptr, (void)attributes;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                      size_t height, aclrtMemcpyKind kind)
+{
+    (void)dst, (void)dpitch, (void)src, (void)spitch, (void)width, (void)height, (void)kind;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                           size_t height, aclrtMemcpyKind kind, aclrtStream stream)
+{
+    (void)dst, (void)dpitch, (void)src, (void)spitch, (void)width, (void)height, (void)kind, (void)stream;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclrtBinary missing_aclrtCreateBinary(const void *data, size_t dataLen)
+{
+    (void)data, (void)dataLen;
+    return NULL;
+}
+static aclError missing_aclrtDestroyBinary(aclrtBinary binary)
+{
+    (void)binary;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtBinaryLoad(const aclrtBinary binary, aclrtBinHandle *binHandle)
+{
+    (void)binary, (void)binHandle;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetFunctionAddr(aclrtFuncHandle funcHandle, void **aicAddr, void **aivAddr)
+{
+    (void)funcHandle, (void)aicAddr, (void)aivAddr;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_t maxLen, char *name)
+{
+    (void)funcHandle, (void)maxLen, (void)name;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+
+/* Stream capture (ACL Graph): absent from releases and chips without it. */
+static aclError missing_aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
+{
+    (void)stream, (void)mode;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI)
+{
+    (void)stream, (void)status, (void)modelRI;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
+{
+    (void)stream, (void)modelRI;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode)
+{
+    (void)mode;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
+{
+    (void)modelRI, (void)stream;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclmdlRIDestroy(aclmdlRI modelRI)
+{
+    (void)modelRI;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_stream_only(aclrtStream stream)
+{
+    (void)stream;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+#define missing_aclmdlRICaptureTaskGrpBegin missing_stream_only
+#define missing_aclmdlRICaptureTaskUpdateEnd missing_stream_only
+static aclError missing_aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle)
+{
+    (void)stream, (void)handle;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle)
+{
+    (void)stream, (void)handle;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
 static int missing_aclsimTraceStart(size_t capacity)
 {
     (void)capacity;

@@ -178,3 +178,68 @@ def test_example_pyacl_add_both_ways():
         "z2: ok (65536/65536 elements match)",
         "z3: ok (65536/65536 elements match)",
     ]
+
+
+# --------------------------------------------------------------------------- python's forms
+
+
+def test_runner_dash_c(tmp_path: Path):
+    """``-c CODE``: argv[0] is '-c', the current directory comes first on sys.path."""
+    (tmp_path / "sibling.py").write_text("VALUE = 42\n")
+    code = "import sys, acl, sibling; print(sys.argv, sibling.VALUE, acl.rt.get_run_mode(), __name__)"
+    proc = run_acl("-c", code, "x", "--y", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['-c', 'x', '--y'] 42 (1, 0) __main__"
+
+
+def test_runner_dash_m_pytest(tmp_path: Path):
+    """``-m MODULE``: a test suite written for pyACL runs under pytest with `import acl`."""
+    (tmp_path / "test_pyacl_suite.py").write_text(
+        textwrap.dedent(
+            """\
+            import acl
+
+            def test_device():
+                assert acl.init() in (0, 100002)
+                assert acl.rt.set_device(0) == 0
+                assert acl.rt.get_run_mode() == (1, 0)
+                assert acl.rt.reset_device(0) == 0
+            """
+        )
+    )
+    proc = run_acl("-m", "pytest", "-q", "-p", "no:cacheprovider", "test_pyacl_suite.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout
+    proc = run_acl("-m", "no_such_module_anywhere", cwd=tmp_path)
+    assert proc.returncode == 1 and "No module named no_such_module_anywhere" in proc.stderr
+
+
+def test_runner_stdin(tmp_path: Path):
+    env = {**os.environ, "AIOCANN_BACKEND": "sim"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "aiocann.acl", "-", "arg"],
+        input="import sys, acl\nprint(sys.argv, acl.get_soc_name())\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['-', 'arg'] Ascend910B1"
+
+
+def test_traceback_starts_at_the_program(tmp_path: Path):
+    """An uncaught exception is reported as `python PROGRAM.py` reports it: no frame of the
+    runner or of runpy above the program's."""
+    program = tmp_path / "crash.py"
+    program.write_text("import acl\n\ndef inner():\n    raise RuntimeError('boom')\n\ninner()\n")
+    for args in ([str(program)], ["-c", "import acl\nraise RuntimeError('boom')"], ["-m", "crash"]):
+        proc = run_acl(*args, cwd=tmp_path)
+        assert proc.returncode == 1
+        lines = proc.stderr.strip().splitlines()
+        assert lines[0] == "Traceback (most recent call last):"
+        assert lines[-1] == "RuntimeError: boom"
+        assert "aiocann/acl/__main__.py" not in proc.stderr and "runpy" not in proc.stderr, proc.stderr
+        frames = [line for line in lines if line.startswith('  File "')]
+        assert frames and ("crash.py" in frames[0] or "<string>" in frames[0]), proc.stderr

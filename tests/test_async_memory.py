@@ -59,27 +59,89 @@ async def test_pinned_arrays_copy_without_staging():
 
 
 async def test_dropped_array_is_freed_only_after_its_work(test_kernels_path):
+    """A dropped or closed array's memory goes back to the pool only when its work is done
+    (idle blocks are cached; trim() returns them to the device)."""
     async with ac.Device(0) as dev:
         wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
+        pool = dev.memory_pool
         async with dev.stream():
             free0, _ = dev.mem_info()
             arr = dev.empty(8 * MB, np.uint8)
             c = await ac.launch(wait, await wait.args().ptr(arr).u64(100_000), blocks=1)
             del arr
             gc.collect()
-            assert dev.mem_info()[0] < free0  # still allocated: the launch holds it
+            assert pool.stats().in_use_bytes == 8 * MB  # still in use: the launch holds it
             await c
             gc.collect()
-            assert dev.mem_info()[0] == free0
+            assert pool.stats().in_use_bytes == 0 and pool.stats().cached_bytes == 8 * MB
+            assert pool.trim() == 8 * MB and dev.mem_info()[0] == free0
 
             arr = dev.empty(8 * MB, np.uint8)
+            old = arr.ptr
             c = await ac.launch(wait, await wait.args().ptr(arr).u64(100_000), blocks=1)
             arr.close()  # busy: deferred
-            assert arr.closed and dev.mem_info()[0] < free0
+            assert arr.closed and pool.stats().in_use_bytes == 8 * MB
+            other = dev.empty(8 * MB, np.uint8)  # no stream: only idle memory, so not arr's
+            assert other.ptr != old and pool.stats().stream_reuses == 0
+            other.close()
             with pytest.raises(ac.ClosedError):
                 _ = arr.ptr
             await c
+            gc.collect()
+            assert pool.stats().in_use_bytes == 0
+            pool.trim()
             assert dev.mem_info()[0] == free0
+
+
+async def test_stream_ordered_reuse_and_pool_statistics(test_kernels_path):
+    """A block freed while work on stream s still uses it is reusable at once by later work on
+    s (stream order makes it safe), and by other streams only once that work is done."""
+    async with ac.Device(0) as dev:
+        b = await dev.load_binary(test_kernels_path)
+        wait, write = b.function("wait_us"), b.function("write_value")
+        pool = dev.memory_pool
+        async with dev.stream() as s, dev.stream() as s2:
+            arr = s.empty(1024, np.int32)
+            old = arr.ptr
+            c = await ac.launch(wait, await wait.args().ptr(arr).u64(100_000), blocks=1, stream=s)
+            arr.close()
+            assert dev.empty(1024, np.int32, stream=s2).ptr != old  # s2's work is not ordered after
+            again = s.empty(1024, np.int32)  # s's later work is: the same memory, at once
+            assert again.ptr == old and not c.done()
+            assert pool.stats().stream_reuses == 1
+            w = await ac.launch(write, await write.args().ptr(again).u32(3).i32(42), blocks=1, stream=s)
+            await w
+            assert c.done()  # stream order: the reuse ran after the old work
+            assert (await again.get(stream=s))[3] == 42
+            hits = pool.stats().hits
+            again.close()
+            assert dev.empty(1024, np.int32).ptr == old and pool.stats().hits == hits + 1  # idle now
+
+
+async def test_pool_limit_trim_and_opt_out():
+    async with ac.Device(0, memory_limit=4 * MB) as dev:
+        pool = dev.memory_pool
+        a = dev.empty(3 * MB, np.uint8)
+        with pytest.raises(ac.DeviceOutOfMemoryError, match="limit"):
+            dev.empty(2 * MB, np.uint8)
+        a.close()
+        assert pool.stats().cached_bytes == 3 * MB
+        b = dev.empty(2 * MB, np.uint8)  # over the limit with the cache: the cache is freed first
+        assert pool.stats().cached_bytes == 0 and pool.stats().in_use_bytes == 2 * MB
+        b.close()
+        pool.limit = None
+        assert pool.trim() == 2 * MB
+        st = pool.stats()
+        assert st.in_use_bytes == 0 and st.cached_bytes == 0 and st.limit is None and st.mallocs == 2
+    async with ac.Device(0, memory_pool=False) as dev:
+        free0 = dev.mem_info()[0]
+        a = dev.empty(MB, np.uint8)
+        a.close()
+        assert dev.mem_info()[0] == free0 and dev.memory_pool.stats().cached_bytes == 0
+    with pytest.raises(ValueError):
+        ac.Device(0, memory_limit=-1)
+    with pytest.raises(TypeError):
+        ac.Device(0, memory_pool="yes")  # type: ignore[arg-type]
 
 
 async def test_cancelled_waiter_leaks_nothing(test_kernels_path):
@@ -96,10 +158,12 @@ async def test_cancelled_waiter_leaks_nothing(test_kernels_path):
             with anyio.move_on_after(0.02):
                 await submit_and_wait()
             gc.collect()
-            assert dev.dispatcher.pending == 1 and dev.mem_info()[0] < free0
+            assert dev.dispatcher.pending == 1 and dev.memory_pool.stats().in_use_bytes == 4 * MB
             await s.synchronize()
             gc.collect()
-            assert dev.dispatcher.pending == 0 and dev.mem_info()[0] == free0
+            assert dev.dispatcher.pending == 0 and dev.memory_pool.stats().in_use_bytes == 0
+            dev.memory_pool.trim()
+            assert dev.mem_info()[0] == free0
 
 
 async def test_download_cancelled_midway_is_safe():

@@ -418,6 +418,56 @@ FACADE: dict[str, list[str]] = {
     "rt.kernel_args_finalize": ["args"],
     "rt.launch_kernel_with_config": ["func", "u32", "stream", "list", "args", "reserve"],
     "rt.launch_kernel": ["func", "u32", "devptr", "size", "stream"],
+    # issue 11: the rest of pyACL's runtime surface
+    "rt.get_run_mode": ["ignored"],
+    "rt.set_ts_device": ["i32"],
+    "rt.set_device_sat_mode": ["i32"],
+    "rt.get_device_sat_mode": ["ignored"],
+    "rt.synchronize_device_with_timeout": ["timeout"],
+    "rt.get_device_utilization_rate": ["dev"],
+    "rt.query_device_status": ["dev"],
+    "rt.get_device_info": ["u32", "u32"],
+    "rt.device_get_stream_priority_range": ["ignored"],
+    "rt.get_device_capability": ["dev", "u32"],
+    "rt.get_logic_dev_id_by_user_dev_id": ["dev"],
+    "rt.get_user_dev_id_by_logic_dev_id": ["dev"],
+    "rt.get_logic_dev_id_by_phy_dev_id": ["dev"],
+    "rt.get_phy_dev_id_by_logic_dev_id": ["dev"],
+    "rt.device_get_uuid": ["dev"],
+    "rt.device_get_bare_tgid": ["ignored"],
+    "rt.device_can_access_peer": ["dev", "dev"],
+    "rt.device_enable_peer_access": ["dev", "u32"],
+    "rt.device_disable_peer_access": ["dev"],
+    "rt.device_peer_access_status": ["dev", "dev"],
+    "rt.ctx_get_current_default_stream": ["ignored"],
+    "rt.get_primary_ctx_state": ["dev"],
+    "rt.ctx_set_sys_param_opt": ["i32", "size"],
+    "rt.ctx_get_sys_param_opt": ["i32"],
+    "rt.set_sys_param_opt": ["i32", "size"],
+    "rt.get_sys_param_opt": ["i32"],
+    "rt.get_stream_available_num": ["ignored"],
+    "rt.destroy_stream_force": ["stream"],
+    "rt.set_stream_attribute": ["stream", "i32", "any"],
+    "rt.get_stream_attribute": ["stream", "i32"],
+    "rt.create_event_ex_with_flag": ["u32"],
+    "rt.query_event": ["event"],
+    "rt.query_event_wait_status": ["event"],
+    "rt.get_event_id": ["event"],
+    "rt.get_event_avail_num": ["ignored"],
+    "rt.malloc_align32": ["size", "i32"],
+    "rt.malloc_cached": ["size", "i32"],
+    "rt.mem_flush": ["devptr", "size"],
+    "rt.mem_invalidate": ["devptr", "size"],
+    "rt.malloc_with_cfg": ["size", "i32", "any"],
+    "rt.malloc_for_task_scheduler": ["size", "i32", "any"],
+    "rt.malloc_host_with_cfg": ["size", "any"],
+    "rt.pointer_get_attributes": ["ptr"],
+    "rt.memcpy2d": ["ptr", "size", "ptr", "size", "size", "size", "i32"],
+    "rt.memcpy2d_async": ["ptr", "size", "ptr", "size", "size", "size", "i32", "stream"],
+    "rt.destroy_binary": ["bin"],
+    "rt.binary_load": ["bin"],
+    "rt.get_function_addr": ["func"],
+    "rt.get_function_name": ["func", "u32"],
     "util.start_thread": ["callable", "any"],
     "util.stop_thread": ["thread"],
     "util.bytes_to_ptr": ["bytes"],
@@ -473,6 +523,7 @@ class FacadeBaseline:
         self.kernel_bytes = Path(self.kernel_path).read_bytes()
         self.kernel_ptr = acl.util.bytes_to_ptr(self.kernel_bytes)
         self.bin = self.ok(acl.rt.binary_load_from_file(self.kernel_path, []))
+        self.desc = acl.rt.create_binary(self.kernel_ptr, len(self.kernel_bytes))
         self.func = self.ok(acl.rt.binary_get_function(self.bin, "empty"))  # empty(GM_ADDR unused)
         self.host = np.zeros(64, np.uint64)  # values for Append / ParaUpdate
         self.host_ptr = int(self.host.ctypes.data)
@@ -570,6 +621,48 @@ class FacadeBaseline:
             "rt.kernel_args_finalize": [b.args],
             "rt.launch_kernel_with_config": [b.func, 1, b.stream, [], b.launch_args, 0],
             "rt.launch_kernel": [b.func, 1, b.dev_args, 8, b.stream],
+            "rt.set_ts_device": [0],
+            "rt.set_device_sat_mode": [1],
+            "rt.synchronize_device_with_timeout": [1000],
+            "rt.get_device_utilization_rate": [0],
+            "rt.query_device_status": [0],
+            "rt.get_device_info": [0, 101],
+            "rt.get_device_capability": [0, 1],
+            "rt.get_logic_dev_id_by_user_dev_id": [0],
+            "rt.get_user_dev_id_by_logic_dev_id": [0],
+            "rt.get_logic_dev_id_by_phy_dev_id": [0],
+            "rt.get_phy_dev_id_by_logic_dev_id": [0],
+            "rt.device_get_uuid": [0],
+            "rt.device_can_access_peer": [0, 1],
+            "rt.device_enable_peer_access": [1, 0],
+            "rt.device_disable_peer_access": [1],
+            "rt.device_peer_access_status": [0, 1],
+            "rt.get_primary_ctx_state": [0],
+            "rt.ctx_set_sys_param_opt": [0, 1],
+            "rt.ctx_get_sys_param_opt": [0],
+            "rt.set_sys_param_opt": [0, 0],
+            "rt.get_sys_param_opt": [0],
+            "rt.destroy_stream_force": [b.stream],
+            "rt.set_stream_attribute": [b.stream, 3, {"userCustomTag": 1}],
+            "rt.get_stream_attribute": [b.stream, 3],
+            "rt.create_event_ex_with_flag": [1],
+            "rt.query_event": [b.event],
+            "rt.query_event_wait_status": [b.event],
+            "rt.get_event_id": [b.event],
+            "rt.malloc_align32": [64, 0],
+            "rt.malloc_cached": [64, 0],
+            "rt.mem_flush": [b.devptr, 64],
+            "rt.mem_invalidate": [b.devptr, 64],
+            "rt.malloc_with_cfg": [64, 0, {}],
+            "rt.malloc_for_task_scheduler": [64, 0, {}],
+            "rt.malloc_host_with_cfg": [64, {}],
+            "rt.pointer_get_attributes": [b.devptr],
+            "rt.memcpy2d": [b.pinned, 64, b.devptr, 64, 16, 4, 2],
+            "rt.memcpy2d_async": [b.pinned, 64, b.devptr, 64, 16, 4, 2, b.stream],
+            "rt.destroy_binary": [b.desc],
+            "rt.binary_load": [b.desc],
+            "rt.get_function_addr": [b.func],
+            "rt.get_function_name": [b.func, 64],
             "util.start_thread": [_noop, None],
             "util.stop_thread": [0],
             "util.bytes_to_ptr": [b"abc"],
@@ -591,10 +684,17 @@ class FacadeBaseline:
             return
         if not name.startswith("rt.") or (result[-1] if isinstance(result, tuple) else result) != 0:
             return
-        if name in ("rt.malloc",):
+        if name in ("rt.malloc", "rt.malloc_align32", "rt.malloc_cached", "rt.malloc_with_cfg",
+                    "rt.malloc_for_task_scheduler"):
             acl.rt.free(result[0])
-        elif name == "rt.malloc_host":
+        elif name in ("rt.malloc_host", "rt.malloc_host_with_cfg"):
             acl.rt.free_host(result[0])
+        elif name == "rt.create_event_ex_with_flag":
+            acl.rt.destroy_event(result[0])
+        elif name == "rt.binary_load":
+            acl.rt.binary_unload(result[0])
+        elif name == "rt.device_enable_peer_access":
+            acl.rt.device_disable_peer_access(args[0])
         elif name in ("rt.create_stream", "rt.create_stream_with_config"):
             acl.rt.destroy_stream(result[0])
         elif name in ("rt.create_event", "rt.create_event_with_flag"):
@@ -643,6 +743,8 @@ def _judge(name: str, kind: str, value: Any, outcome: Any, exc: BaseException | 
         allowed: tuple[type[BaseException], ...] = (TypeError, ValueError)
         if kind in INT_KINDS and _is_int(value):
             allowed += (OverflowError,)
+        if name in ("rt.malloc_with_cfg", "rt.malloc_for_task_scheduler", "rt.malloc_host_with_cfg"):
+            allowed += (KeyError,)  # pyACL's own answer to a cfg dict with a wrong key or count
         if name == "util.ptr_to_numpy" and kind == "shape":
             allowed += (OverflowError, MemoryError)  # numpy's own answer to an absurd shape
         if not isinstance(exc, allowed):

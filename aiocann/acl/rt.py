@@ -4,18 +4,30 @@ callbacks, binaries, kernel arguments and launches.
 Where it sits: the synchronous, pyACL-compatible face of the ACL runtime. Every function is a
 thin wrapper over one ACL C call made through :mod:`aiocann._lib` (the simulator, or a real
 CANN runtime loaded into the same function table), with pyACL's name, argument forms and
-returns (reference §13):
+returns (reference §13; python/pyACL/rt/*.cpp):
 
 * handles and addresses are ``int`` (``0`` is NULL; stream ``0`` is the default stream);
 * a call with outputs returns a tuple with the ACL return code last, ``(value, ret)``; a call
   without outputs returns the bare ``ret``;
 * runtime failures are return codes, never exceptions; only arguments that pyACL itself could
-  not parse raise (``TypeError``, or ``ValueError`` for a cfg/options that is not a list).
+  not parse raise, with pyACL's exception and text (see :mod:`aiocann.acl._convert`).
+
+Where pyACL's C wrapper returns something odd, this module returns the same: a value pyACL
+formats with a narrower type than the C one is narrowed the same way (``get_device_info``'s
+int64 value goes out through ``"i"``, its low 32 bits), a struct comes back as the dict pyACL
+builds. Each such case is marked below.
+
+pyACL functions aiocann does not provide (hardware the simulator does not model: IPC,
+virtual memory, notifies, custom allocators, resource limits, ...) are still attributes:
+calling one raises NotImplementedError naming it (``__getattr__`` at the end), never an
+AttributeError deep inside a program.
 
 The GIL: the binding is a cffi API-mode extension, whose generated wrappers release the GIL
 around every C call. So synchronize, process_report and every other blocking call lets other
 Python threads run -- in particular the thread that has to run a host callback while another
-thread waits in ``synchronize_stream`` for the stream that callback holds.
+thread waits in ``synchronize_stream`` for the stream that callback holds. Callbacks coming
+from the runtime (launch_callback's, set_exception_info_callback's) take the GIL back, as
+pyACL's C callbacks do with PyGILState_Ensure.
 """
 
 from __future__ import annotations
@@ -29,29 +41,69 @@ from collections.abc import Callable
 from typing import Any
 
 from .._lib import ffi, forget_context, lib
-from ._convert import addr, cstr, i32, u32, u64, vptr
+from ._convert import addr, cstr, pyacl, vptr
+from ._unsupported import not_implemented
 
 __all__ = [
     "binary_get_function",
+    "binary_load",
     "binary_load_from_data",
     "binary_load_from_file",
     "binary_unload",
+    "create_binary",
     "create_context",
     "create_event",
+    "create_event_ex_with_flag",
     "create_event_with_flag",
     "create_stream",
     "create_stream_with_config",
+    "ctx_get_current_default_stream",
+    "ctx_get_sys_param_opt",
+    "ctx_set_sys_param_opt",
+    "destroy_binary",
     "destroy_context",
     "destroy_event",
     "destroy_stream",
+    "destroy_stream_force",
+    "device_can_access_peer",
+    "device_disable_peer_access",
+    "device_enable_peer_access",
+    "device_get_bare_tgid",
+    "device_get_stream_priority_range",
+    "device_get_uuid",
+    "device_peer_access_status",
     "event_elapsed_time",
     "event_get_timestamp",
     "free",
     "free_host",
     "get_context",
     "get_device",
+    "get_device_capability",
     "get_device_count",
+    "get_device_id_from_exception_info",
+    "get_device_info",
+    "get_device_sat_mode",
+    "get_device_utilization_rate",
+    "get_error_code_from_exception_info",
+    "get_event_avail_num",
+    "get_event_id",
+    "get_function_addr",
+    "get_function_name",
+    "get_last_error",
+    "get_logic_dev_id_by_phy_dev_id",
+    "get_logic_dev_id_by_user_dev_id",
     "get_mem_info",
+    "get_phy_dev_id_by_logic_dev_id",
+    "get_primary_ctx_state",
+    "get_run_mode",
+    "get_stream_attribute",
+    "get_stream_available_num",
+    "get_stream_id_from_exception_info",
+    "get_sys_param_opt",
+    "get_task_id_from_exception_info",
+    "get_thread_id_from_exception_info",
+    "get_thread_last_task_id",
+    "get_user_dev_id_by_logic_dev_id",
     "kernel_args_append",
     "kernel_args_append_place_holder",
     "kernel_args_finalize",
@@ -65,23 +117,45 @@ __all__ = [
     "launch_kernel",
     "launch_kernel_with_config",
     "malloc",
+    "malloc_align32",
+    "malloc_cached",
+    "malloc_for_task_scheduler",
     "malloc_host",
+    "malloc_host_with_cfg",
+    "malloc_with_cfg",
+    "mem_flush",
+    "mem_invalidate",
     "memcpy",
+    "memcpy2d",
+    "memcpy2d_async",
     "memcpy_async",
     "memset",
     "memset_async",
+    "peek_at_last_error",
+    "pointer_get_attributes",
     "process_report",
+    "query_device_status",
+    "query_event",
     "query_event_status",
+    "query_event_wait_status",
     "record_event",
     "reset_device",
     "reset_device_force",
     "reset_event",
     "set_context",
     "set_device",
+    "set_device_sat_mode",
+    "set_exception_info_callback",
+    "set_stream_attribute",
+    "set_stream_failure_mode",
+    "set_sys_param_opt",
+    "set_ts_device",
+    "stream_get_id",
     "stream_query",
     "stream_wait_event",
     "subscribe_report",
     "synchronize_device",
+    "synchronize_device_with_timeout",
     "synchronize_event",
     "synchronize_event_with_timeout",
     "synchronize_stream",
@@ -92,13 +166,84 @@ __all__ = [
 _log = logging.getLogger("aiocann.acl")
 
 
-def _api(name: str) -> str:
-    return f"acl.rt.{name}"
+def _rt(name: str, fmt: str | None, message: object = None, *, suffix: str = "") -> Any:
+    """@pyacl for ``acl.rt.<name>``. The usual message is "acl.rt.<name> args parse failed",
+    some wrappers add ``suffix`` ("!"); ``message`` overrides the whole text."""
+    api = f"acl.rt.{name}"
+    text = message if message is not None else f"{api} args parse failed{suffix}"
+    return pyacl(api, fmt, text)
 
 
-# Functions that pyACL declares METH_VARARGS but whose C wrapper never looks at its arguments
-# (create_stream, get_device, ...) accept and ignore any positional arguments there; they do
-# here too (`*_ignored`), so a program that passes one by mistake still runs unchanged.
+def _rt_native(name: str, fmt: str) -> Any:
+    """A wrapper whose CHECK_NULL carries no message: CPython's parser error shows."""
+    return pyacl(f"acl.rt.{name}", fmt, None)
+
+
+def _out(ctype: str) -> Any:
+    return ffi.new(ctype)
+
+
+# pyACL formats some outputs narrower than their C type (Py_BuildValue reads a vararg of the
+# wrong width); these reproduce what a program then sees on an LP64 little-endian host.
+
+
+def _as_i32(v: int) -> int:
+    """An integer passed to Py_BuildValue("i"): its low 32 bits, signed."""
+    v &= 0xFFFF_FFFF
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+def _as_u32(v: int) -> int:
+    """An integer passed to Py_BuildValue("I"): its low 32 bits."""
+    return v & 0xFFFF_FFFF
+
+
+# pyACL reads the fields of option, cfg and attribute dicts with GetValueFromPyDict
+# (python/pyACL/utils_methods.cpp): a missing key or a value that is not an int leaves the
+# field as it was (0); an int out of range raises ValueError with the conversion's name.
+
+
+def _dict_int(entry: dict[Any, Any], key: str, *, signed: bool, bits: int = 32) -> int | None:
+    """The int (``signed``: PyLong_AsLong) or unsigned (PyLong_AsUnsignedLong) field, cast to
+    ``bits``; None when the key is missing or not an integer."""
+    value: Any = entry.get(key)
+    try:
+        v = operator.index(value)
+    except TypeError:
+        return None
+    mask = (1 << bits) - 1
+    if signed:
+        if not -(1 << 63) <= v < (1 << 63):
+            raise ValueError("PyLong_AsLong failed")
+        v &= mask  # static_cast<int>: the low bits
+        return v - (1 << bits) if v >= 1 << (bits - 1) else v
+    if not 0 <= v < (1 << 64):
+        raise ValueError("PyLong_AsUnsignedLongLong failed" if bits == 64 else "PyLong_AsUnsignedLong failed")
+    return v & mask
+
+
+def _dict_u32_list(entry: dict[Any, Any], key: str, size: int) -> list[int] | None:
+    """GetValueFromPyDict(unsigned int*, size): a list of at most ``size`` ints, read up to
+    the first item that is not an int; None when the key is missing or not a list."""
+    value: Any = entry.get(key)
+    if not isinstance(value, list):
+        return None
+    if len(value) > size:
+        raise ValueError(f"The length of {key} should be no greater than {size}")
+    out = []
+    for item in value:
+        try:
+            v = operator.index(item)
+        except TypeError:
+            break
+        if not 0 <= v < (1 << 64):
+            raise ValueError("PyLong_AsUnsignedLong failed")
+        out.append(v & 0xFFFF_FFFF)
+    return out
+
+
+# pyACL functions that take no arguments declare METH_VARARGS but never look at them: they
+# accept and ignore any positional arguments, and so do these (fmt None).
 
 # ----------------------------------------------------------------------- device and context
 
@@ -107,231 +252,684 @@ def _api(name: str) -> str:
 # caches the context it bound per thread, and may run on this thread too.
 
 
+@_rt("set_device", "i")
 def set_device(device_id: int, /) -> int:
     forget_context()
-    return int(lib.aclrtSetDevice(i32(device_id, _api("set_device"))))
+    return int(lib.aclrtSetDevice(device_id))
 
 
+@_rt("reset_device", "i")
 def reset_device(device_id: int, /) -> int:
     forget_context()
-    return int(lib.aclrtResetDevice(i32(device_id, _api("reset_device"))))
+    return int(lib.aclrtResetDevice(device_id))
 
 
+@_rt("reset_device_force", "i")
 def reset_device_force(device_id: int, /) -> int:
     forget_context()
-    return int(lib.aclrtResetDeviceForce(i32(device_id, _api("reset_device_force"))))
+    return int(lib.aclrtResetDeviceForce(device_id))
 
 
-def get_device(*_ignored: object) -> tuple[int, int]:
-    out = ffi.new("int32_t *")
+@_rt("get_device", None)
+def get_device() -> tuple[int, int]:
+    out = _out("int32_t *")
     ret = lib.aclrtGetDevice(out)
     return int(out[0]), int(ret)
 
 
-def get_device_count(*_ignored: object) -> tuple[int, int]:
-    out = ffi.new("uint32_t *")
+@_rt("get_device_count", None)
+def get_device_count() -> tuple[int, int]:
+    out = _out("uint32_t *")
     ret = lib.aclrtGetDeviceCount(out)
     return int(out[0]), int(ret)
 
 
-def synchronize_device(*_ignored: object) -> int:
+@_rt("get_run_mode", None)
+def get_run_mode() -> tuple[int, int]:
+    """``(run_mode, ret)``: 1 (ACL_HOST) -- a program on the host driving devices; 0 is
+    ACL_DEVICE, a program on the device's own CPUs."""
+    out = _out("aclrtRunMode *")
+    out[0] = lib.ACL_DEVICE  # pyACL's initial value
+    ret = lib.aclrtGetRunMode(out)
+    return int(out[0]), int(ret)
+
+
+@_rt("set_ts_device", "i")
+def set_ts_device(ts_id: int, /) -> int:
+    return int(lib.aclrtSetTsDevice(ts_id))
+
+
+@_rt("set_device_sat_mode", "i")
+def set_device_sat_mode(mode: int, /) -> int:
+    return int(lib.aclrtSetDeviceSatMode(mode))
+
+
+@_rt("get_device_sat_mode", None)
+def get_device_sat_mode() -> tuple[int, int]:
+    out = _out("aclrtFloatOverflowMode *")
+    ret = lib.aclrtGetDeviceSatMode(out)
+    return int(out[0]), int(ret)
+
+
+@_rt("synchronize_device", None)
+def synchronize_device() -> int:
     return int(lib.aclrtSynchronizeDevice())
 
 
+@_rt("synchronize_device_with_timeout", "i", suffix="!")
+def synchronize_device_with_timeout(timeout: int, /) -> int:
+    """Waits up to ``timeout`` ms (-1: forever) for every stream of the current device;
+    507046 when time runs out."""
+    return int(lib.aclrtSynchronizeDeviceWithTimeout(timeout))
+
+
+@_rt("get_device_utilization_rate", "i")
+def get_device_utilization_rate(device_id: int, /) -> tuple[dict[str, int], int]:
+    """``({"cube_utilization", "vector_utilization", "aicpu_utilization",
+    "memory_utilization", "utilization_extend"}, ret)``: percentages, -1 where unknown."""
+    info = _out("aclrtUtilizationInfo *")
+    ret = lib.aclrtGetDeviceUtilizationRate(device_id, info)
+    rates = {
+        "cube_utilization": int(info.cubeUtilization),
+        "vector_utilization": int(info.vectorUtilization),
+        "aicpu_utilization": int(info.aicpuUtilization),
+        "memory_utilization": int(info.memoryUtilization),
+        "utilization_extend": addr(info.utilizationExtend),
+    }
+    return rates, _as_u32(ret)  # pyACL: "OI"
+
+
+@_rt("query_device_status", "i")
+def query_device_status(device_id: int, /) -> tuple[int, int]:
+    """``(status, ret)``: 0 normal, 1 abnormal."""
+    out = _out("aclrtDeviceStatus *")
+    out[0] = lib.ACL_RT_DEVICE_STATUS_END
+    ret = lib.aclrtQueryDeviceStatus(device_id, out)
+    return _as_u32(out[0]), int(ret)
+
+
+@_rt("get_device_info", "II")
+def get_device_info(device_id: int, attr: int, /) -> tuple[int, int]:
+    """``(value, ret)`` of an aclrtDevAttr. As in pyACL, the int64 value comes back through
+    ``"i"``: its low 32 bits (a 4 GiB memory size reads 0)."""
+    out = _out("int64_t *")
+    ret = lib.aclrtGetDeviceInfo(device_id, attr, out)
+    return _as_i32(int(out[0])), int(ret)
+
+
+@_rt("device_get_stream_priority_range", None)
+def device_get_stream_priority_range() -> tuple[int, int, int]:
+    """``(least_priority, greatest_priority, ret)``."""
+    least, greatest = _out("int32_t *"), _out("int32_t *")
+    ret = lib.aclrtDeviceGetStreamPriorityRange(least, greatest)
+    return int(least[0]), int(greatest[0]), int(ret)
+
+
+@_rt("get_device_capability", "iI")
+def get_device_capability(device_id: int, feature: int, /) -> tuple[int, int]:
+    out = _out("int32_t *")
+    ret = lib.aclrtGetDeviceCapability(device_id, _as_i32(feature), out)
+    return int(out[0]), int(ret)
+
+
+def _dev_id_query(name: str, fn: Callable[[int, Any], int]) -> Callable[[int], tuple[int, int]]:
+    @_rt(name, "i")
+    def query(device_id: int, /) -> tuple[int, int]:
+        out = _out("int32_t *")
+        ret = fn(device_id, out)
+        return int(out[0]), int(ret)
+
+    query.__name__ = query.__qualname__ = name
+    return query  # type: ignore[no-any-return]
+
+
+get_logic_dev_id_by_user_dev_id = _dev_id_query(
+    "get_logic_dev_id_by_user_dev_id", lambda i, o: lib.aclrtGetLogicDevIdByUserDevId(i, o)
+)
+get_user_dev_id_by_logic_dev_id = _dev_id_query(
+    "get_user_dev_id_by_logic_dev_id", lambda i, o: lib.aclrtGetUserDevIdByLogicDevId(i, o)
+)
+get_logic_dev_id_by_phy_dev_id = _dev_id_query(
+    "get_logic_dev_id_by_phy_dev_id", lambda i, o: lib.aclrtGetLogicDevIdByPhyDevId(i, o)
+)
+get_phy_dev_id_by_logic_dev_id = _dev_id_query(
+    "get_phy_dev_id_by_logic_dev_id", lambda i, o: lib.aclrtGetPhyDevIdByLogicDevId(i, o)
+)
+
+
+@_rt("device_get_uuid", "i")
+def device_get_uuid(device_id: int, /) -> tuple[dict[str, list[int]], int]:
+    """``({"bytes": [16 ints]}, ret)``. pyACL converts each ``char`` with ``"i"``, so bytes
+    above 127 come back negative, as here."""
+    uuid = _out("aclrtUuid *")
+    ret = lib.aclrtDeviceGetUuid(device_id, uuid)
+    raw = bytes(ffi.buffer(uuid.bytes, 16))
+    return {"bytes": [b - 256 if b > 127 else b for b in raw]}, int(ret)
+
+
+@_rt("device_get_bare_tgid", None)
+def device_get_bare_tgid() -> tuple[int, int]:
+    out = _out("int32_t *")
+    ret = lib.aclrtDeviceGetBareTgid(out)
+    return int(out[0]), int(ret)
+
+
+@_rt("device_can_access_peer", "ii")
+def device_can_access_peer(device_id: int, peer_device_id: int, /) -> tuple[int, int]:
+    out = _out("int32_t *")
+    ret = lib.aclrtDeviceCanAccessPeer(out, device_id, peer_device_id)
+    return int(out[0]), int(ret)
+
+
+@_rt("device_enable_peer_access", "iI")
+def device_enable_peer_access(peer_device_id: int, flags: int, /) -> int:
+    return int(lib.aclrtDeviceEnablePeerAccess(peer_device_id, flags))
+
+
+@_rt("device_disable_peer_access", "i")
+def device_disable_peer_access(peer_device_id: int, /) -> int:
+    return int(lib.aclrtDeviceDisablePeerAccess(peer_device_id))
+
+
+@_rt("device_peer_access_status", "ii")
+def device_peer_access_status(device_id: int, peer_device_id: int, /) -> tuple[int, int]:
+    out = _out("int32_t *")
+    ret = lib.aclrtDevicePeerAccessStatus(device_id, peer_device_id, out)
+    return int(out[0]), int(ret)
+
+
+@_rt("create_context", "i")
 def create_context(device_id: int, /) -> tuple[int, int]:
     forget_context()
-    dev = i32(device_id, _api("create_context"))
-    out = ffi.new("aclrtContext *")
-    ret = lib.aclrtCreateContext(out, dev)
+    out = _out("aclrtContext *")
+    ret = lib.aclrtCreateContext(out, device_id)
     return addr(out[0]), int(ret)
 
 
+@_rt("destroy_context", "k")
 def destroy_context(context: int, /) -> int:
     forget_context()
-    return int(lib.aclrtDestroyContext(vptr(context, _api("destroy_context"))))
+    return int(lib.aclrtDestroyContext(vptr(context)))
 
 
+@_rt("set_context", "k")
 def set_context(context: int, /) -> int:
     """aclrtSetCurrentContext."""
     forget_context()
-    return int(lib.aclrtSetCurrentContext(vptr(context, _api("set_context"))))
+    return int(lib.aclrtSetCurrentContext(vptr(context)))
 
 
-def get_context(*_ignored: object) -> tuple[int, int]:
+@_rt("get_context", None)
+def get_context() -> tuple[int, int]:
     """aclrtGetCurrentContext."""
-    out = ffi.new("aclrtContext *")
+    out = _out("aclrtContext *")
     ret = lib.aclrtGetCurrentContext(out)
     return addr(out[0]), int(ret)
+
+
+@_rt("ctx_get_current_default_stream", None)
+def ctx_get_current_default_stream() -> tuple[int, int]:
+    """``(stream, ret)``: the current context's default stream, as a handle."""
+    out = _out("aclrtStream *")
+    ret = lib.aclrtCtxGetCurrentDefaultStream(out)
+    return addr(out[0]), int(ret)
+
+
+@_rt("get_primary_ctx_state", "i")
+def get_primary_ctx_state(device_id: int, /) -> tuple[int, int, int]:
+    """``(active, flags, ret)``. pyACL passes NULL for the reserved flags, so flags is 0."""
+    active = _out("int32_t *")
+    ret = lib.aclrtGetPrimaryCtxState(device_id, ffi.NULL, active)
+    return int(active[0]), 0, int(ret)
+
+
+@_rt("ctx_set_sys_param_opt", "il")
+def ctx_set_sys_param_opt(opt: int, value: int, /) -> int:
+    return int(lib.aclrtCtxSetSysParamOpt(opt, value))
+
+
+@_rt("ctx_get_sys_param_opt", "i")
+def ctx_get_sys_param_opt(opt: int, /) -> tuple[int, int]:
+    out = _out("int64_t *")
+    ret = lib.aclrtCtxGetSysParamOpt(opt, out)
+    return int(out[0]), int(ret)
+
+
+@_rt("set_sys_param_opt", "il", "acl.rt.set_sys_param_opt args parse faild")  # sic, pyACL's text
+def set_sys_param_opt(opt: int, value: int, /) -> int:
+    return int(lib.aclrtSetSysParamOpt(opt, value))
+
+
+@_rt("get_sys_param_opt", "i", "acl.rt.get_sys_param_opt args parse faild")  # sic
+def get_sys_param_opt(opt: int, /) -> tuple[int, int]:
+    out = _out("int64_t *")
+    ret = lib.aclrtGetSysParamOpt(opt, out)
+    return int(out[0]), int(ret)
 
 
 # ----------------------------------------------------------------------- streams
 
 
-def create_stream(*_ignored: object) -> tuple[int, int]:
-    out = ffi.new("aclrtStream *")
+@_rt("create_stream", None)
+def create_stream() -> tuple[int, int]:
+    out = _out("aclrtStream *")
     ret = lib.aclrtCreateStream(out)
     return addr(out[0]), int(ret)
 
 
+@_rt("create_stream_with_config", "ii")
 def create_stream_with_config(priority: int, flag: int, /) -> tuple[int, int]:
-    api = _api("create_stream_with_config")
     # pyACL parses both with "i" (int32) and passes them on as uint32_t.
-    prio, flg = i32(priority, api) & 0xFFFF_FFFF, i32(flag, api) & 0xFFFF_FFFF
-    out = ffi.new("aclrtStream *")
-    ret = lib.aclrtCreateStreamWithConfig(out, prio, flg)
+    out = _out("aclrtStream *")
+    ret = lib.aclrtCreateStreamWithConfig(out, priority & 0xFFFF_FFFF, flag & 0xFFFF_FFFF)
     return addr(out[0]), int(ret)
 
 
+@_rt("destroy_stream", "k")
 def destroy_stream(stream: int, /) -> int:
-    return int(lib.aclrtDestroyStream(vptr(stream, _api("destroy_stream"))))
+    return int(lib.aclrtDestroyStream(vptr(stream)))
 
 
+@_rt("destroy_stream_force", "k")
+def destroy_stream_force(stream: int, /) -> int:
+    """Destroys the stream without waiting for its pending tasks, which are discarded."""
+    return int(lib.aclrtDestroyStreamForce(vptr(stream)))
+
+
+@_rt("synchronize_stream", "k")
 def synchronize_stream(stream: int, /) -> int:
-    return int(lib.aclrtSynchronizeStream(vptr(stream, _api("synchronize_stream"))))
+    return int(lib.aclrtSynchronizeStream(vptr(stream)))
 
 
+@_rt("synchronize_stream_with_timeout", "ki")
 def synchronize_stream_with_timeout(stream: int, timeout: int, /) -> int:
-    api = _api("synchronize_stream_with_timeout")
-    return int(lib.aclrtSynchronizeStreamWithTimeout(vptr(stream, api), i32(timeout, api)))
+    return int(lib.aclrtSynchronizeStreamWithTimeout(vptr(stream), timeout))
 
 
+@_rt("stream_query", "k", suffix="!")
 def stream_query(stream: int, /) -> tuple[int, int]:
-    out = ffi.new("aclrtStreamStatus *", lib.ACL_STREAM_STATUS_RESERVED)
-    ret = lib.aclrtStreamQuery(vptr(stream, _api("stream_query")), out)
+    out = _out("aclrtStreamStatus *")
+    out[0] = lib.ACL_STREAM_STATUS_RESERVED
+    ret = lib.aclrtStreamQuery(vptr(stream), out)
+    return _as_u32(out[0]), int(ret)
+
+
+@_rt("stream_wait_event", "kk")
+def stream_wait_event(stream: int, event: int, /) -> int:
+    return int(lib.aclrtStreamWaitEvent(vptr(stream), vptr(event)))
+
+
+@_rt("get_stream_available_num", None)
+def get_stream_available_num() -> tuple[int, int]:
+    out = _out("uint32_t *")
+    ret = lib.aclrtGetStreamAvailableNum(out)
     return int(out[0]), int(ret)
 
 
-def stream_wait_event(stream: int, event: int, /) -> int:
-    api = _api("stream_wait_event")
-    return int(lib.aclrtStreamWaitEvent(vptr(stream, api), vptr(event, api)))
+@_rt("set_stream_failure_mode", "kI", suffix="!")
+def set_stream_failure_mode(stream: int, mode: int, /) -> int:
+    """aclrtSetStreamFailureMode: 0 ACL_CONTINUE_ON_FAILURE, 1 ACL_STOP_ON_FAILURE (only bit 0
+    counts). Stop is set on the stream and makes its whole context stop on failure; stop ->
+    continue is 207000. pyACL parses ``mode`` with "I" (modulo 2**32)."""
+    return int(lib.aclrtSetStreamFailureMode(vptr(stream), mode))
+
+
+@_rt("stream_get_id", "k")
+def stream_get_id(stream: int, /) -> tuple[int, int]:
+    """``(stream_id, ret)``: the per-device id exception reports carry (stream 0: the default
+    stream)."""
+    out = _out("int32_t *")
+    ret = lib.aclrtStreamGetId(vptr(stream), out)
+    return int(out[0]), int(ret)
+
+
+@_rt("get_thread_last_task_id", None)
+def get_thread_last_task_id() -> tuple[int, int]:
+    """``(task_id, ret)``: the id of the last task the calling thread submitted, on any stream
+    (0xFFFFFFFF before its first); the task id an exception report names. pyACL builds it with
+    "K" from a uint32, so it is never negative."""
+    out = _out("uint32_t *")
+    ret = lib.aclrtGetThreadLastTaskId(out)
+    return int(out[0]), int(ret)
+
+
+# Attribute values travel as dicts keyed by the union member pyACL reads for the attribute:
+# failure mode "failureMode", overflow check "overflowSwitch", user tag "userCustomTag", and
+# for every other attribute (cache-op info, priority) the raw "reserved" words, whose first
+# one overlays the value (rt_stream.cpp GetStreamAttrValueFromPyUnion).
+_ATTR_KEYS = {1: "failureMode", 2: "overflowSwitch", 3: "userCustomTag"}
+
+
+@_rt("set_stream_attribute", "kiO", suffix="!")
+def set_stream_attribute(stream: int, attr: int, value: object, /) -> int:
+    if not isinstance(value, dict):
+        raise TypeError("the aclrtStreamAttrValue argument is not dict")
+    c = _out("aclrtStreamAttrValue *")
+    key = _ATTR_KEYS.get(attr)
+    if key == "failureMode":
+        v = _dict_int(value, key, signed=False, bits=64)
+        if v is not None:
+            c.failureMode = v
+    elif key is not None:
+        v = _dict_int(value, key, signed=False)
+        if v is not None:
+            setattr(c, key, v)
+    else:
+        words = _dict_u32_list(value, "reserved", 4)
+        for i, w in enumerate(words or ()):
+            c.reserve[i] = w
+    return int(lib.aclrtSetStreamAttribute(vptr(stream), attr, c))
+
+
+@_rt("get_stream_attribute", "ki", suffix="!")
+def get_stream_attribute(stream: int, attr: int, /) -> tuple[dict[str, Any], int]:
+    """``({member: value}, ret)``, keyed as set_stream_attribute takes it."""
+    c = _out("aclrtStreamAttrValue *")
+    ret = lib.aclrtGetStreamAttribute(vptr(stream), attr, c)
+    key = _ATTR_KEYS.get(attr)
+    value: dict[str, Any] = (
+        {key: int(getattr(c, key))} if key is not None else {"reserved": [int(w) for w in c.reserve]}
+    )
+    return value, int(ret)
 
 
 # ----------------------------------------------------------------------- memory
 
 
+@_rt("malloc", "ki")
 def malloc(size: int, policy: int, /) -> tuple[int, int]:
-    api = _api("malloc")
-    nbytes, pol = u64(size, api), i32(policy, api)
-    out = ffi.new("void **")
-    ret = lib.aclrtMalloc(out, nbytes, pol)
+    out = _out("void **")
+    ret = lib.aclrtMalloc(out, size, policy)
     return addr(out[0]), int(ret)
 
 
+@_rt("malloc_align32", "ki")
+def malloc_align32(size: int, policy: int, /) -> tuple[int, int]:
+    """Device memory with the size rounded up to 32 bytes and no extra padding."""
+    out = _out("void **")
+    ret = lib.aclrtMallocAlign32(out, size, policy)
+    return addr(out[0]), int(ret)
+
+
+@_rt("malloc_cached", "ki")
+def malloc_cached(size: int, policy: int, /) -> tuple[int, int]:
+    out = _out("void **")
+    ret = lib.aclrtMallocCached(out, size, policy)
+    return addr(out[0]), int(ret)
+
+
+@_rt("mem_flush", "kk")
+def mem_flush(dev_ptr: int, size: int, /) -> int:
+    return int(lib.aclrtMemFlush(vptr(dev_ptr), size))
+
+
+@_rt("mem_invalidate", "kk")
+def mem_invalidate(dev_ptr: int, size: int, /) -> int:
+    return int(lib.aclrtMemInvalidate(vptr(dev_ptr), size))
+
+
+def _malloc_cfg(cfg: object) -> tuple[Any, Any]:
+    """pyACL's malloc cfg dict -> (aclrtMallocConfig* or NULL, what must stay alive).
+
+    ``{}`` passes NULL; otherwise ``{"numAttrs": n, "attrs": [{"attr": t, "value": {...}}]}``
+    where the value dict holds one of "moduleId", "deviceId" or "rsv" (rt_memory.cpp
+    GetMallocConfigFromPydict), with pyACL's errors for each malformed part.
+    """
+    if not isinstance(cfg, dict):
+        raise TypeError("pyCfg is not dict!")
+    if not cfg:
+        return ffi.NULL, None
+    attrs_obj: Any = cfg.get("attrs")
+    if attrs_obj is None:
+        raise TypeError("the aclrtMallocAttrValue argument is not dict")
+    if not isinstance(attrs_obj, list):
+        raise TypeError("cfg.attrs malloc failed!")  # PyList_Size failed, so did calloc
+    c = _out("aclrtMallocConfig *")
+    num = _dict_int(cfg, "numAttrs", signed=False, bits=64)
+    c.numAttrs = num or 0
+    if len(attrs_obj) != c.numAttrs:
+        raise KeyError("The numAttrs inputed does not match the expected numAttrs")
+    attrs = ffi.new("aclrtMallocAttribute[]", max(len(attrs_obj), 1))
+    for i, item in enumerate(attrs_obj):
+        if not isinstance(item, dict):
+            raise TypeError("the aclrtMallocWithCfg argument is not dict")
+        kind = _dict_int(item, "attr", signed=True)
+        if kind is not None:
+            attrs[i].attr = kind
+        value: Any = item.get("value")
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            raise TypeError("the aclrtMallocAttrValue argument is not dict")
+        if "moduleId" in value:
+            attrs[i].value.moduleId = _py_ulong(value["moduleId"]) & 0xFFFF
+        elif "deviceId" in value:
+            attrs[i].value.deviceId = _py_ulong(value["deviceId"]) & 0xFFFF_FFFF
+        elif "rsv" in value:
+            for j, b in enumerate(list(value["rsv"])[:8]):
+                attrs[i].value.rsv[j] = _py_ulong(b) & 0xFF
+        else:
+            raise KeyError("No valid key found in aclrtMallocAttrValue")
+    c.attrs = attrs
+    return c, attrs
+
+
+def _py_ulong(value: object) -> int:
+    """PyLong_AsUnsignedLong as pyACL uses it on a dict value: ValueError on failure."""
+    try:
+        v = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise ValueError("PyLong_AsUnsignedLong failed") from None
+    if not 0 <= v < (1 << 64):
+        raise ValueError("PyLong_AsUnsignedLong failed")
+    return v
+
+
+@_rt("malloc_with_cfg", "kiO", suffix="!")
+def malloc_with_cfg(size: int, policy: int, cfg: object, /) -> tuple[int, int]:
+    c, keep = _malloc_cfg(cfg)
+    out = _out("void **")
+    ret = lib.aclrtMallocWithCfg(out, size, policy, c)
+    del keep
+    return addr(out[0]), int(ret)
+
+
+@_rt("malloc_for_task_scheduler", "kiO", suffix="!")
+def malloc_for_task_scheduler(size: int, policy: int, cfg: object, /) -> tuple[int, int]:
+    c, keep = _malloc_cfg(cfg)
+    out = _out("void **")
+    ret = lib.aclrtMallocForTaskScheduler(out, size, policy, c)
+    del keep
+    return addr(out[0]), int(ret)
+
+
+@_rt("malloc_host_with_cfg", "kO")
+def malloc_host_with_cfg(size: int, cfg: object, /) -> tuple[int, int]:
+    c, keep = _malloc_cfg(cfg)
+    out = _out("void **")
+    ret = lib.aclrtMallocHostWithCfg(out, size, c)
+    del keep
+    return addr(out[0]), int(ret)
+
+
+@_rt("free", "k")
 def free(dev_ptr: int, /) -> int:
-    return int(lib.aclrtFree(vptr(dev_ptr, _api("free"))))
+    return int(lib.aclrtFree(vptr(dev_ptr)))
 
 
+@_rt("malloc_host", "k")
 def malloc_host(size: int, /) -> tuple[int, int]:
-    nbytes = u64(size, _api("malloc_host"))
-    out = ffi.new("void **")
-    ret = lib.aclrtMallocHost(out, nbytes)
+    out = _out("void **")
+    ret = lib.aclrtMallocHost(out, size)
     return addr(out[0]), int(ret)
 
 
+@_rt("free_host", "k")
 def free_host(host_ptr: int, /) -> int:
-    return int(lib.aclrtFreeHost(vptr(host_ptr, _api("free_host"))))
+    return int(lib.aclrtFreeHost(vptr(host_ptr)))
 
 
+@_rt("memcpy", "kkkki")
 def memcpy(dst: int, dest_max: int, src: int, count: int, kind: int, /) -> int:
-    api = _api("memcpy")
-    return int(
-        lib.aclrtMemcpy(vptr(dst, api), u64(dest_max, api), vptr(src, api), u64(count, api), i32(kind, api))
-    )
+    return int(lib.aclrtMemcpy(vptr(dst), dest_max, vptr(src), count, kind))
 
 
+@_rt("memcpy_async", "kkkkik")
 def memcpy_async(dst: int, dest_max: int, src: int, count: int, kind: int, stream: int, /) -> int:
-    api = _api("memcpy_async")
-    return int(
-        lib.aclrtMemcpyAsync(
-            vptr(dst, api),
-            u64(dest_max, api),
-            vptr(src, api),
-            u64(count, api),
-            i32(kind, api),
-            vptr(stream, api),
-        )
-    )
+    return int(lib.aclrtMemcpyAsync(vptr(dst), dest_max, vptr(src), count, kind, vptr(stream)))
 
 
+@_rt("memcpy2d", "kkkkkki")
+def memcpy2d(dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int, /) -> int:
+    """``height`` rows of ``width`` bytes, ``spitch`` apart in src and ``dpitch`` in dst."""
+    return int(lib.aclrtMemcpy2d(vptr(dst), dpitch, vptr(src), spitch, width, height, kind))
+
+
+@_rt("memcpy2d_async", "kkkkkkik")
+def memcpy2d_async(
+    dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int, stream: int, /
+) -> int:
+    return int(lib.aclrtMemcpy2dAsync(vptr(dst), dpitch, vptr(src), spitch, width, height, kind, vptr(stream)))
+
+
+@_rt("memset", "kkik")
 def memset(dev_ptr: int, max_count: int, value: int, count: int, /) -> int:
-    api = _api("memset")
-    return int(lib.aclrtMemset(vptr(dev_ptr, api), u64(max_count, api), i32(value, api), u64(count, api)))
+    return int(lib.aclrtMemset(vptr(dev_ptr), max_count, value, count))
 
 
+@_rt("memset_async", "kkikk")
 def memset_async(dev_ptr: int, max_count: int, value: int, count: int, stream: int, /) -> int:
-    api = _api("memset_async")
-    return int(
-        lib.aclrtMemsetAsync(
-            vptr(dev_ptr, api), u64(max_count, api), i32(value, api), u64(count, api), vptr(stream, api)
-        )
-    )
+    return int(lib.aclrtMemsetAsync(vptr(dev_ptr), max_count, value, count, vptr(stream)))
 
 
+@_rt("get_mem_info", "i")
 def get_mem_info(attr: int, /) -> tuple[int, int, int]:
     """``(free, total, ret)`` for an aclrtMemAttr, on the current context's device."""
-    kind = i32(attr, _api("get_mem_info"))
-    free_, total = ffi.new("size_t *"), ffi.new("size_t *")
-    ret = lib.aclrtGetMemInfo(kind, free_, total)
+    free_, total = _out("size_t *"), _out("size_t *")
+    ret = lib.aclrtGetMemInfo(attr, free_, total)
     return int(free_[0]), int(total[0]), int(ret)
+
+
+@_rt("pointer_get_attributes", "k")
+def pointer_get_attributes(ptr: int, /) -> tuple[dict[str, Any], int]:
+    """``({"location": {"id", "type"}, "page_size", "rsv": [4]}, ret)``; type 0 host (pinned),
+    1 device, 2 host memory the runtime does not know."""
+    a = _out("aclrtPtrAttributes *")
+    ret = lib.aclrtPointerGetAttributes(vptr(ptr), a)
+    attrs = {
+        "location": {"id": int(a.location.id), "type": _as_u32(a.location.type)},
+        "page_size": int(a.pageSize),
+        "rsv": [int(w) for w in a.rsv],
+    }
+    return attrs, int(ret)
 
 
 # ----------------------------------------------------------------------- events
 
 
-def create_event(*_ignored: object) -> tuple[int, int]:
-    out = ffi.new("aclrtEvent *")
+@_rt("create_event", None)
+def create_event() -> tuple[int, int]:
+    out = _out("aclrtEvent *")
     ret = lib.aclrtCreateEvent(out)
     return addr(out[0]), int(ret)
 
 
+@_rt("create_event_with_flag", "I")
 def create_event_with_flag(flag: int, /) -> tuple[int, int]:
-    flg = u32(flag, _api("create_event_with_flag"))
-    out = ffi.new("aclrtEvent *")
-    ret = lib.aclrtCreateEventWithFlag(out, flg)
+    out = _out("aclrtEvent *")
+    ret = lib.aclrtCreateEventWithFlag(out, flag)
     return addr(out[0]), int(ret)
 
 
+@_rt("create_event_ex_with_flag", "I")
+def create_event_ex_with_flag(flag: int, /) -> tuple[int, int]:
+    """A "new mode" event: cannot be reset or used with query_event/query_event_wait_status,
+    and counts as complete until first recorded."""
+    out = _out("aclrtEvent *")
+    ret = lib.aclrtCreateEventExWithFlag(out, flag)
+    return addr(out[0]), int(ret)
+
+
+@_rt("destroy_event", "k")
 def destroy_event(event: int, /) -> int:
-    return int(lib.aclrtDestroyEvent(vptr(event, _api("destroy_event"))))
+    return int(lib.aclrtDestroyEvent(vptr(event)))
 
 
+@_rt("record_event", "kk")
 def record_event(event: int, stream: int, /) -> int:
-    api = _api("record_event")
-    return int(lib.aclrtRecordEvent(vptr(event, api), vptr(stream, api)))
+    return int(lib.aclrtRecordEvent(vptr(event), vptr(stream)))
 
 
+@_rt("reset_event", "kk")
 def reset_event(event: int, stream: int, /) -> int:
-    api = _api("reset_event")
-    return int(lib.aclrtResetEvent(vptr(event, api), vptr(stream, api)))
+    return int(lib.aclrtResetEvent(vptr(event), vptr(stream)))
 
 
+@_rt("query_event", "k")
+def query_event(event: int, /) -> tuple[int, int]:
+    """Deprecated. ``(status, ret)``; status is an aclrtEventStatus (0 COMPLETE, 1 NOT_READY)."""
+    out = _out("aclrtEventStatus *")
+    out[0] = lib.ACL_EVENT_STATUS_COMPLETE
+    ret = lib.aclrtQueryEvent(vptr(event), out)
+    return _as_u32(out[0]), int(ret)
+
+
+@_rt("query_event_status", "k")
 def query_event_status(event: int, /) -> tuple[int, int]:
     """``(status, ret)``; status is an aclrtEventRecordedStatus (1 = COMPLETE, 0 = NOT_READY)."""
-    out = ffi.new("aclrtEventRecordedStatus *", lib.ACL_EVENT_RECORDED_STATUS_NOT_READY)
-    ret = lib.aclrtQueryEventStatus(vptr(event, _api("query_event_status")), out)
+    out = _out("aclrtEventRecordedStatus *")
+    out[0] = lib.ACL_EVENT_RECORDED_STATUS_NOT_READY
+    ret = lib.aclrtQueryEventStatus(vptr(event), out)
+    return _as_u32(out[0]), int(ret)
+
+
+@_rt("query_event_wait_status", "k")
+def query_event_wait_status(event: int, /) -> tuple[int, int]:
+    """``(status, ret)``: 0 once every stream_wait_event on the event has been passed, else 1."""
+    out = _out("aclrtEventWaitStatus *")
+    out[0] = lib.ACL_EVENT_WAIT_STATUS_COMPLETE
+    ret = lib.aclrtQueryEventWaitStatus(vptr(event), out)
     return int(out[0]), int(ret)
 
 
+@_rt("synchronize_event", "k")
 def synchronize_event(event: int, /) -> int:
-    return int(lib.aclrtSynchronizeEvent(vptr(event, _api("synchronize_event"))))
+    return int(lib.aclrtSynchronizeEvent(vptr(event)))
 
 
+@_rt("synchronize_event_with_timeout", "ki", suffix="!")
 def synchronize_event_with_timeout(event: int, timeout: int, /) -> int:
-    api = _api("synchronize_event_with_timeout")
-    return int(lib.aclrtSynchronizeEventWithTimeout(vptr(event, api), i32(timeout, api)))
+    return int(lib.aclrtSynchronizeEventWithTimeout(vptr(event), timeout))
 
 
+@_rt("event_elapsed_time", "kk")
 def event_elapsed_time(start: int, end: int, /) -> tuple[float, int]:
     """``(ms, ret)``: milliseconds between two recorded events, as a float."""
-    api = _api("event_elapsed_time")
-    out = ffi.new("float *")
-    ret = lib.aclrtEventElapsedTime(out, vptr(start, api), vptr(end, api))
+    out = _out("float *")
+    ret = lib.aclrtEventElapsedTime(out, vptr(start), vptr(end))
     return float(out[0]), int(ret)
 
 
+@_rt("event_get_timestamp", "k")
 def event_get_timestamp(event: int, /) -> tuple[int, int]:
-    out = ffi.new("uint64_t *")
-    ret = lib.aclrtEventGetTimestamp(vptr(event, _api("event_get_timestamp")), out)
+    out = _out("uint64_t *")
+    ret = lib.aclrtEventGetTimestamp(vptr(event), out)
+    return int(out[0]), int(ret)
+
+
+# pyACL's wrapper passes its message to PyArg_ParseTuple instead of CHECK_NULL, so a bad
+# argument shows the parser's own error ("function takes exactly 1 argument (0 given)").
+@_rt_native("get_event_id", "k")
+def get_event_id(event: int, /) -> tuple[int, int]:
+    out = _out("uint32_t *")
+    ret = lib.aclrtGetEventId(vptr(event), out)
+    return int(out[0]), int(ret)
+
+
+@_rt("get_event_avail_num", None)
+def get_event_avail_num() -> tuple[int, int]:
+    out = _out("uint32_t *")
+    ret = lib.aclrtGetEventAvailNum(out)
     return int(out[0]), int(ret)
 
 
@@ -367,9 +965,7 @@ _pending: dict[int, tuple[Callable[[Any], object], object]] = {}
 _tokens = itertools.count(1)
 
 
-def _trampoline_error(
-    exc_type: type[BaseException], exc_value: BaseException, tb: types.TracebackType | None
-) -> None:
+def _trampoline_error(exc_type: type[BaseException], exc_value: BaseException, tb: types.TracebackType | None) -> None:
     _log.error(
         "acl.rt.launch_callback: internal error in the callback trampoline",
         exc_info=(exc_type, exc_value, tb),
@@ -388,9 +984,7 @@ def _run_callback(user_data: Any) -> None:
     try:
         fn(data)
     except BaseException:  # noqa: BLE001 -- nothing may escape into C; pyACL swallows it too
-        _log.error(
-            "acl.rt.launch_callback: the callback %r raised; the exception is dropped", fn, exc_info=True
-        )
+        _log.error("acl.rt.launch_callback: the callback %r raised; the exception is dropped", fn, exc_info=True)
 
 
 _trampoline = lib.aiocann_acl_callback
@@ -408,117 +1002,264 @@ def _pending_callback_count() -> int:
         return len(_pending)
 
 
+@_rt("launch_callback", "OOik")
 def launch_callback(fn: Callable[[Any], object], user_data: object, block_type: int, stream: int, /) -> int:
     """Enqueue ``fn(user_data)`` on ``stream``; it runs in the thread that is inside
     ``process_report`` for that stream. ``block_type`` 1 holds the stream until ``fn`` returns."""
-    api = _api("launch_callback")
-    block, strm = i32(block_type, api), vptr(stream, api)
     if not callable(fn):
         raise TypeError("parameter must be callable")
     token = next(_tokens)
     with _pending_lock:
         _pending[token] = (fn, user_data)
-    ret = int(lib.aclrtLaunchCallback(_trampoline, ffi.cast("void *", token), block, strm))
+    ret = int(lib.aclrtLaunchCallback(_trampoline, ffi.cast("void *", token), block_type, vptr(stream)))
     if ret != 0:
         with _pending_lock:  # never enqueued: the runtime will not call back for this token
             _pending.pop(token, None)
     return ret
 
 
+@_rt("subscribe_report", "Kk")
 def subscribe_report(thread_id: int, stream: int, /) -> int:
     """Bind the thread whose ``pthread_self()`` is ``thread_id`` (``threading.get_ident()``,
     ``Thread.ident``, or the id from ``acl.util.start_thread``) to ``stream``'s callbacks."""
-    api = _api("subscribe_report")
-    return int(lib.aclrtSubscribeReport(u64(thread_id, api), vptr(stream, api)))
+    return int(lib.aclrtSubscribeReport(thread_id, vptr(stream)))
 
 
+@_rt("unsubscribe_report", "Kk")
 def unsubscribe_report(thread_id: int, stream: int, /) -> int:
-    api = _api("unsubscribe_report")
-    return int(lib.aclrtUnSubscribeReport(u64(thread_id, api), vptr(stream, api)))
+    return int(lib.aclrtUnSubscribeReport(thread_id, vptr(stream)))
 
 
+@_rt("process_report", "i")
 def process_report(timeout: int, /) -> int:
     """Wait up to ``timeout`` ms (-1: forever) for callbacks addressed to the calling thread
     and run them here. The GIL is released while waiting."""
-    return int(lib.aclrtProcessReport(i32(timeout, _api("process_report"))))
+    return int(lib.aclrtProcessReport(timeout))
+
+
+# ----------------------------------------------------------------------- exception info
+#
+# How pyACL delivers a failed task's report (python/pyACL/rt/rt_synchronize.cpp,
+# WrapAclRtSetExceptionInfoCallback and InfoCallback), mirrored here:
+#
+# * one Python function per process (pyACL's global g_pyFunc), registered through the
+#   deprecated single-slot aclrtSetExceptionInfoCallback -- not the Register/Unregister pair,
+#   which pyACL does not wrap. Setting a callable replaces the previous one; calling with no
+#   argument or None clears it (aclrtSetExceptionInfoCallback(NULL)); anything else raises
+#   TypeError with the parse-failure text. The function is held (a strong reference) until
+#   replaced or cleared -- acl.finalize does not drop it, as pyACL's finalize does not;
+# * the runtime calls the C side on its own thread (the simulator: the failed stream's
+#   worker; the real runtime: a recycle thread, or a thread inside a synchronize), which takes
+#   the GIL (PyGILState_Ensure; here the cffi `extern "Python"` function
+#   aiocann_acl_exception_callback of native/aiocann_python.h does it) and calls
+#   ``fn(info)`` with ``info`` the address of the aclrtExceptionInfo as an int
+#   (Py_BuildValue("(K)", info)). That address is valid only during the call: pass it to the
+#   get_*_from_exception_info getters there and then. The stream does not move on until fn
+#   returns, so fn must not wait for that stream;
+# * if fn raises, pyACL logs an error and drops its function (g_pyFunc = NULL) while its C
+#   callback stays registered. Here too: the exception is logged on the "aiocann.acl" logger
+#   and never reaches C, the function is dropped, and later reports find no function and are
+#   ignored until set_exception_info_callback is called again. (pyACL would then call its NULL
+#   function and crash the process -- the one thing not mirrored.)
+#
+# The async core (native/completion_queue.c) uses the runtime's registry, not this slot, so
+# the two never displace each other where aclrtExceptionInfoCallbackRegister exists.
+
+_exception_lock = threading.Lock()  # makes setting the function and the C slot one step
+_exception_fn: Callable[[int], object] | None = None
+
+
+def _exception_trampoline_error(
+    exc_type: type[BaseException], exc_value: BaseException, tb: types.TracebackType | None
+) -> None:
+    _log.error(
+        "acl.rt.set_exception_info_callback: internal error in the exception trampoline",
+        exc_info=(exc_type, exc_value, tb),
+    )
+
+
+@ffi.def_extern(name="aiocann_acl_exception_callback", onerror=_exception_trampoline_error)  # type: ignore[untyped-decorator]
+def _run_exception_callback(info: Any) -> None:
+    global _exception_fn
+    fn = _exception_fn
+    if fn is None:
+        return  # cleared, or dropped after it raised
+    try:
+        fn(addr(info))
+    except BaseException:  # noqa: BLE001 -- nothing may escape into C
+        if _exception_fn is fn:  # not replaced meanwhile: drop it, as pyACL does
+            _exception_fn = None
+        _log.error(
+            "acl.rt.set_exception_info_callback: the callback %r raised; it is dropped (as pyACL drops it) "
+            "and later exception reports are ignored until a callback is set again",
+            fn,
+            exc_info=True,
+        )
+
+
+_exception_trampoline = lib.aiocann_acl_exception_callback
+
+
+@_rt("set_exception_info_callback", "|O")
+def set_exception_info_callback(fn: Callable[[int], object] | None = None, /) -> int:
+    """aclrtSetExceptionInfoCallback: ``fn(info)`` is called, on a runtime thread, for every
+    task that fails on a device, ``info`` being the report's address for the getters below.
+    No argument or None clears it."""
+    global _exception_fn
+    with _exception_lock:
+        if callable(fn):
+            _exception_fn = fn
+            return int(lib.aclrtSetExceptionInfoCallback(_exception_trampoline))
+        if fn is None:
+            _exception_fn = None
+            return int(lib.aclrtSetExceptionInfoCallback(ffi.NULL))
+    raise TypeError("acl.rt.set_exception_info_callback args parse failed")
+
+
+def _exception_getter(name: str, fn: Callable[[Any], int]) -> Callable[[int], int]:
+    @_rt(name, "k")
+    def getter(info: int, /) -> int:
+        # The value alone, no ret (pyACL: Py_BuildValue("I", ...)); 0xFFFFFFFF for info 0.
+        # ``info`` is read as given: only an address a callback received, during that call.
+        return int(fn(ffi.cast("const aclrtExceptionInfo *", info)))
+
+    getter.__name__ = getter.__qualname__ = name
+    getter.__doc__ = f"The {name.split('_from_')[0][4:].replace('_', ' ')} of an exception report (its address)."
+    return getter  # type: ignore[no-any-return]
+
+
+get_error_code_from_exception_info = _exception_getter(
+    "get_error_code_from_exception_info", lambda i: lib.aclrtGetErrorCodeFromExceptionInfo(i)
+)
+get_task_id_from_exception_info = _exception_getter(
+    "get_task_id_from_exception_info", lambda i: lib.aclrtGetTaskIdFromExceptionInfo(i)
+)
+get_stream_id_from_exception_info = _exception_getter(
+    "get_stream_id_from_exception_info", lambda i: lib.aclrtGetStreamIdFromExceptionInfo(i)
+)
+get_thread_id_from_exception_info = _exception_getter(
+    "get_thread_id_from_exception_info", lambda i: lib.aclrtGetThreadIdFromExceptionInfo(i)
+)
+get_device_id_from_exception_info = _exception_getter(
+    "get_device_id_from_exception_info", lambda i: lib.aclrtGetDeviceIdFromExceptionInfo(i)
+)
+
+
+# ----------------------------------------------------------------------- last error
+#
+# The calling thread's last runtime failure. Both return the code alone (no tuple), as pyACL
+# does; level must be 0 (ACL_RT_THREAD_LEVEL), else 100000.
+
+
+@_rt("peek_at_last_error", "i", suffix="!")
+def peek_at_last_error(level: int, /) -> int:
+    """aclrtPeekAtLastError: the code, left in place."""
+    return int(lib.aclrtPeekAtLastError(level))
+
+
+@_rt("get_last_error", "i", suffix="!")
+def get_last_error(level: int, /) -> int:
+    """aclrtGetLastError: the code, then cleared."""
+    return int(lib.aclrtGetLastError(level))
 
 
 # ----------------------------------------------------------------------- binaries
 
 
-def _load_options(options: object, api: str) -> tuple[Any, Any]:
+def _load_options(options: object) -> tuple[Any, Any]:
     """pyACL's options list -> (aclrtBinaryLoadOptions* or NULL, the array to keep alive).
 
-    As in pyACL: a non-list (None included) raises ValueError and a non-dict entry TypeError;
-    inside an entry, "type" and "value" are 0 when missing or not integers; a negative "value"
-    raises ValueError; "value" is stored as uint32 in ``isLazyLoad``, which overlays ``magic``
-    and ``cpuKernelMode`` in the union. ``[]`` passes NULL.
+    As in pyACL (rt_binary.cpp GetBinOptionsFromPyList): a non-list (None included) raises
+    ValueError and a non-dict entry TypeError; inside an entry, "type" and "value" are 0 when
+    missing or not integers; a negative "value" raises ValueError; "value" is stored as uint32
+    in ``isLazyLoad``, which overlays ``magic`` and ``cpuKernelMode`` in the union. ``[]``
+    passes NULL.
     """
     if not isinstance(options, list):
-        raise ValueError(f"{api}: options only support the format of list")
+        raise ValueError("argument 2 only support the format of list")
     if not options:
         return ffi.NULL, None
     arr = ffi.new("aclrtBinaryLoadOption[]", len(options))  # zero-filled: rsv stays 0
     for i, entry in enumerate(options):
         if not isinstance(entry, dict):
             raise TypeError("the bin_option argument is not dict")
-        arr[i].type = _dict_int(entry, "type", signed=True)
-        arr[i].value.isLazyLoad = _dict_int(entry, "value", signed=False)
-    opts = ffi.new("aclrtBinaryLoadOptions *")
+        arr[i].type = _dict_int(entry, "type", signed=True) or 0
+        arr[i].value.isLazyLoad = _dict_int(entry, "value", signed=False) or 0
+    opts = _out("aclrtBinaryLoadOptions *")
     opts.options = arr  # a struct field does not keep arr alive: the caller holds it
     opts.numOpt = len(options)
     return opts, arr
 
 
-def _dict_int(entry: dict[Any, Any], key: str, *, signed: bool) -> int:
-    """pyACL's GetValueFromPyDict for the int ("type", "id") or uint32 ("value") field of an
-    options or cfg entry."""
-    value: Any = entry.get(key)
-    try:
-        v = operator.index(value)
-    except TypeError:
-        return 0  # pyACL leaves a missing or non-integer field at 0
-    if signed:
-        if not -(1 << 63) <= v < (1 << 63):
-            raise ValueError("PyLong_AsLong failed")
-        v &= 0xFFFF_FFFF  # static_cast<int>: the low 32 bits
-        return v - (1 << 32) if v >= (1 << 31) else v
-    if not 0 <= v < (1 << 64):
-        raise ValueError("PyLong_AsUnsignedLong failed")
-    return v & 0xFFFF_FFFF
-
-
+@_rt("binary_load_from_file", "sO", suffix="!")
 def binary_load_from_file(bin_path: str, options: list[dict[str, int]], /) -> tuple[int, int]:
-    api = _api("binary_load_from_file")
-    path = cstr(bin_path, api)
-    opts, keep = _load_options(options, api)
-    out = ffi.new("aclrtBinHandle *")
-    ret = lib.aclrtBinaryLoadFromFile(path, opts, out)
+    opts, keep = _load_options(options)
+    out = _out("aclrtBinHandle *")
+    ret = lib.aclrtBinaryLoadFromFile(cstr(bin_path), opts, out)
     del keep
     return addr(out[0]), int(ret)
 
 
+@_rt("binary_load_from_data", "kkO", suffix="!")
 def binary_load_from_data(data_ptr: int, length: int, options: list[dict[str, int]], /) -> tuple[int, int]:
-    api = _api("binary_load_from_data")
-    data, size = vptr(data_ptr, api), u64(length, api)
-    opts, keep = _load_options(options, api)
-    out = ffi.new("aclrtBinHandle *")
-    ret = lib.aclrtBinaryLoadFromData(data, size, opts, out)
+    opts, keep = _load_options(options)
+    out = _out("aclrtBinHandle *")
+    ret = lib.aclrtBinaryLoadFromData(vptr(data_ptr), length, opts, out)
     del keep
     return addr(out[0]), int(ret)
 
 
-def binary_get_function(bin_handle: int, kernel_name: str, /) -> tuple[int, int]:
-    api = _api("binary_get_function")
-    handle, name = vptr(bin_handle, api), cstr(kernel_name, api)
-    out = ffi.new("aclrtFuncHandle *")
-    ret = lib.aclrtBinaryGetFunction(handle, name, out)
+@_rt("create_binary", "kk")
+def create_binary(data_ptr: int, length: int, /) -> int:
+    """aclrtCreateBinary: a descriptor of the binary at ``data_ptr`` (not copied: keep the
+    data alive until binary_load). Returns the handle alone, 0 on failure -- no ret."""
+    return addr(lib.aclrtCreateBinary(vptr(data_ptr), length))
+
+
+@_rt("destroy_binary", "k")
+def destroy_binary(binary: int, /) -> int:
+    return int(lib.aclrtDestroyBinary(vptr(binary)))
+
+
+@_rt("binary_load", "k")
+def binary_load(binary: int, /) -> tuple[int, int]:
+    """Loads the binary a create_binary descriptor points at: ``(bin_handle, ret)``."""
+    out = _out("aclrtBinHandle *")
+    ret = lib.aclrtBinaryLoad(vptr(binary), out)
     return addr(out[0]), int(ret)
 
 
+@_rt("binary_get_function", "ks")
+def binary_get_function(bin_handle: int, kernel_name: str, /) -> tuple[int, int]:
+    out = _out("aclrtFuncHandle *")
+    ret = lib.aclrtBinaryGetFunction(vptr(bin_handle), cstr(kernel_name), out)
+    return addr(out[0]), int(ret)
+
+
+@_rt("binary_unload", "k")
 def binary_unload(bin_handle: int, /) -> int:
     """aclrtBinaryUnLoad."""
-    return int(lib.aclrtBinaryUnLoad(vptr(bin_handle, _api("binary_unload"))))
+    return int(lib.aclrtBinaryUnLoad(vptr(bin_handle)))
+
+
+@_rt("get_function_addr", "k", suffix="!")
+def get_function_addr(func_handle: int, /) -> tuple[int, int, int]:
+    """``(aic_addr, aiv_addr, ret)``: where the kernel's code starts (a simulator kernel has
+    one entry, reported as the AIC address)."""
+    aic, aiv = _out("void **"), _out("void **")
+    ret = lib.aclrtGetFunctionAddr(vptr(func_handle), aic, aiv)
+    return addr(aic[0]), addr(aiv[0]), int(ret)
+
+
+@_rt("get_function_name", "kI", suffix="!")
+def get_function_name(func_handle: int, max_len: int, /) -> tuple[str, int]:
+    """``(name, ret)``; ``max_len`` (< 1024) must hold the name and its NUL, else ret is
+    107000 and name is ""."""
+    if max_len >= 1024:
+        raise ValueError("maxLen should be less than 1024")
+    buf = ffi.new("char[]", max_len + 1)  # zeroed: "" unless the runtime wrote a name
+    ret = lib.aclrtGetFunctionName(vptr(func_handle), max_len, buf)
+    return ffi.string(buf).decode("utf-8", errors="replace"), int(ret)
 
 
 # ----------------------------------------------------------------------- kernel arguments
@@ -530,106 +1271,97 @@ def binary_unload(bin_handle: int, /) -> int:
 # that uses them (the runtime copies the args block at launch, not before).
 
 
+@_rt("kernel_args_init", "k")
 def kernel_args_init(func_handle: int, /) -> tuple[int, int]:
-    out = ffi.new("aclrtArgsHandle *")
-    ret = lib.aclrtKernelArgsInit(vptr(func_handle, _api("kernel_args_init")), out)
+    out = _out("aclrtArgsHandle *")
+    ret = lib.aclrtKernelArgsInit(vptr(func_handle), out)
     return addr(out[0]), int(ret)
 
 
+@_rt("kernel_args_init_by_user_mem", "kkkk")
 def kernel_args_init_by_user_mem(
     func_handle: int, args_handle: int, user_host_mem: int, actual_args_size: int, /
 ) -> int:
-    api = _api("kernel_args_init_by_user_mem")
     return int(
-        lib.aclrtKernelArgsInitByUserMem(
-            vptr(func_handle, api),
-            vptr(args_handle, api),
-            vptr(user_host_mem, api),
-            u64(actual_args_size, api),
-        )
+        lib.aclrtKernelArgsInitByUserMem(vptr(func_handle), vptr(args_handle), vptr(user_host_mem), actual_args_size)
     )
 
 
+@_rt("kernel_args_get_mem_size", "kk")
 def kernel_args_get_mem_size(func_handle: int, user_args_size: int, /) -> tuple[int, int]:
-    api = _api("kernel_args_get_mem_size")
-    out = ffi.new("size_t *")
-    ret = lib.aclrtKernelArgsGetMemSize(vptr(func_handle, api), u64(user_args_size, api), out)
+    out = _out("size_t *")
+    ret = lib.aclrtKernelArgsGetMemSize(vptr(func_handle), user_args_size, out)
     return int(out[0]), int(ret)
 
 
+@_rt("kernel_args_get_handle_mem_size", "k")
 def kernel_args_get_handle_mem_size(func_handle: int, /) -> tuple[int, int]:
-    out = ffi.new("size_t *")
-    ret = lib.aclrtKernelArgsGetHandleMemSize(vptr(func_handle, _api("kernel_args_get_handle_mem_size")), out)
+    out = _out("size_t *")
+    ret = lib.aclrtKernelArgsGetHandleMemSize(vptr(func_handle), out)
     return int(out[0]), int(ret)
 
 
+@_rt("kernel_args_append", "kkk")
 def kernel_args_append(args_handle: int, param: int, param_size: int, /) -> tuple[int, int]:
     """Append ``param_size`` bytes read from the host address ``param``; ``(param_handle, ret)``."""
-    api = _api("kernel_args_append")
-    out = ffi.new("aclrtParamHandle *")
-    ret = lib.aclrtKernelArgsAppend(vptr(args_handle, api), vptr(param, api), u64(param_size, api), out)
+    out = _out("aclrtParamHandle *")
+    ret = lib.aclrtKernelArgsAppend(vptr(args_handle), vptr(param), param_size, out)
     return addr(out[0]), int(ret)
 
 
+@_rt("kernel_args_append_place_holder", "k")
 def kernel_args_append_place_holder(args_handle: int, /) -> tuple[int, int]:
-    out = ffi.new("aclrtParamHandle *")
-    ret = lib.aclrtKernelArgsAppendPlaceHolder(
-        vptr(args_handle, _api("kernel_args_append_place_holder")), out
-    )
+    out = _out("aclrtParamHandle *")
+    ret = lib.aclrtKernelArgsAppendPlaceHolder(vptr(args_handle), out)
     return addr(out[0]), int(ret)
 
 
-def kernel_args_get_place_holder_buffer(
-    args_handle: int, param_handle: int, data_size: int, /
-) -> tuple[int, int]:
+@_rt("kernel_args_get_place_holder_buffer", "kkk")
+def kernel_args_get_place_holder_buffer(args_handle: int, param_handle: int, data_size: int, /) -> tuple[int, int]:
     """``(buffer_addr, ret)``: host memory, owned by the args handle, for the placeholder's data."""
-    api = _api("kernel_args_get_place_holder_buffer")
-    out = ffi.new("void **")
-    ret = lib.aclrtKernelArgsGetPlaceHolderBuffer(
-        vptr(args_handle, api), vptr(param_handle, api), u64(data_size, api), out
-    )
+    out = _out("void **")
+    ret = lib.aclrtKernelArgsGetPlaceHolderBuffer(vptr(args_handle), vptr(param_handle), data_size, out)
     return addr(out[0]), int(ret)
 
 
+@_rt("kernel_args_para_update", "kkkk")
 def kernel_args_para_update(args_handle: int, param_handle: int, param: int, param_size: int, /) -> int:
-    api = _api("kernel_args_para_update")
-    return int(
-        lib.aclrtKernelArgsParaUpdate(
-            vptr(args_handle, api), vptr(param_handle, api), vptr(param, api), u64(param_size, api)
-        )
-    )
+    return int(lib.aclrtKernelArgsParaUpdate(vptr(args_handle), vptr(param_handle), vptr(param), param_size))
 
 
+@_rt("kernel_args_finalize", "k")
 def kernel_args_finalize(args_handle: int, /) -> int:
-    return int(lib.aclrtKernelArgsFinalize(vptr(args_handle, _api("kernel_args_finalize"))))
+    return int(lib.aclrtKernelArgsFinalize(vptr(args_handle)))
 
 
 # ----------------------------------------------------------------------- launch
 
 
-def _launch_cfg(cfg: object, api: str) -> tuple[Any, Any]:
+def _launch_cfg(cfg: object) -> tuple[Any, Any]:
     """pyACL's cfg list -> (aclrtLaunchKernelCfg* or NULL, the attrs array to keep alive).
 
-    Same rules as the load options: a non-list raises ValueError, a non-dict entry TypeError,
-    "id"/"value" default to 0; "value" is stored as uint32 in ``blockDimOffset``, which on a
-    little-endian host also fills the uint8/uint16 members (schemMode, timeout, ...).
+    Same rules as the load options (rt_binary.cpp GetKernelCfgFromPyList, whose message names
+    "argument 2" although cfg is the fourth): a non-list raises ValueError, a non-dict entry
+    TypeError, "id"/"value" default to 0; "value" is stored as uint32 in ``blockDimOffset``,
+    which on a little-endian host also fills the uint8/uint16 members (schemMode, timeout, ...).
     """
     if not isinstance(cfg, list):
-        raise ValueError(f"{api}: cfg only support the format of list")
+        raise ValueError("argument 2 only support the format of list")
     if not cfg:
         return ffi.NULL, None
     attrs = ffi.new("aclrtLaunchKernelAttr[]", len(cfg))  # zero-filled: rsv stays 0
     for i, entry in enumerate(cfg):
         if not isinstance(entry, dict):
             raise TypeError("the cfg argument is not dict")
-        attrs[i].id = _dict_int(entry, "id", signed=True)
-        attrs[i].value.blockDimOffset = _dict_int(entry, "value", signed=False)
-    c = ffi.new("aclrtLaunchKernelCfg *")
+        attrs[i].id = _dict_int(entry, "id", signed=True) or 0
+        attrs[i].value.blockDimOffset = _dict_int(entry, "value", signed=False) or 0
+    c = _out("aclrtLaunchKernelCfg *")
     c.attrs = attrs
     c.numAttrs = len(cfg)
     return c, attrs
 
 
+@_rt("launch_kernel_with_config", "kIkOkk")
 def launch_kernel_with_config(
     func_handle: int,
     num_blocks: int,
@@ -639,24 +1371,55 @@ def launch_kernel_with_config(
     reserve: int,
     /,
 ) -> int:
-    api = _api("launch_kernel_with_config")
-    func, blocks, strm = vptr(func_handle, api), u32(num_blocks, api), vptr(stream, api)
-    handle, rsv = vptr(args_handle, api), vptr(reserve, api)
-    c, attrs = _launch_cfg(cfg, api)
-    ret = lib.aclrtLaunchKernelWithConfig(func, blocks, strm, c, handle, rsv)
+    c, attrs = _launch_cfg(cfg)
+    ret = lib.aclrtLaunchKernelWithConfig(
+        vptr(func_handle), num_blocks, vptr(stream), c, vptr(args_handle), vptr(reserve)
+    )
     del attrs  # the runtime has read the attributes by now
     return int(ret)
 
 
+@_rt("launch_kernel", "kIkkk")
 def launch_kernel(func_handle: int, block_dim: int, args_data: int, args_size: int, stream: int, /) -> int:
     """aclrtLaunchKernel: ``args_data`` is *device* memory holding the packed arguments."""
-    api = _api("launch_kernel")
-    return int(
-        lib.aclrtLaunchKernel(
-            vptr(func_handle, api),
-            u32(block_dim, api),
-            vptr(args_data, api),
-            u64(args_size, api),
-            vptr(stream, api),
-        )
-    )
+    return int(lib.aclrtLaunchKernel(vptr(func_handle), block_dim, vptr(args_data), args_size, vptr(stream)))
+
+
+# ----------------------------------------------------------------------- not provided
+#
+# The rest of pyACL's acl.rt table (python/pyACL/rt/pyrt_methods.cpp), by reason. Each name
+# is an attribute whose call raises NotImplementedError saying so.
+
+_NOT_MODELLED = """
+    get_overflow_status reset_overflow_status set_stream_overflow_switch get_stream_overflow_switch
+    set_op_wait_timeout set_op_execute_time_out set_op_execute_timeout_v2 get_op_timeout_interval
+    get_op_execute_timeout reserve_mem_address release_mem_address malloc_physical free_physical
+    map_mem unmap_mem mem_export_to_shareable_handle mem_set_pid_to_shareable_handle
+    mem_import_from_shareable_handle mem_get_allocation_granularity ipc_mem_get_export_key
+    ipc_mem_set_import_pid ipc_mem_import_by_key ipc_mem_close host_register host_unregister
+    host_register_v2 host_get_device_pointer get_memcpy_desc_size set_memcpy_desc
+    memcpy_async_with_desc memcpy_async_with_condition reduce_async cmo_async value_write value_wait
+    create_notify destroy_notify record_notify wait_and_reset_notify get_notify_id notify_batch_reset
+    notify_get_export_key notify_set_import_pid notify_import_by_key allocator_create_desc
+    allocator_destroy_desc allocator_set_obj_to_desc allocator_set_alloc_func_to_desc
+    allocator_set_free_func_to_desc allocator_set_alloc_advise_func_to_desc
+    allocator_set_get_addr_from_block_func_to_desc allocator_register allocator_unregister
+    get_device_res_limit set_device_res_limit reset_device_res_limit get_stream_res_limit
+    set_stream_res_limit reset_stream_res_limit use_stream_res_in_current_thread
+    unuse_stream_res_in_current_thread get_res_in_current_thread get_devices_topo stream_abort
+    device_task_abort register_cpu_func set_group get_group_count create_group_info
+    destroy_group_info get_all_group_info get_group_info_detail get_mem_uce_info mem_uce_repair
+""".split()
+
+NOT_PROVIDED: dict[str, str] = {
+    n: "the simulator does not model the hardware feature it drives (IPC, virtual memory, "
+    "notifies, allocators, resource limits, overflow detection, AI CPU kernels, ...)"
+    for n in _NOT_MODELLED
+}
+
+
+def __getattr__(name: str) -> Any:
+    reason = NOT_PROVIDED.get(name)
+    if reason is None:
+        raise AttributeError(f"module 'acl.rt' has no attribute {name!r}")
+    return not_implemented(f"acl.rt.{name}", reason)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._lib import ffi, lib
-from ._convert import i32, u64
+from ._convert import pyacl
 
 __all__ = [
     "bytes_to_ptr",
@@ -32,10 +32,6 @@ __all__ = [
     "start_thread",
     "stop_thread",
 ]
-
-
-def _api(name: str) -> str:
-    return f"acl.util.{name}"
 
 
 # ----------------------------------------------------------------------- threads
@@ -78,6 +74,8 @@ def _run(fn: Callable[..., object], args: object, registered: threading.Event) -
             )
 
 
+# pyACL's start_thread lets the parser's own error through (no CHECK_NULL message).
+@pyacl("acl.util.start_thread", "OO", None)
 def start_thread(fn: Callable[..., object], args: object, /) -> tuple[int, int]:
     """Start a thread running ``fn(args)`` (``fn()`` when ``args`` is None).
 
@@ -90,9 +88,7 @@ def start_thread(fn: Callable[..., object], args: object, /) -> tuple[int, int]:
     if not callable(fn):
         raise TypeError("parameter must be callable")
     registered = threading.Event()
-    thread = threading.Thread(
-        target=_run, args=(fn, args, registered), name="acl.util.start_thread", daemon=True
-    )
+    thread = threading.Thread(target=_run, args=(fn, args, registered), name="acl.util.start_thread", daemon=True)
     try:
         thread.start()  # returns once the new thread runs, so `ident` is set
     except RuntimeError:  # "can't start new thread": pthread_create failed
@@ -107,10 +103,11 @@ def start_thread(fn: Callable[..., object], args: object, /) -> tuple[int, int]:
     return tid, 0
 
 
+@pyacl("acl.util.stop_thread", "K")
 def stop_thread(thread_id: int, /) -> int:
     """Join a thread started by :func:`start_thread`; returns 0, or pthread_join's error code
     (ESRCH for an unknown id). Raises RuntimeError if the thread's function raised."""
-    tid = u64(thread_id, _api("stop_thread"))
+    tid = thread_id
     with _threads_lock:
         thread = _threads.get(tid)
         if thread is not None and thread is not threading.current_thread():
@@ -132,6 +129,7 @@ def stop_thread(thread_id: int, /) -> int:
 # ----------------------------------------------------------------------- bytes
 
 
+@pyacl("acl.util.bytes_to_ptr", "O")
 def bytes_to_ptr(data: bytes, /) -> int:
     """The address of the bytes object's own buffer -- no copy.
 
@@ -146,13 +144,13 @@ def bytes_to_ptr(data: bytes, /) -> int:
     return int(ffi.cast("uintptr_t", ffi.from_buffer("char[]", data)))
 
 
+@pyacl("acl.util.ptr_to_bytes", "kk")
 def ptr_to_bytes(ptr: int, size: int, /) -> bytes:
     """A new ``bytes`` holding a copy of ``size`` bytes at host address ``ptr``.
 
     ``ptr`` 0 gives ``size`` zero bytes (pyACL gives an uninitialised buffer of that size).
     """
-    api = _api("ptr_to_bytes")
-    address, n = u64(ptr, api), u64(size, api)
+    address, n = ptr, size
     if n > sys.maxsize:
         raise ValueError("convert c pointer to bytes failed")
     if address == 0:
@@ -172,6 +170,7 @@ def _numpy() -> Any:
     return numpy
 
 
+@pyacl("acl.util.numpy_to_ptr", "O")
 def numpy_to_ptr(arr: Any, /) -> int:
     """The data address of an ndarray, no copy (deprecated in pyACL: warns)."""
     warnings.warn(
@@ -191,6 +190,7 @@ def numpy_to_ptr(arr: Any, /) -> int:
     return int(arr.__array_interface__["data"][0])
 
 
+@pyacl("acl.util.numpy_contiguous_to_ptr", "O")
 def numpy_contiguous_to_ptr(arr: Any, /) -> tuple[int, Any]:
     """``(address, contiguous_array)``: the array itself if C-contiguous, else a C-ordered copy,
     which the caller must keep alive while the address is used (deprecated in pyACL: warns)."""
@@ -222,16 +222,21 @@ def _dtype(npy_type: int) -> Any:
         raise ValueError(f"Invalid data-type for array: {npy_type}") from None
 
 
+@pyacl("acl.util.ptr_to_numpy", "kOi")
 def ptr_to_numpy(ptr: int, shape: tuple[int, ...], npy_type: int, /) -> Any:
     """A writable ndarray viewing host memory at ``ptr`` -- no copy, no ownership; the caller
-    keeps the memory alive (deprecated in pyACL: warns). ``ptr`` 0 gives a new zeroed array."""
+    keeps the memory alive (deprecated in pyACL: warns). ``ptr`` 0 gives a new zeroed array.
+
+    Unlike pyACL, which wraps whatever address it is given, memory that is not readable raises
+    ValueError (as ptr_to_bytes does) instead of crashing the process at the first access, and
+    memory that is readable but not writable comes back as a read-only array.
+    """
     warnings.warn(
         "acl.util.ptr_to_numpy will be deprecated. Please use acl.util.ptr_to_bytes instead.",
         Warning,
         stacklevel=2,
     )
-    api = _api("ptr_to_numpy")
-    address, type_num = u64(ptr, api), i32(npy_type, api)
+    address, type_num = ptr, npy_type
     if not isinstance(shape, tuple):
         raise ValueError("shape is empty")
     dims = []
@@ -249,5 +254,14 @@ def ptr_to_numpy(ptr: int, shape: tuple[int, ...], npy_type: int, /) -> Any:
     for d in dims:
         count *= d
     nbytes = count * dtype.itemsize
-    buf = ffi.buffer(ffi.cast("char *", address), nbytes)  # writable, no copy
-    return np.frombuffer(buf, dtype=dtype, count=count).reshape(dims)
+    if nbytes > sys.maxsize:
+        raise ValueError("array is too big")
+    p = ffi.cast("void *", address)
+    if nbytes and not lib.aiocann_host_accessible(p, nbytes, 0):
+        raise ValueError(f"convert c pointer to numpy failed: [{address:#x}, +{nbytes}) is not readable memory")
+    writable = nbytes == 0 or bool(lib.aiocann_host_accessible(p, nbytes, 1))
+    buf = ffi.buffer(ffi.cast("char *", address), nbytes)  # no copy
+    arr = np.frombuffer(buf, dtype=dtype, count=count).reshape(dims)
+    if not writable:
+        arr.flags.writeable = False
+    return arr

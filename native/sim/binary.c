@@ -212,18 +212,16 @@ SIM_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOpt
     return open_binary(binPath, binPath, -1, __func__, binHandle);
 }
 
-SIM_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
-                                         aclrtBinHandle *binHandle)
+/* aclrtBinaryLoadFromData, and aclrtBinaryLoad of a descriptor (which has no options). */
+static aclError load_from_data(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
+                               aclrtBinHandle *binHandle, const char *func)
 {
-    SIM_CHECK_PROCESS();
-    SIM_CHECK_NOT_NULL(data);
-    SIM_CHECK_NOT_NULL(binHandle);
     if (length == 0)
-        return sim_fail(ACL_ERROR_INVALID_PARAM, "length must be greater than 0");
-    aclError rc = check_options(options, false, __func__);
+        return sim_fail_(func, ACL_ERROR_INVALID_PARAM, "length must be greater than 0");
+    aclError rc = check_options(options, false, func);
     if (rc)
         return rc;
-    sim_context *c = sim_current_context(__func__);
+    sim_context *c = sim_current_context(func);
     if (!c)
         return ACL_ERROR_RT_CONTEXT_NULL;
     int device = c->dev->id;
@@ -231,7 +229,7 @@ SIM_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const 
 
     int fd = memfd_create("aclsim-binary", MFD_CLOEXEC);
     if (fd < 0)
-        return sim_fail(ACL_ERROR_RT_FILE_WRITE, "memfd_create: %s", strerror(errno));
+        return sim_fail_(func, ACL_ERROR_RT_FILE_WRITE, "memfd_create: %s", strerror(errno));
     const char *p = data;
     size_t left = length;
     while (left) {
@@ -241,8 +239,8 @@ SIM_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const 
         if (w <= 0) {
             int err = errno;
             close(fd);
-            return sim_fail(err == EFAULT ? ACL_ERROR_RT_PARAM_INVALID : ACL_ERROR_RT_FILE_WRITE,
-                            "cannot read %zu bytes of binary data at %p: %s", length, data, strerror(err));
+            return sim_fail_(func, err == EFAULT ? ACL_ERROR_RT_PARAM_INVALID : ACL_ERROR_RT_FILE_WRITE,
+                             "cannot read %zu bytes of binary data at %p: %s", length, data, strerror(err));
         }
         p += w;
         left -= (size_t)w;
@@ -250,9 +248,18 @@ SIM_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const 
     char path[64], label[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     snprintf(label, sizeof label, "<binary data, %zu bytes>", length);
-    rc = open_binary(path, label, device, __func__, binHandle);
+    rc = open_binary(path, label, device, func, binHandle);
     close(fd); /* the mapping made by dlopen keeps the contents */
     return rc;
+}
+
+SIM_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
+                                         aclrtBinHandle *binHandle)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(data);
+    SIM_CHECK_NOT_NULL(binHandle);
+    return load_from_data(data, length, options, binHandle, __func__);
 }
 
 static sim_binary *take_binary(aclrtBinHandle h)
@@ -367,4 +374,123 @@ SIM_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const ch
 sim_function *sim_function_get(aclrtFuncHandle h)
 {
     return (sim_function *)sim_handle_get(h, SIM_KIND_FUNCTION);
+}
+
+/* ------------------------------------------------------------------ issue 11 ------------- */
+
+/* aclrtCreateBinary's descriptor: the caller's data pointer and length, not copied (as
+ * rtDevBinary_t in src/acl/aclrt_impl/kernel.cpp) -- the data must stay valid until
+ * aclrtBinaryLoad. It is a handle, so a stale or foreign one is refused instead of freed. */
+typedef struct sim_binary_desc {
+    sim_obj obj;
+    const void *data;
+    size_t length;
+} sim_binary_desc;
+
+static void binary_desc_destroy(sim_obj *o) { free(o); }
+
+/* Returns NULL (with the message recorded) when data is NULL or memory runs out, as ACL does. */
+SIM_API aclrtBinary aclrtCreateBinary(const void *data, size_t dataLen)
+{
+    if (atomic_load_explicit(&g_sim_forked, memory_order_relaxed)) {
+        sim_forked_error(__func__);
+        return NULL;
+    }
+    if (!data) {
+        sim_fail(ACL_ERROR_INVALID_PARAM, "data must not be NULL");
+        return NULL;
+    }
+    sim_binary_desc *d = calloc(1, sizeof *d);
+    if (!d) {
+        sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+        return NULL;
+    }
+    sim_obj_init(&d->obj, SIM_KIND_BINARY_DESC, binary_desc_destroy);
+    d->data = data;
+    d->length = dataLen;
+    if (!sim_handle_open(&d->obj)) {
+        free(d);
+        sim_fail(ACL_ERROR_BAD_ALLOC, "handle table is full");
+        return NULL;
+    }
+    return d->obj.handle;
+}
+
+SIM_API aclError aclrtDestroyBinary(aclrtBinary binary)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(binary);
+    sim_obj *o = sim_handle_close(binary, SIM_KIND_BINARY_DESC);
+    if (!o)
+        return sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "%p is not a binary from aclrtCreateBinary", binary);
+    sim_obj_put(o);
+    return ACL_SUCCESS;
+}
+
+/* Loads the binary the descriptor points at, as aclrtBinaryLoadFromData with no options
+ * (rtBinaryLoadWithoutTilingKey); the descriptor stays valid and may be loaded again. */
+SIM_API aclError aclrtBinaryLoad(const aclrtBinary binary, aclrtBinHandle *binHandle)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(binary);
+    SIM_CHECK_NOT_NULL(binHandle);
+    sim_binary_desc *d = (sim_binary_desc *)sim_handle_get(binary, SIM_KIND_BINARY_DESC);
+    if (!d)
+        return sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "%p is not a binary from aclrtCreateBinary", binary);
+    aclError rc = load_from_data(d->data, d->length, NULL, binHandle, __func__);
+    sim_obj_put(&d->obj);
+    return rc;
+}
+
+static sim_function *function_arg(aclrtFuncHandle h, const char *func, aclError *rc)
+{
+    sim_function *f = sim_function_get(h);
+    if (!f)
+        *rc = sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "function %p is not a live function handle", h);
+    return f;
+}
+
+/* Where the kernel's code starts. A simulator kernel is one entry point that runs on any core,
+ * like a mixed (AI Core) kernel: its address is the AIC one and the AIV address is NULL, as the
+ * runtime reports a kernel with a single address that is not vector-only (ApiImpl::FuncGetAddr).
+ * The address is the host code the AI-core threads call. */
+SIM_API aclError aclrtGetFunctionAddr(aclrtFuncHandle funcHandle, void **aicAddr, void **aivAddr)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(funcHandle);
+    SIM_CHECK_NOT_NULL(aicAddr);
+    SIM_CHECK_NOT_NULL(aivAddr);
+    aclError rc;
+    sim_function *f = function_arg(funcHandle, __func__, &rc);
+    if (!f)
+        return rc;
+    union {
+        aclsim_entry_fn fn;
+        void *p;
+    } entry = {.fn = f->desc->entry}; /* a function address as a data pointer, as the API has it */
+    *aicAddr = entry.p;
+    *aivAddr = NULL;
+    sim_obj_put(&f->obj);
+    return ACL_SUCCESS;
+}
+
+/* The kernel's name into name[maxLen]; maxLen must hold it and its NUL, else 107000
+ * (ApiErrorDecorator::FuncGetName). */
+SIM_API aclError aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_t maxLen, char *name)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(name);
+    SIM_CHECK_NOT_NULL(funcHandle);
+    aclError rc = ACL_SUCCESS;
+    sim_function *f = function_arg(funcHandle, __func__, &rc);
+    if (!f)
+        return rc;
+    size_t n = strlen(f->desc->name);
+    if (maxLen < n + 1)
+        rc = sim_fail(ACL_ERROR_RT_PARAM_INVALID, "maxLen %u is too small for the name of %s (%zu bytes with its NUL)",
+                      maxLen, f->desc->name, n + 1);
+    else
+        memcpy(name, f->desc->name, n + 1);
+    sim_obj_put(&f->obj);
+    return rc;
 }

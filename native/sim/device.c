@@ -48,6 +48,14 @@ sim_device *sim_device_of(int32_t id)
     return (id >= 0 && id < n) ? sim_device_at(id) : NULL;
 }
 
+sim_context *sim_current_context_quiet(void)
+{
+    sim_obj *o = t_ctx ? sim_handle_get(t_ctx, SIM_KIND_CONTEXT) : NULL;
+    if (!o)
+        t_ctx = NULL;
+    return (sim_context *)o;
+}
+
 sim_context *sim_current_context(const char *func)
 {
     sim_obj *o = t_ctx ? sim_handle_get(t_ctx, SIM_KIND_CONTEXT) : NULL;
@@ -416,6 +424,7 @@ static void stop_streams(sim_device *d, sim_context *c)
 static void context_close(sim_device *d, sim_context *c)
 {
     stop_streams(d, c);
+    sim_capture_context_gone(c); /* its models */
     sim_context **pp = &d->contexts;
     while (*pp && *pp != c)
         pp = &(*pp)->next;
@@ -479,6 +488,7 @@ void sim_device_teardown(sim_device *d)
     d->default_ctx = NULL;
     d->active = false;
     d->refcount = 0;
+    d->peer_access = 0; /* peer mappings belong to the device's lifetime */
     sim_copy_stop(&d->copy);
     sim_pool_stop(&d->pool);
     sim_memory_fini(&d->mem);
@@ -563,15 +573,18 @@ SIM_API aclError aclrtGetDeviceCount(uint32_t *count)
 }
 
 /* Context::Synchronize: the context's stop-on-failure error first (CheckStatus); otherwise
- * waits for every stream and returns the first task error, consuming every stream's error. */
-SIM_API aclError aclrtSynchronizeDevice(void)
+ * waits for every stream of the current device, within timeout ms overall (-1: forever), and
+ * returns the first task error, consuming every stream's error. */
+static aclError synchronize_device(int32_t timeout, const char *func)
 {
-    SIM_CHECK_PROCESS();
-    sim_context *c = sim_current_context(__func__);
+    sim_context *c = sim_current_context(func);
     if (!c)
         return ACL_ERROR_RT_CONTEXT_NULL;
     sim_device *d = c->dev;
-    aclError failed = sim_context_failure(c, __func__);
+    /* Context::Synchronize refuses a context with a capturing stream before anything else. */
+    aclError failed = sim_capture_context_busy(c, func);
+    if (!failed)
+        failed = sim_context_failure(c, func);
     sim_obj_put(&c->obj);
     if (failed)
         return failed;
@@ -582,7 +595,7 @@ SIM_API aclError aclrtSynchronizeDevice(void)
     sim_stream **list = calloc((size_t)(n > 0 ? n : 1), sizeof *list);
     if (!list) {
         pthread_mutex_unlock(&d->lock);
-        return sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+        return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
     }
     for (sim_stream *s = d->streams; s && k < n; s = s->next) {
         sim_obj_get(&s->obj);
@@ -591,18 +604,46 @@ SIM_API aclError aclrtSynchronizeDevice(void)
     pthread_mutex_unlock(&d->lock);
 
     aclError first = ACL_SUCCESS;
+    /* One deadline for the whole device: each stream gets what is left of it. */
+    uint64_t deadline = timeout >= 0 ? sim_now_ns() + (uint64_t)timeout * 1000000ull : 0;
+    bool timed_out = false;
     for (int i = 0; i < k; i++) {
         pthread_mutex_lock(&list[i]->lock);
         uint64_t target = list[i]->submitted;
         pthread_mutex_unlock(&list[i]->lock);
-        sim_stream_wait_seq(list[i], target, -1);
-        aclError e = sim_stream_take_error(list[i], __func__);
+        int32_t left = -1;
+        if (timeout >= 0) {
+            uint64_t now = sim_now_ns();
+            left = now >= deadline ? 0 : (int32_t)((deadline - now + 999999ull) / 1000000ull);
+        }
+        if (!timed_out && sim_stream_wait_seq(list[i], target, left) == ETIMEDOUT)
+            timed_out = true;
+        aclError e = sim_stream_take_error(list[i], func);
         if (e && !first)
             first = e;
         sim_obj_put(&list[i]->obj);
     }
     free(list);
+    if (!first && timed_out)
+        first = sim_fail_(func, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "device tasks still pending after %d ms", timeout);
     return first;
+}
+
+SIM_API aclError aclrtSynchronizeDevice(void)
+{
+    SIM_CHECK_PROCESS();
+    return synchronize_device(-1, __func__);
+}
+
+/* ACL checks the range ([-1, INT_MAX], else 107000) and passes 507046 through on expiry
+ * (src/acl/aclrt_impl/device.cpp aclrtSynchronizeDeviceWithTimeoutImpl). */
+SIM_API aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
+{
+    SIM_CHECK_PROCESS();
+    if (timeout < -1)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d is invalid (-1 waits forever, >= 0 is a limit in ms)",
+                        timeout);
+    return synchronize_device(timeout, __func__);
 }
 
 SIM_API aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)

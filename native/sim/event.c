@@ -14,6 +14,10 @@
  * context): a record executed after a failed task completes normally, and a stream waiting on
  * it goes on. Only in a failed stop-on-failure context do synchronize and query return the
  * context's error.
+ *
+ * Stream capture (capture.c) takes over a record, reset or wait that involves a capturing
+ * stream or an event recorded in an active capture, before any generation is taken here; an
+ * event with such a record cannot be synchronized, queried or timed (107028).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -118,12 +122,23 @@ static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type,
     sim_event *e = lookup(event, func, &rc);
     if (!e)
         return rc;
-    if (type == SIM_TASK_EVENT_RESET && !(e->flags & ACL_EVENT_SYNC)) {
+    if (type == SIM_TASK_EVENT_RESET && e->ex_mode) { /* ApiErrorDecorator::EventReset */
+        sim_obj_put(&e->obj);
+        return sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "events from aclrtCreateEventExWithFlag cannot be reset (they need no reset)");
+    }
+    /* ApiErrorDecorator::EventReset: only events a wait can use (SYNC, EXTERNAL) can be reset. */
+    if (type == SIM_TASK_EVENT_RESET && !(e->flags & (ACL_EVENT_SYNC | ACL_EVENT_EXTERNAL))) {
         sim_obj_put(&e->obj);
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "event was created without ACL_EVENT_SYNC and cannot be reset");
     }
     sim_stream *s = sim_stream_for_work(stream, func, &rc);
     if (!s) {
+        sim_obj_put(&e->obj);
+        return rc;
+    }
+    if (sim_capture_event_op(s, e, type, func, &rc)) {
+        sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
         return rc;
     }
@@ -172,12 +187,18 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     sim_event *e = lookup(event, __func__, &rc);
     if (!e)
         return rc;
-    if (!(e->flags & ACL_EVENT_SYNC)) {
+    /* Event::IsEventWithoutWaitTask: only SYNC, EXTERNAL and IPC events can be waited on. */
+    if (!(e->flags & (ACL_EVENT_SYNC | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC))) {
         sim_obj_put(&e->obj);
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "event was created without ACL_EVENT_SYNC and cannot be waited on");
     }
     sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
     if (!s) {
+        sim_obj_put(&e->obj);
+        return rc;
+    }
+    if (sim_capture_event_op(s, e, SIM_TASK_EVENT_WAIT, __func__, &rc)) {
+        sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
         return rc;
     }
@@ -197,7 +218,20 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     }
     t->u.event.event = e;
     t->u.event.gen = gen;
+    /* Counted before it can run (sim_event_execute_wait counts it done), and uncounted if
+     * the stream refuses it: aclrtQueryEventWaitStatus compares the two. A refused task is
+     * freed with the task's reference, so hold one more across the submission. */
+    sim_obj_get(&e->obj);
+    pthread_mutex_lock(&e->lock);
+    e->waits_submitted++;
+    pthread_mutex_unlock(&e->lock);
     rc = sim_stream_submit(s, t, __func__, NULL);
+    if (rc) {
+        pthread_mutex_lock(&e->lock);
+        e->waits_submitted--;
+        pthread_mutex_unlock(&e->lock);
+    }
+    sim_obj_put(&e->obj);
     sim_obj_put(&s->obj);
     return rc;
 }
@@ -226,6 +260,31 @@ void sim_event_execute_wait(sim_event *e, uint64_t gen)
     pthread_mutex_lock(&e->lock);
     while (e->done_gen < gen)
         pthread_cond_wait(&e->cv, &e->lock);
+    e->waits_done++; /* issue 11: aclrtQueryEventWaitStatus */
+    pthread_mutex_unlock(&e->lock);
+}
+
+void sim_event_record_now(sim_event *e)
+{
+    pthread_mutex_lock(&e->lock);
+    e->done_gen = ++e->record_gen;
+    e->timestamp_ns = sim_now_ns();
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->lock);
+}
+
+void sim_event_reset_now(sim_event *e)
+{
+    pthread_mutex_lock(&e->lock);
+    e->reset_gen = e->done_gen;
+    pthread_mutex_unlock(&e->lock);
+}
+
+void sim_event_wait_set(sim_event *e)
+{
+    pthread_mutex_lock(&e->lock);
+    while (e->done_gen <= e->reset_gen)
+        pthread_cond_wait(&e->cv, &e->lock);
     pthread_mutex_unlock(&e->lock);
 }
 
@@ -243,9 +302,11 @@ SIM_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatu
     sim_event *e = lookup(event, __func__, &rc);
     if (!e)
         return rc;
-    if (!(rc = sim_context_failure(e->ctx, __func__))) {
+    if (!(rc = sim_capture_event_busy(e, __func__)) && !(rc = sim_context_failure(e->ctx, __func__))) {
         pthread_mutex_lock(&e->lock);
         *status = recorded_locked(e) ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+        if (e->ex_mode && e->record_gen == 0) /* new mode: no record yet is complete (Event::QueryEventStatus) */
+            *status = ACL_EVENT_RECORDED_STATUS_COMPLETE;
         pthread_mutex_unlock(&e->lock);
     }
     sim_obj_put(&e->obj);
@@ -259,7 +320,7 @@ static aclError synchronize(aclrtEvent event, int32_t timeout, const char *func)
     sim_event *e = lookup(event, func, &rc);
     if (!e)
         return rc;
-    if ((rc = sim_context_failure(e->ctx, func))) {
+    if ((rc = sim_capture_event_busy(e, func)) || (rc = sim_context_failure(e->ctx, func))) {
         sim_obj_put(&e->obj);
         return rc;
     }
@@ -323,9 +384,11 @@ SIM_API aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
     if (!e)
         return rc;
     uint64_t ns = 0;
-    pthread_mutex_lock(&e->lock);
-    rc = timestamp_locked(e, &ns, __func__, "the");
-    pthread_mutex_unlock(&e->lock);
+    if (!(rc = sim_capture_event_busy(e, __func__))) {
+        pthread_mutex_lock(&e->lock);
+        rc = timestamp_locked(e, &ns, __func__, "the");
+        pthread_mutex_unlock(&e->lock);
+    }
     if (!rc) /* microseconds on the device's own clock (event.cc: syscnt / ticks per us) */
         *timestamp = (ns - e->dev->clock_origin_ns) / 1000u;
     sim_obj_put(&e->obj);
@@ -348,6 +411,11 @@ SIM_API aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEv
         return rc;
     }
     uint64_t ta = 0, tb = 0;
+    if ((rc = sim_capture_event_busy(a, __func__)) || (rc = sim_capture_event_busy(b, __func__))) {
+        sim_obj_put(&a->obj);
+        sim_obj_put(&b->obj);
+        return rc;
+    }
     pthread_mutex_lock(&a->lock);
     rc = timestamp_locked(a, &ta, __func__, "start");
     pthread_mutex_unlock(&a->lock);

@@ -167,6 +167,8 @@ sim_obj *sim_handle_close(const void *h, sim_kind k)
     return o;
 }
 
+uint32_t sim_handle_slot(const void *h) { return (uint32_t)((uint64_t)(uintptr_t)h & SLOT_MASK); }
+
 const char *sim_kind_name(sim_kind k)
 {
     switch (k) {
@@ -175,6 +177,9 @@ const char *sim_kind_name(sim_kind k)
     case SIM_KIND_EVENT: return "event";
     case SIM_KIND_BINARY: return "binary";
     case SIM_KIND_FUNCTION: return "function";
+    case SIM_KIND_BINARY_DESC: return "binary descriptor";
+    case SIM_KIND_MODEL: return "model";
+    case SIM_KIND_TASKGRP: return "task group";
     }
     return "handle";
 }

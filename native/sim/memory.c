@@ -161,10 +161,10 @@ static void free_extent(sim_memory *m, uintptr_t start, size_t len)
     /* If the extent list cannot grow, the range is leaked from the reservation: harmless. */
 }
 
-static aclError dev_alloc(sim_memory *m, size_t size, void **out, int dev_id)
+static aclError dev_alloc(sim_memory *m, size_t size, bool padded, void **out, int dev_id)
 {
     size_t ps = page_size();
-    size_t rounded = round_up(size, 32) + 32;
+    size_t rounded = round_up(size, 32) + (padded ? 32 : 0);
     size_t span = round_up(rounded, 64);
     size_t map_len = round_up(span, ps);
     size_t gap = gap_len(map_len);
@@ -219,6 +219,11 @@ static aclError dev_alloc(sim_memory *m, size_t size, void **out, int dev_id)
     pthread_mutex_unlock(&m->lock);
     *out = (void *)a.user;
     return ACL_SUCCESS;
+}
+
+aclError sim_dev_alloc(sim_device *d, size_t size, bool padded, void **out)
+{
+    return dev_alloc(&d->mem, size, padded, out, d->id);
 }
 
 /* Frees the allocation starting at p if it is one of m's. Returns 1 freed, 0 not m's, -1 if p
@@ -412,7 +417,7 @@ SIM_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy po
     sim_context *c = sim_current_context(__func__);
     if (!c)
         return ACL_ERROR_RT_CONTEXT_NULL;
-    aclError rc = dev_alloc(&c->dev->mem, size, devPtr, c->dev->id);
+    aclError rc = dev_alloc(&c->dev->mem, size, true, devPtr, c->dev->id);
     sim_obj_put(&c->obj);
     return rc;
 }
@@ -459,7 +464,9 @@ struct sim_copy_req {
     sim_copy_req *next;
     void *dst;
     const void *src;
-    size_t count;
+    size_t count;         /* 1-D: bytes; 2-D: bytes per row (width) */
+    size_t rows;          /* 2-D copies: rows, pitches apart (1 for 1-D) */
+    size_t dpitch, spitch;
     int32_t value;
     bool is_memset;
     bool done;
@@ -474,10 +481,14 @@ typedef struct copy_arg {
 static void do_copy(void *arg)
 {
     sim_copy_req *r = arg;
-    if (r->is_memset)
+    if (r->is_memset) {
         memset(r->dst, r->value & 0xFF, r->count);
-    else
-        memmove(r->dst, r->src, r->count);
+        return;
+    }
+    char *d = r->dst;
+    const char *sp = r->src;
+    for (size_t i = 0; i < r->rows; i++, d += r->dpitch, sp += r->spitch)
+        memmove(d, sp, r->count);
 }
 
 static void *copy_main(void *arg)
@@ -540,22 +551,39 @@ void sim_copy_stop(sim_copy_engine *e)
     pthread_mutex_destroy(&e->lock);
 }
 
+/* Queues r on device's copy engine and waits until it has run. */
+static void run_on_engine(int device, sim_copy_req *r)
+{
+    sim_copy_engine *e = &sim_device_at(device)->copy;
+    pthread_mutex_lock(&e->lock);
+    if (e->tail)
+        e->tail->next = r;
+    else
+        e->head = r;
+    e->tail = r;
+    pthread_cond_signal(&e->cv);
+    while (!r->done)
+        pthread_cond_wait(&e->done_cv, &e->lock);
+    pthread_mutex_unlock(&e->lock);
+}
+
+aclError sim_copy_execute_2d(int device, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                             size_t height, char *msg, size_t msglen)
+{
+    sim_copy_req r = {.dst = dst, .src = src, .count = width, .rows = height, .dpitch = dpitch, .spitch = spitch};
+    run_on_engine(device, &r);
+    if (!r.fault.sig)
+        return ACL_SUCCESS;
+    snprintf(msg, msglen, "2-D copy of %zu rows of %zu bytes from %p (pitch %zu) to %p (pitch %zu): %s at address %p",
+             height, width, src, spitch, dst, dpitch, sim_fault_describe(r.fault.sig), r.fault.addr);
+    return ACL_ERROR_RT_SYS_DMA;
+}
+
 aclError sim_copy_execute(int device, void *dst, const void *src, size_t count, bool is_memset, int32_t value,
                           char *msg, size_t msglen)
 {
-    sim_device *d = sim_device_at(device);
-    sim_copy_engine *e = &d->copy;
-    sim_copy_req r = {.dst = dst, .src = src, .count = count, .value = value, .is_memset = is_memset};
-    pthread_mutex_lock(&e->lock);
-    if (e->tail)
-        e->tail->next = &r;
-    else
-        e->head = &r;
-    e->tail = &r;
-    pthread_cond_signal(&e->cv);
-    while (!r.done)
-        pthread_cond_wait(&e->done_cv, &e->lock);
-    pthread_mutex_unlock(&e->lock);
+    sim_copy_req r = {.dst = dst, .src = src, .count = count, .rows = 1, .value = value, .is_memset = is_memset};
+    run_on_engine(device, &r);
     if (!r.fault.sig)
         return ACL_SUCCESS;
     char what[160];
@@ -687,6 +715,8 @@ SIM_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t 
     copy_plan plan;
     if ((rc = plan_copy(__func__, dst, destMax, src, count, kind, cur, &plan)))
         return rc;
+    if ((rc = sim_capture_check_sync_call(__func__))) /* ApiImpl::MemCopySync: capture modes */
+        return rc;
     char msg[512];
     rc = sim_copy_execute(plan.device, dst, src, count, false, 0, msg, sizeof msg);
     if (rc)
@@ -698,6 +728,11 @@ SIM_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t 
 static aclError submit_copy(const char *func, sim_stream *s, void *dst, const void *src, size_t count, bool is_memset,
                             int32_t value, const copy_plan *plan)
 {
+    aclError rc;
+    /* A capture cannot hold a pageable copy, and the capture modes may forbid the synchronous
+     * copy it turns into (ApiErrorDecorator::MemcpyAsync; capture.c). */
+    if (plan->pageable && (rc = sim_capture_pageable_copy(s, func)))
+        return rc;
     sim_task *t = sim_task_new(is_memset ? SIM_TASK_MEMSET : SIM_TASK_MEMCPY);
     if (!t)
         return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
@@ -707,7 +742,7 @@ static aclError submit_copy(const char *func, sim_stream *s, void *dst, const vo
     t->u.copy.value = value;
     t->u.copy.device = plan->device;
     uint64_t seq;
-    aclError rc = sim_stream_submit(s, t, func, &seq);
+    rc = sim_stream_submit(s, t, func, &seq);
     if (rc)
         return rc;
     /* Pageable host memory: the real runtime turns the copy into a stream synchronize plus a
@@ -775,6 +810,8 @@ SIM_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_
     copy_plan plan;
     aclError rc = plan_memset(__func__, devPtr, maxCount, count, cur, &plan);
     if (rc || count == 0)
+        return rc;
+    if ((rc = sim_capture_check_sync_call(__func__))) /* ApiImpl::MemSetSync: capture modes */
         return rc;
     char msg[512];
     rc = sim_copy_execute(plan.device, devPtr, NULL, count, true, value, msg, sizeof msg);

@@ -10,6 +10,9 @@
  *   AIOCANN_SIM_MAX_EVENTS   events per device                       (default 65536)
  *   AIOCANN_SIM_SPIN_US      how long a stream worker whose queue ran dry polls it before
  *                            sleeping, in microseconds; 0 never polls (default 30)
+ *   AIOCANN_SIM_MODEL_DESTROY_WAIT_MS  how long aclmdlRIDestroy waits for a model's running
+ *                            replays before it gives up with 107037 (default 10000, as
+ *                            Context::ModelDestroy polls 10000 x 1 ms)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -132,6 +135,9 @@ static aclError read_config(sim_config *c)
     if ((rc = env_long("AIOCANN_SIM_SPIN_US", 0, 1000000, 30, &v)))
         return rc;
     c->spin_ns = (uint64_t)v * 1000u;
+    if ((rc = env_long("AIOCANN_SIM_MODEL_DESTROY_WAIT_MS", 0, 3600000, 10000, &v)))
+        return rc;
+    c->model_destroy_wait_ms = (int)v;
     if ((rc = env_size("AIOCANN_SIM_MEMORY", 4ull << 30, &c->device_memory)))
         return rc;
     return ACL_SUCCESS;
@@ -144,6 +150,9 @@ SIM_API aclError aclInit(const char *configPath)
         return sim_fail(ACL_ERROR_INVALID_FILE, "cannot read config file %s: %s", configPath, strerror(errno));
     pthread_mutex_lock(&g_rt.lock);
     if (g_rt.initialized) {
+        /* Still counted, as the real aclInitImpl counts (aclInitRefCount): aclFinalizeReference
+         * then needs as many calls as there were aclInits before it tears down. */
+        g_rt.init_refs++;
         pthread_mutex_unlock(&g_rt.lock);
         return sim_fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit was already called");
     }
@@ -158,19 +167,17 @@ SIM_API aclError aclInit(const char *configPath)
     g_rt.cfg = cfg;
     g_rt.secret = sim_now_ns() * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
     g_rt.initialized = true;
+    g_rt.init_refs = 1;
     pthread_mutex_unlock(&g_rt.lock);
     return ACL_SUCCESS;
 }
 
-SIM_API aclError aclFinalize(void)
+/* Tears the runtime down; called with g_rt.lock held and g_rt.initialized set, returns with
+ * the lock released. */
+static aclError finalize_locked(void)
 {
-    SIM_CHECK_PROCESS();
-    pthread_mutex_lock(&g_rt.lock);
-    if (!g_rt.initialized) {
-        pthread_mutex_unlock(&g_rt.lock);
-        return sim_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize without a matching aclInit");
-    }
     g_rt.initialized = false;
+    g_rt.init_refs = 0;
     int n = g_rt.cfg.num_devices;
     pthread_mutex_unlock(&g_rt.lock);
 
@@ -187,6 +194,83 @@ SIM_API aclError aclFinalize(void)
     sim_callback_reset();
     sim_binary_unload_all();
     sim_pinned_free_all();
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclFinalize(void)
+{
+    SIM_CHECK_PROCESS();
+    pthread_mutex_lock(&g_rt.lock);
+    if (!g_rt.initialized) {
+        pthread_mutex_unlock(&g_rt.lock);
+        return sim_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize without a matching aclInit");
+    }
+    return finalize_locked();
+}
+
+/* The counted finalize (aclFinalizeReferenceImpl): with more than one aclInit outstanding it
+ * only drops one; the last one tears down like aclFinalize. *refCount (optional) gets the count
+ * left. */
+SIM_API aclError aclFinalizeReference(uint64_t *refCount)
+{
+    SIM_CHECK_PROCESS();
+    pthread_mutex_lock(&g_rt.lock);
+    if (refCount)
+        *refCount = g_rt.init_refs;
+    if (g_rt.init_refs > 1) {
+        uint64_t left = --g_rt.init_refs;
+        pthread_mutex_unlock(&g_rt.lock);
+        if (refCount)
+            *refCount = left;
+        return ACL_SUCCESS;
+    }
+    if (!g_rt.initialized || g_rt.init_refs < 1) {
+        pthread_mutex_unlock(&g_rt.lock);
+        return sim_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalizeReference without a matching aclInit");
+    }
+    aclError rc = finalize_locked();
+    if (refCount)
+        *refCount = 0;
+    return rc;
+}
+
+/* Package versions. The real calls read <ASCEND_HOME_PATH>/share/info/<package>/version.info
+ * of an installed CANN; here the one package present is the runtime, version 9.1.0 (the
+ * runtime whose API this simulator implements: ACL 1.17). Other packages are not installed:
+ * ACL_ERROR_INVALID_FILE, what the real calls return for a missing version file. */
+#define SIM_RUNTIME_VERSION "9.1.0"
+
+static bool is_runtime_package(const char *name)
+{
+    return strcmp(name, "runtime") == 0;
+}
+
+SIM_API aclError aclsysGetVersionStr(char *pkgName, char *versionStr)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(versionStr);
+    SIM_CHECK_NOT_NULL(pkgName);
+    if (!is_runtime_package(pkgName))
+        return sim_fail(ACL_ERROR_INVALID_FILE, "package %s is not installed (the simulator provides \"runtime\")",
+                        pkgName);
+    snprintf(versionStr, ACL_PKG_VERSION_MAX_SIZE, "%s", SIM_RUNTIME_VERSION);
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(version);
+    if ((int)name < ACL_PKG_NAME_CANN || (int)name > ACL_PKG_NAME_DRIVER)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "package name %d is not an aclCANNPackageName", (int)name);
+    if (name != ACL_PKG_NAME_RUNTIME)
+        return sim_fail(ACL_ERROR_INVALID_FILE, "package %d is not installed (the simulator provides the runtime)",
+                        (int)name);
+    memset(version, 0, sizeof *version);
+    snprintf(version->version, sizeof version->version, "%s", SIM_RUNTIME_VERSION);
+    snprintf(version->majorVersion, sizeof version->majorVersion, "9");
+    snprintf(version->minorVersion, sizeof version->minorVersion, "1");
+    snprintf(version->releaseVersion, sizeof version->releaseVersion, "0");
     return ACL_SUCCESS;
 }
 

@@ -18,10 +18,17 @@
  *   binary.c       kernel binaries (host shared objects) and their functions
  *   kernel_args.c  aclrtKernelArgs*: layout and state machine of reference §10
  *   launch.c       aclrtLaunchKernelWithConfig / aclrtLaunchKernel
+ *   device_query.c what programs ask about devices and contexts: run mode, SoC, attributes,
+ *                  utilization, status, id mappings, peer access, system parameters
+ *   event_query.c  event queries that need only public event state (ids, wait status, ...)
+ *   stream_attr.c  stream attributes, forced stream destruction
+ *   memory_ext.c   the other allocation calls, cache maintenance, pointer attributes, 2-D copies
+ *   capture.c      stream capture (ACL Graph): aclmdlRICapture*, models and their replay, task
+ *                  groups and task update
  *
- * Locking order (outer to inner): g_rt.lock > device->lock > stream->lock > event->lock /
- * subscriber->lock / pool->lock > handle table lock. No lock is held while a kernel block,
- * a copy or a user callback runs.
+ * Locking order (outer to inner): g_rt.lock > device->lock > capture lock (capture.c) >
+ * stream->lock > event->lock / subscriber->lock / pool->lock / model run lock > handle table
+ * lock. No lock is held while a kernel block, a copy or a user callback runs.
  */
 #ifndef AIOCANN_SIM_H_
 #define AIOCANN_SIM_H_
@@ -56,6 +63,8 @@ typedef struct sim_config {
     size_t device_memory;    /* AIOCANN_SIM_MEMORY (bytes, k/m/g suffix), default 4 GiB */
     int max_streams;         /* AIOCANN_SIM_MAX_STREAMS, default 1984 (incl. default streams) */
     int max_events;          /* AIOCANN_SIM_MAX_EVENTS, default 65536 */
+    int model_destroy_wait_ms; /* AIOCANN_SIM_MODEL_DESTROY_WAIT_MS: how long aclmdlRIDestroy waits
+                                * for running replays, default 10000 (Context::ModelDestroy) */
     uint64_t spin_ns;        /* AIOCANN_SIM_SPIN_US: how long an idle stream worker polls */
 } sim_config;
 
@@ -93,6 +102,9 @@ typedef enum sim_kind {
     SIM_KIND_EVENT = 3,
     SIM_KIND_BINARY = 4,
     SIM_KIND_FUNCTION = 5,
+    SIM_KIND_BINARY_DESC = 6, /* aclrtCreateBinary's descriptor (not loaded) */
+    SIM_KIND_MODEL = 7,       /* aclmdlRI (capture.c) */
+    SIM_KIND_TASKGRP = 8,     /* aclrtTaskGrp (capture.c) */
 } sim_kind;
 
 /* Every handle-bearing object starts with this header. The table holds one reference while
@@ -112,6 +124,9 @@ sim_obj *sim_handle_close(const void *h, sim_kind k); /* unregisters; returns th
 void sim_obj_get(sim_obj *o);
 void sim_obj_put(sim_obj *o);
 const char *sim_kind_name(sim_kind k);
+/* The slot index a live handle encodes: a small integer, unique among live handles and reused
+ * after a close, which is what the runtime's per-device ids (event ids) look like. */
+uint32_t sim_handle_slot(const void *h);
 
 /* ------------------------------------------------------------------ faults (fault.c) ----- */
 
@@ -158,6 +173,7 @@ typedef struct sim_runtime {
     bool initialized;
     sim_config cfg;
     uint64_t secret;             /* mixes user-memory args-handle cookies */
+    uint64_t init_refs;          /* aclInit calls since the first, for aclFinalizeReference */
 } sim_runtime;
 
 extern sim_runtime g_rt;
@@ -270,6 +286,8 @@ typedef struct sim_memory {
     size_t nfree, cap_free;
 } sim_memory;
 
+#define SIM_CTX_SYS_OPTS 3 /* aclrtCtxSetSysParamOpt accepts options 0..2 */
+
 struct sim_context {
     sim_obj obj;
     struct sim_device *dev;
@@ -283,6 +301,9 @@ struct sim_context {
     _Atomic aclError failure_error;
     struct sim_stream *default_stream;
     struct sim_context *next; /* device->contexts */
+    /* aclrtCtxSetSysParamOpt values, guarded by dev->lock; unset ones read as 107021. */
+    bool sys_opt_set[SIM_CTX_SYS_OPTS];
+    int64_t sys_opt[SIM_CTX_SYS_OPTS];
 };
 
 struct sim_device {
@@ -297,6 +318,7 @@ struct sim_device {
     uint32_t next_stream_id;     /* aclrtStreamGetId: ids are per device, never reused here */
     uint64_t clock_origin_ns;    /* when the device "started": 0 until first activated */
     atomic_int num_events;
+    uint64_t peer_access;        /* bit p: aclrtDeviceEnablePeerAccess(p) done here (lock) */
     sim_core_pool pool;
     sim_copy_engine copy;
     sim_memory mem;
@@ -306,6 +328,7 @@ sim_device *sim_device_at(int i);     /* the static slot i < SIM_MAX_DEVICES, co
 sim_device *sim_device_of(int32_t id); /* NULL when id is not a configured device */
 /* The calling thread's current context, +1 ref; NULL with 107002 recorded when none. */
 sim_context *sim_current_context(const char *func);
+sim_context *sim_current_context_quiet(void); /* the same, recording no error when there is none */
 void sim_device_teardown(sim_device *d);                   /* under d->lock */
 /* Unlinks s from its device's stream list (takes d->lock). */
 void sim_device_forget_stream(sim_stream *s);
@@ -336,6 +359,13 @@ aclError sim_copy_execute(int device, void *dst, const void *src, size_t count, 
                           char *msg, size_t msglen);
 void sim_copy_stop(sim_copy_engine *e);
 void sim_pinned_free_all(void);
+/* Allocates size bytes of d's memory (d active). `padded`: ACL's size rounding adds 32 bytes
+ * (aclrtMalloc, aclrtMallocCached); aclrtMallocAlign32 only rounds to a multiple of 32. */
+aclError sim_dev_alloc(sim_device *d, size_t size, bool padded, void **out);
+/* Runs a 2-D copy (height rows of width bytes, pitches apart) on device's copy engine and
+ * waits for it; 0 or 507013 with msg. A 1-D copy is height 1. */
+aclError sim_copy_execute_2d(int device, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                             size_t height, char *msg, size_t msglen);
 
 /* ------------------------------------------------------------------ streams (stream.c) --- */
 
@@ -347,11 +377,18 @@ typedef enum sim_task_type {
     SIM_TASK_EVENT_RESET,
     SIM_TASK_EVENT_WAIT,
     SIM_TASK_CALLBACK,
+    SIM_TASK_MODEL,              /* a replay of a captured model (capture.c) */
+    SIM_TASK_UPDATE,             /* a task-group update: swaps a captured kernel (capture.c) */
 } sim_task_type;
 
 struct sim_event;
 struct sim_function;
 struct sim_subscriber;
+struct sim_model;
+struct sim_capslot;
+struct sim_capkernel;
+struct sim_capstate;
+struct sim_capevent;
 
 #define SIM_TASK_INLINE_ARGS 256
 
@@ -374,9 +411,11 @@ typedef struct sim_task {
         struct {
             void *dst;
             const void *src;
-            size_t count;
+            size_t count;            /* bytes in all (2-D: width * height) */
             int32_t value;
             int device;              /* engine that runs it */
+            size_t width, height;    /* aclrtMemcpy2dAsync: height rows of width bytes; 0 = 1-D */
+            size_t dpitch, spitch;
         } copy;
         struct {
             struct sim_event *event; /* holds a ref */
@@ -388,6 +427,14 @@ typedef struct sim_task {
             void *user_data;
             bool block;
         } callback;
+        struct {
+            struct sim_model *model;   /* holds a ref */
+        } model;
+        struct {
+            struct sim_model *model;   /* holds a ref: the slot is the model's */
+            struct sim_capslot *slot;  /* the captured kernel it replaces */
+            struct sim_capkernel *kernel; /* the new kernel, owned until applied */
+        } update;
     } u;
     /* Launch arguments up to this size are copied here instead of into a malloc'ed block. */
     _Alignas(16) uint8_t inline_args[SIM_TASK_INLINE_ARGS];
@@ -417,6 +464,13 @@ struct sim_stream {
     /* A task failed while the context was in stop-on-failure mode (ABORT_ON_FAILURE): the
      * worker discards every later task unexecuted and the error is never cleared. */
     bool aborted;
+    /* The failure mode configured on this stream (Stream::modeConfig_, bit 0 of every mode
+     * aclrtSetStreamFailureMode set on it, OR-ed: 0 continue, 1 stop). Together with `aborted`
+     * it is the stream's Stream::failureMode_ (ABORT once aborted, else this), which decides
+     * what aclrtSetStreamFailureMode accepts; aclrtGetStreamAttribute(FAILURE_MODE) reads it.
+     * Setting stop also makes the whole context stop on failure (sim_context.mode). Guarded
+     * by lock. */
+    uint32_t fail_mode;
     uint32_t id;                 /* aclrtStreamGetId */
     uint16_t last_task;          /* per-stream task counter and its wrap count (stream.c) */
     uint16_t task_flip;
@@ -431,7 +485,15 @@ struct sim_stream {
     uint64_t owed_since;
     pthread_t thread;
     sim_guard *guard;            /* the worker's fault guard (it runs blocks on borrowed cores) */
+    /* Capture state (capture.c): non-NULL while the stream captures into a model, or has a
+     * task-group state. Written under the capture lock; a submission reads it without. */
+    _Atomic(struct sim_capstate *) cap;
     struct sim_stream *next;     /* device->streams */
+    /* issue 11 (stream_attr.c): aclrtDestroyStreamForce sets `discard`, after which the
+     * worker discards what is left instead of running it (sim_task_discard); attributes
+     * kept for aclrtSet/GetStreamAttribute, guarded by lock. */
+    atomic_bool discard;
+    uint32_t user_tag, cache_op_info;
 };
 
 /* Resolves a stream argument: NULL is the current context's default stream. +1 ref, and *rc
@@ -442,11 +504,16 @@ sim_stream *sim_stream_resolve(aclrtStream s, const char *func, aclError *rc);
 sim_stream *sim_stream_for_work(aclrtStream s, const char *func, aclError *rc);
 /* A zeroed task: one the calling thread took from a stream's recycled tasks, or a new one. */
 sim_task *sim_task_new(sim_task_type type);
+/* Runs in place of a task that will never execute (a force-destroyed or aborted stream;
+ * stream_attr.c): an event record still triggers its event and a wait counts as passed, so
+ * nobody waits forever for work that will never run. */
+void sim_task_discard(sim_task *t);
 void sim_task_free(sim_task *t); /* drops the references the task holds, frees it */
 /* Enqueues t, gives it its task id (which becomes the calling thread's last task id) and
  * returns 0 with its sequence number in *seq (seq may be NULL). Or frees t and returns the
  * error, recorded for func: the context's failure in stop-on-failure mode (Context::
- * CheckTaskSend), or 107017 when the stream is being destroyed. */
+ * CheckTaskSend), or 107017 when the stream is being destroyed. A capturing stream records t
+ * in its model instead (capture.c; *seq is then 0), or refuses it. */
 aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_t *seq);
 /* The context's sticky stop-on-failure error, or 0 (Context::CheckStatus). When it is set,
  * the failure is recorded for func as the real runtime reports it. */
@@ -460,6 +527,49 @@ void sim_stream_shutdown(sim_stream *s);
 /* Synchronize's report: the stream's error, cleared unless the stream is aborted (Stream::
  * GetError). Records the failure's message and last error for func when there is one. */
 aclError sim_stream_take_error(sim_stream *s, const char *func);
+/* A stream worker's reaction to a failed task t: the error slot, the exception-info callbacks
+ * and, in a stop-on-failure context, the abort. A replay (capture.c) calls it itself, with the
+ * replay task, for the first captured task that fails. */
+void sim_stream_task_failed(sim_stream *s, const sim_task *t, aclError rc, const char *msg);
+/* Adds task t, run on s from t0 with outcome status, to the trace (when tracing is on). */
+void sim_stream_trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclError status);
+
+/* ------------------------------------------------------------------ capture (capture.c) -- */
+
+/* The hooks through which the other files route work to stream capture. Each is cheap when
+ * no capture exists: a stream's or event's `cap` pointer, or a count of active captures. */
+
+/* sim_stream_submit's hook for a stream whose `cap` is set: captures t into the stream's
+ * model or refuses it, returning true with the outcome in *rc and the captured task's id in
+ * *task_id; or returns false to enqueue *t as usual -- *t then possibly replaced by a
+ * task-group update task. */
+bool sim_capture_route(sim_stream *s, sim_task **t, const char *func, aclError *rc, uint32_t *task_id);
+/* An event record, reset (SIM_TASK_EVENT_RECORD / _RESET) or wait (SIM_TASK_EVENT_WAIT) of e
+ * on s, before event.c does it: true when capture takes it (captured or refused, outcome in
+ * *rc); false to do it as usual. */
+bool sim_capture_event_op(sim_stream *s, sim_event *e, sim_task_type type, const char *func, aclError *rc);
+/* 107027 when s is capturing (synchronize, query or destroy it), else 0. */
+aclError sim_capture_stream_busy(sim_stream *s, const char *func);
+/* 107027 when any stream of context c is capturing (aclrtSynchronizeDevice), else 0. */
+aclError sim_capture_context_busy(sim_context *c, const char *func);
+/* 107028 when e has a record in an active capture (synchronize, query, timestamps), else 0. */
+aclError sim_capture_event_busy(sim_event *e, const char *func);
+/* A synchronous memcpy/memset on the calling thread: 107030 when the capture modes forbid
+ * it (Context::IsCaptureModeSupport), else 0. */
+aclError sim_capture_check_sync_call(const char *func);
+/* An async copy that touches pageable host memory, on s: 107000 when s is capturing; 107041
+ * when the capture modes forbid the synchronous copy it turns into; else 0. */
+aclError sim_capture_pageable_copy(sim_stream *s, const char *func);
+/* Stream-worker side: run a replay task; apply an update task; a replay task its aborted
+ * stream discards; what a finished (or refused) replay or update task releases. */
+aclError sim_capture_replay(sim_stream *s, sim_task *t, char *msg, size_t msglen);
+void sim_capture_apply_update(sim_task *t);
+void sim_capture_discard(sim_task *t);
+void sim_capture_task_release(sim_task *t);
+/* Teardown: stream s goes away (its capture is abandoned, its task-group state dropped);
+ * context c goes away (its models are destroyed). */
+void sim_capture_stream_gone(sim_stream *s);
+void sim_capture_context_gone(sim_context *c);
 
 /* ------------------------------------------------------------------ events (event.c) ----- */
 
@@ -474,6 +584,13 @@ struct sim_event {
     uint64_t reset_gen;    /* record_gen at the last executed reset */
     uint64_t timestamp_ns;
     sim_context *ctx;      /* context it was created in: its stop-on-failure error applies */
+    /* issue 11: aclrtCreateEventExWithFlag's events ("new mode": no reset, no QueryEvent or
+     * QueryEventWaitStatus; complete until first recorded), set once at creation; and the
+     * stream waits on this event submitted and executed so far (aclrtQueryEventWaitStatus). */
+    bool ex_mode;
+    uint64_t waits_submitted, waits_done;
+    /* Set while a capture holds a record of it (capture.c; written under the capture lock). */
+    _Atomic(struct sim_capevent *) cap;
 };
 
 /* Events carry no error (real runtime: Event::Synchronize only waits for the record). A
@@ -482,6 +599,12 @@ void sim_event_execute_record(sim_event *e, uint64_t gen);
 void sim_event_execute_reset(sim_event *e, uint64_t gen);
 /* Stream-side wait: blocks the worker until record gen has executed. */
 void sim_event_execute_wait(sim_event *e, uint64_t gen);
+/* A replayed model's record, reset and wait of an event (capture.c): a replay has no
+ * generation fixed at submission, so they act on the event's state when they run -- a record
+ * sets it, a reset clears it, and a wait blocks until it is set (the hardware event flag). */
+void sim_event_record_now(sim_event *e);
+void sim_event_reset_now(sim_event *e);
+void sim_event_wait_set(sim_event *e);
 
 /* ------------------------------------------------------------------ callbacks ------------ */
 

@@ -18,10 +18,15 @@
  *    runs before it moves on to the next task -- as the real runtime resumes a stream's queue
  *    only after completing the failed task (ProcLogicCqReport, then StarsResumeRtsq). So any
  *    task after the failed one, a host callback included, starts after the report was made.
- *  - Stop on failure (aclrtSetStreamFailureMode; the mode belongs to the whole context): the
+ *  - Stop on failure (aclrtSetStreamFailureMode on any stream; each stream keeps the mode
+ *    configured on it, and setting stop makes its whole context stop on failure): the
  *    first failure aborts its stream -- every later task is discarded unexecuted (host
  *    callbacks do not run; event records still trigger, so waiters wake) -- and poisons the
  *    context: submissions, synchronize and query on any of its streams return that code.
+ *
+ * A stream in capture (capture.c) records what is submitted to it instead of queueing it
+ * (sim_stream_submit's one hook), and cannot be synchronized, queried or destroyed; a model's
+ * replay is a single task here, which runs the captured tasks and reports its own failure.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -99,6 +104,10 @@ static void task_release(sim_task *t)
     case SIM_TASK_CALLBACK:
         sim_subscriber_put(t->u.callback.sub);
         break;
+    case SIM_TASK_MODEL:
+    case SIM_TASK_UPDATE:
+        sim_capture_task_release(t);
+        break;
     default:
         break;
     }
@@ -132,6 +141,9 @@ static aclError execute(sim_stream *s, sim_task *t, char *msg, size_t msglen)
         return sim_kernel_execute(s, t, msg, msglen);
     case SIM_TASK_MEMCPY:
     case SIM_TASK_MEMSET:
+        if (t->u.copy.height) /* aclrtMemcpy2dAsync (issue 11) */
+            return sim_copy_execute_2d(t->u.copy.device, t->u.copy.dst, t->u.copy.dpitch, t->u.copy.src,
+                                       t->u.copy.spitch, t->u.copy.width, t->u.copy.height, msg, msglen);
         return sim_copy_execute(t->u.copy.device, t->u.copy.dst, t->u.copy.src, t->u.copy.count,
                                 t->type == SIM_TASK_MEMSET, t->u.copy.value, msg, msglen);
     case SIM_TASK_EVENT_RECORD:
@@ -146,6 +158,11 @@ static aclError execute(sim_stream *s, sim_task *t, char *msg, size_t msglen)
     case SIM_TASK_CALLBACK:
         sim_callback_execute(t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
         return ACL_SUCCESS;
+    case SIM_TASK_MODEL: /* a replay: the captured tasks, in order, as one task (capture.c) */
+        return sim_capture_replay(s, t, msg, msglen);
+    case SIM_TASK_UPDATE:
+        sim_capture_apply_update(t);
+        return ACL_SUCCESS;
     }
     return ACL_SUCCESS;
 }
@@ -155,15 +172,14 @@ static aclError execute(sim_stream *s, sim_task *t, char *msg, size_t msglen)
  * hangs; the event then carries the context's failure to whoever asks (event.c). */
 static void discard(sim_task *t)
 {
-    if (t->type == SIM_TASK_EVENT_RECORD)
-        sim_event_execute_record(t->u.event.event, t->u.event.gen);
+    sim_task_discard(t); /* stream_attr.c: also counts a discarded wait as passed */
 }
 
 /* The worker's reaction to a failed task, in the real runtime's order: the stream's error slot
  * (PreCheckTaskErr sets errCode_), the exception-info callbacks (TaskFailCallBack), then, in a
  * stop-on-failure context, the abort (EnterFailureAbort). No lock is held while the callbacks
  * run: they are user code and may call the runtime. */
-static void task_failed(sim_stream *s, const sim_task *t, aclError rc, const char *msg)
+void sim_stream_task_failed(sim_stream *s, const sim_task *t, aclError rc, const char *msg)
 {
     pthread_mutex_lock(&s->lock);
     s->error = rc;
@@ -183,7 +199,7 @@ static void task_failed(sim_stream *s, const sim_task *t, aclError rc, const cha
     }
 }
 
-static void trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclError status)
+void sim_stream_trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclError status)
 {
     static const int32_t types[] = {
         [SIM_TASK_KERNEL] = ACLSIM_TRACE_KERNEL,           [SIM_TASK_MEMCPY] = ACLSIM_TRACE_MEMCPY,
@@ -191,6 +207,9 @@ static void trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclError s
         [SIM_TASK_EVENT_RESET] = ACLSIM_TRACE_EVENT_RESET, [SIM_TASK_EVENT_WAIT] = ACLSIM_TRACE_EVENT_WAIT,
         [SIM_TASK_CALLBACK] = ACLSIM_TRACE_CALLBACK,
     };
+    /* A replay is traced as the captured tasks it runs (capture.c), an update not at all. */
+    if ((size_t)t->type >= sizeof types / sizeof types[0])
+        return;
     aclsimTraceRecord r = {.start_ns = t0, .end_ns = sim_now_ns(), .stream = (uint64_t)(uintptr_t)s->obj.handle,
                            .seq = t->seq, .device = s->dev->id, .core = -1, .block = -1, .type = types[t->type],
                            .status = status};
@@ -380,7 +399,8 @@ static void *worker_main(void *arg)
             if (publish_together)
                 pthread_mutex_lock(&s->lock);
 
-            if (aborted) {
+            /* `discard`: aclrtDestroyStreamForce (issue 11), set from another thread */
+            if (aborted || atomic_load_explicit(&s->discard, memory_order_relaxed)) {
                 discard(t);
             } else {
                 msg[0] = '\0';
@@ -388,13 +408,15 @@ static void *worker_main(void *arg)
                 uint64_t t0 = trace ? sim_now_ns() : 0;
                 aclError rc = execute(s, t, msg, sizeof msg);
                 if (trace)
-                    trace_task(s, t, t0, rc);
+                    sim_stream_trace_task(s, t, t0, rc);
                 if (t->type == SIM_TASK_CALLBACK && !t->u.callback.block)
                     owe_report(s, t->u.callback.sub);
                 if (rc) {
                     if (publish_together) /* never: records and resets do not fail */
                         pthread_mutex_unlock(&s->lock);
-                    task_failed(s, t, rc, msg);
+                    /* A replay has reported its first failed task itself, when it failed. */
+                    if (t->type != SIM_TASK_MODEL)
+                        sim_stream_task_failed(s, t, rc, msg);
                     aborted = s->aborted; /* only this thread writes it */
                     if (publish_together)
                         pthread_mutex_lock(&s->lock);
@@ -456,6 +478,16 @@ aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_
     aclError rc = sim_context_failure(s->ctx, func);
     if (rc) {
         sim_task_free(t);
+        return rc;
+    }
+    /* A capturing stream records the task in its model instead of queueing it; a stream that
+     * updates a task group turns a kernel into an update task (capture.c). */
+    uint32_t captured_id;
+    if (atomic_load_explicit(&s->cap, memory_order_acquire) && sim_capture_route(s, &t, func, &rc, &captured_id)) {
+        if (!rc)
+            t_last_task_id = captured_id;
+        if (seq)
+            *seq = 0;
         return rc;
     }
     t->tid = current_tid();
@@ -583,6 +615,7 @@ sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priori
 
 void sim_stream_shutdown(sim_stream *s)
 {
+    sim_capture_stream_gone(s);
     pthread_mutex_lock(&s->lock);
     s->stopping = true;
     pthread_cond_signal(&s->work_cv);
@@ -686,6 +719,10 @@ SIM_API aclError aclrtDestroyStream(aclrtStream stream)
     sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
     if (!s)
         return rc;
+    if ((rc = sim_capture_stream_busy(s, __func__))) { /* ApiErrorDecorator::StreamDestroy */
+        sim_obj_put(&s->obj);
+        return rc;
+    }
     sim_obj *table_ref = sim_handle_close(stream, SIM_KIND_STREAM);
     if (!table_ref) {
         sim_obj_put(&s->obj);
@@ -707,7 +744,8 @@ static aclError synchronize(aclrtStream stream, int32_t timeout, const char *fun
     sim_stream *s = sim_stream_resolve(stream, func, &rc);
     if (!s)
         return rc;
-    if (!(rc = sim_context_failure(s->ctx, func))) {
+    /* ApiErrorDecorator::StreamSynchronize: a capturing stream cannot be synchronized. */
+    if (!(rc = sim_capture_stream_busy(s, func)) && !(rc = sim_context_failure(s->ctx, func))) {
         pthread_mutex_lock(&s->lock);
         uint64_t target = s->submitted;
         pthread_mutex_unlock(&s->lock);
@@ -746,17 +784,23 @@ SIM_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
     if (!s)
         return rc;
-    if (!(rc = sim_context_failure(s->ctx, __func__)))
+    /* ApiErrorDecorator::StreamQuery: nor queried. */
+    if (!(rc = sim_capture_stream_busy(s, __func__)) && !(rc = sim_context_failure(s->ctx, __func__)))
         *status = atomic_load(&s->completed) == atomic_load(&s->submitted) ? ACL_STREAM_STATUS_COMPLETE
                                                                              : ACL_STREAM_STATUS_NOT_READY;
     sim_obj_put(&s->obj);
     return rc;
 }
 
-/* ApiImpl::StreamSetMode / Stream::SetFailMode: only bit 0 of mode counts; setting the current
- * mode is a no-op; stop -> continue is refused (207000); a DEVICE_USE_ONLY stream cannot
- * change (207000); the stream must be in the current context (107003). Stop on failure
- * applies to the stream's whole context. NULL is the default stream (as on A2/A3). */
+/* ApiErrorDecorator::StreamSetMode, ApiImpl::StreamSetMode, Stream::SetFailMode. The stream
+ * keeps its own mode (Stream::failureMode_ / modeConfig_; sim_stream.fail_mode): only bit 0 of
+ * mode counts; a DEVICE_USE_ONLY stream cannot change (207000); no current context is 107002;
+ * the stream's own current mode again is a no-op (so CONTINUE on a stream that was never set to
+ * stop succeeds even in a context another stream made stop on failure); stop -> continue is
+ * refused (207000), as is any mode on an aborted stream that was configured stop; the stream
+ * must be in the current context (107003). Setting it records the mode on the stream and
+ * makes the whole context stop on failure (Context::SetCtxMode(STOP_ON_FAILURE), which
+ * SetFailMode does unconditionally). NULL is the default stream (as on A2/A3). */
 SIM_API aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
 {
     SIM_CHECK_PROCESS();
@@ -764,22 +808,37 @@ SIM_API aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
     if (!s)
         return rc;
+    if (s->flags & ACL_STREAM_DEVICE_USE_ONLY) {
+        sim_obj_put(&s->obj);
+        return sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "a DEVICE_USE_ONLY stream has no failure mode to set");
+    }
     sim_context *c = sim_current_context(__func__);
-    uint32_t want = (uint32_t)(mode & 1u);
     if (!c) {
-        rc = ACL_ERROR_RT_CONTEXT_NULL;
-    } else if (s->flags & ACL_STREAM_DEVICE_USE_ONLY) {
-        rc = sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "a DEVICE_USE_ONLY stream has no failure mode to set");
-    } else if (s->ctx != c) {
-        rc = sim_fail(ACL_ERROR_RT_STREAM_CONTEXT, "the stream does not belong to the current context");
-    } else if (atomic_load(&c->mode) == ACL_STOP_ON_FAILURE && want == ACL_CONTINUE_ON_FAILURE) {
+        sim_obj_put(&s->obj);
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    }
+    uint32_t want = (uint32_t)(mode & 1u);
+    pthread_mutex_lock(&s->lock);
+    /* Stream::failureMode_: ABORT_ON_FAILURE once aborted, else the configured mode. */
+    bool aborted = s->aborted;
+    uint32_t config = s->fail_mode;
+    if (!aborted && config == want) {
+        rc = ACL_SUCCESS; /* "input mode is same with the current mode" */
+    } else if (!aborted && config == ACL_STOP_ON_FAILURE && want == ACL_CONTINUE_ON_FAILURE) {
         rc = sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                       "changing stream %u from stop mode to continue mode is not supported", s->id);
+    } else if (aborted && config == ACL_STOP_ON_FAILURE) {
+        rc = sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                      "changing stream %u from abort mode to stop mode is not supported", s->id);
+    } else if (s->ctx != c) {
+        rc = sim_fail(ACL_ERROR_RT_STREAM_CONTEXT, "the stream does not belong to the current context");
     } else {
-        atomic_store(&c->mode, want == ACL_STOP_ON_FAILURE ? ACL_STOP_ON_FAILURE : atomic_load(&c->mode));
+        s->fail_mode = config | want; /* SetMode(GetMode() | (mode & STREAM_FAILURE_MODE_MASK)) */
+        atomic_store(&c->mode, ACL_STOP_ON_FAILURE);
+        rc = ACL_SUCCESS;
     }
-    if (c)
-        sim_obj_put(&c->obj);
+    pthread_mutex_unlock(&s->lock);
+    sim_obj_put(&c->obj);
     sim_obj_put(&s->obj);
     return rc;
 }

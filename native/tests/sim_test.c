@@ -2,8 +2,9 @@
  * aiocann simulator: C tests, linked against the standalone libascendcl.so exactly as an ACL
  * program would be. The suite runs the seed flow (load a binary, build args with a
  * placeholder, launch, update, relaunch) and the concurrent paths (many streams, events,
- * callbacks processed by a subscribed thread) so that ThreadSanitizer and AddressSanitizer
- * builds exercise every lock and lifetime of the runtime.
+ * callbacks processed by a subscribed thread, stream capture replayed and updated from several
+ * threads) so that ThreadSanitizer and AddressSanitizer builds exercise every lock and lifetime
+ * of the runtime.
  *
  *   sim_test KERNEL_SO        (KERNEL_SO built by aiocann.sim.build_kernel from
  *                              examples/kernels/vector_add.c)
@@ -266,6 +267,310 @@ static void test_concurrency(const char *kernel_path)
     OK(aclrtBinaryUnLoad(bin));
 }
 
+/* Issue 11's queries racing the work they observe: a thread polls utilization, event and wait
+ * status, stream attributes, pointer attributes and resource counts while the main thread
+ * launches, waits on events across streams, copies in 2-D and force-destroys busy streams. */
+typedef struct poller {
+    atomic_int stop;
+    aclrtStream stream;
+    aclrtEvent event;
+    void *dev;
+    int polls;
+} poller;
+
+static void *poll_main(void *arg)
+{
+    poller *p = arg;
+    OK(aclrtSetDevice(0));
+    while (!atomic_load(&p->stop)) {
+        aclrtUtilizationInfo u = {0};
+        OK(aclrtGetDeviceUtilizationRate(0, &u));
+        CHECK(u.cubeUtilization >= 0 && u.cubeUtilization <= 100);
+        aclrtEventWaitStatus ws;
+        aclrtEventStatus es;
+        OK(aclrtQueryEventWaitStatus(p->event, &ws));
+        OK(aclrtQueryEvent(p->event, &es));
+        aclrtStreamAttrValue v;
+        OK(aclrtGetStreamAttribute(p->stream, ACL_STREAM_ATTR_USER_CUSTOM_TAG, &v));
+        aclrtPtrAttributes pa;
+        OK(aclrtPointerGetAttributes(p->dev, &pa));
+        CHECK(pa.location.type == ACL_MEM_LOCATION_TYPE_DEVICE);
+        uint32_t n;
+        OK(aclrtGetStreamAvailableNum(&n));
+        OK(aclrtGetEventAvailNum(&n));
+        int32_t status;
+        OK(aclrtDevicePeerAccessStatus(0, 1, &status));
+        p->polls++;
+    }
+    OK(aclrtResetDevice(0));
+    return NULL;
+}
+
+static void test_queries_under_load(const char *kernel_path)
+{
+    aclrtBinHandle bin;
+    aclrtFuncHandle fn;
+    OK(aclrtBinaryLoadFromFile(kernel_path, NULL, &bin));
+    OK(aclrtBinaryGetFunction(bin, "add_custom", &fn));
+    const size_t n = 4096, bytes = n * sizeof(float);
+    aclrtStream s1, s2;
+    aclrtEvent ev;
+    void *x, *z, *host;
+    OK(aclrtCreateStream(&s1));
+    OK(aclrtCreateStream(&s2));
+    OK(aclrtCreateEvent(&ev));
+    OK(aclrtMalloc(&x, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMallocAlign32(&z, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMallocHost(&host, bytes));
+    memset(host, 0, bytes);
+    OK(aclrtMemset(x, bytes, 0, bytes));
+
+    poller p = {.stream = s1, .event = ev, .dev = x};
+    atomic_init(&p.stop, 0);
+    pthread_t tid;
+    pthread_create(&tid, NULL, poll_main, &p);
+    for (int round = 0; round < 40; round++) {
+        aclrtArgsHandle args;
+        aclrtParamHandle prm, ph;
+        OK(aclrtKernelArgsInit(fn, &args));
+        OK(aclrtKernelArgsAppend(args, &x, 8, &prm));
+        OK(aclrtKernelArgsAppend(args, &x, 8, &prm));
+        OK(aclrtKernelArgsAppend(args, &z, 8, &prm));
+        OK(aclrtKernelArgsAppendPlaceHolder(args, &ph));
+        void *t;
+        OK(aclrtKernelArgsGetPlaceHolderBuffer(args, ph, sizeof(add_tiling), &t));
+        ((add_tiling *)t)->total = (uint32_t)n;
+        OK(aclrtKernelArgsFinalize(args));
+        OK(aclrtLaunchKernelWithConfig(fn, 4, s1, NULL, args, NULL));
+        OK(aclrtRecordEvent(ev, s1));
+        OK(aclrtStreamWaitEvent(s2, ev));
+        /* 2-D: 16 rows of 64 floats, every other row of the host buffer */
+        OK(aclrtMemcpy2dAsync(z, 256, host, 512, 256, 8, ACL_MEMCPY_HOST_TO_DEVICE, s2));
+        aclrtStreamAttrValue tag = {.userCustomTag = (uint32_t)round};
+        OK(aclrtSetStreamAttribute(s1, ACL_STREAM_ATTR_USER_CUSTOM_TAG, &tag));
+        /* A busy stream destroyed by force: its queue is discarded while the poller looks on. */
+        aclrtStream doomed;
+        OK(aclrtCreateStream(&doomed));
+        OK(aclrtStreamWaitEvent(doomed, ev));
+        OK(aclrtMemsetAsync(z, bytes, 0, bytes, doomed));
+        OK(aclrtRecordEvent(ev, doomed));
+        OK(aclrtDestroyStreamForce(doomed));
+        if (round % 10 == 0) {
+            OK(aclrtDeviceEnablePeerAccess(1, 0));
+            OK(aclrtDeviceDisablePeerAccess(1));
+        }
+    }
+    OK(aclrtSynchronizeDeviceWithTimeout(20000));
+    atomic_store(&p.stop, 1);
+    pthread_join(tid, NULL);
+    CHECK(p.polls > 0);
+    aclrtEventWaitStatus ws;
+    OK(aclrtQueryEventWaitStatus(ev, &ws));
+    CHECK(ws == ACL_EVENT_WAIT_STATUS_COMPLETE);
+    OK(aclrtDestroyEvent(ev));
+    OK(aclrtDestroyStream(s1));
+    OK(aclrtDestroyStream(s2));
+    OK(aclrtFree(x));
+    OK(aclrtFree(z));
+    OK(aclrtFreeHost(host));
+    OK(aclrtBinaryUnLoad(bin));
+}
+
+/* ---- stream capture: a cross-stream capture replayed from several threads at once while
+ * another thread updates its task group, then destroyed under running replays, and a
+ * capture left in progress for the device reset to tear down ---- */
+
+enum { REPLAYERS = 4, REPLAYS = 25, UPDATES = 10, CAP_N = 4096 };
+
+typedef struct {
+    aclrtContext ctx;
+    aclmdlRI model;
+    aclrtStream stream;
+} replayer;
+
+typedef struct {
+    aclrtContext ctx;
+    aclrtFuncHandle fn;
+    aclrtTaskGrp grp;
+    void *x, *y, *out[2];
+} updater;
+
+/* z = x + y over CAP_N floats, on stream s (the thread's system-managed args handle). */
+static aclError launch_add(aclrtFuncHandle fn, aclrtStream s, void *x, void *y, void *z)
+{
+    aclrtArgsHandle args;
+    aclrtParamHandle p, ph;
+    OK(aclrtKernelArgsInit(fn, &args));
+    OK(aclrtKernelArgsAppend(args, &x, 8, &p));
+    OK(aclrtKernelArgsAppend(args, &y, 8, &p));
+    OK(aclrtKernelArgsAppend(args, &z, 8, &p));
+    OK(aclrtKernelArgsAppendPlaceHolder(args, &ph));
+    void *t;
+    OK(aclrtKernelArgsGetPlaceHolderBuffer(args, ph, sizeof(add_tiling), &t));
+    ((add_tiling *)t)->total = CAP_N;
+    OK(aclrtKernelArgsFinalize(args));
+    return aclrtLaunchKernelWithConfig(fn, 4, s, NULL, args, NULL);
+}
+
+static void *replay_main(void *arg)
+{
+    replayer *r = arg;
+    OK(aclrtSetCurrentContext(r->ctx));
+    for (int i = 0; i < REPLAYS; i++)
+        OK(aclmdlRIExecuteAsync(r->model, r->stream));
+    OK(aclrtSynchronizeStream(r->stream));
+    return NULL;
+}
+
+static void *update_main(void *arg)
+{
+    updater *u = arg;
+    OK(aclrtSetCurrentContext(u->ctx));
+    aclrtStream s;
+    OK(aclrtCreateStream(&s));
+    for (int i = 0; i < UPDATES; i++) { /* the group's kernel writes out[0], out[1], out[0], ... */
+        OK(aclmdlRICaptureTaskUpdateBegin(s, u->grp));
+        OK(launch_add(u->fn, s, u->x, u->y, u->out[(i + 1) % 2]));
+        OK(aclmdlRICaptureTaskUpdateEnd(s));
+    }
+    OK(aclrtSynchronizeStream(s));
+    OK(aclrtDestroyStream(s));
+    return NULL;
+}
+
+static int count_not(void *dev, float want)
+{
+    float *h = malloc(CAP_N * sizeof(float));
+    OK(aclrtMemcpy(h, CAP_N * sizeof(float), dev, CAP_N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST));
+    int bad = 0;
+    for (int i = 0; i < CAP_N; i++)
+        bad += h[i] != want;
+    free(h);
+    return bad;
+}
+
+static void *sync_copy_main(void *arg)
+{
+    /* Another thread, while a GLOBAL capture is in progress: no synchronous copy. */
+    aclrtContext ctx = arg;
+    OK(aclrtSetCurrentContext(ctx));
+    float v = 0;
+    void *dev;
+    OK(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_RC(aclrtMemcpy(dev, 64, &v, sizeof v, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    aclmdlRICaptureMode mode = ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
+    OK(aclmdlRICaptureThreadExchangeMode(&mode));
+    OK(aclrtMemcpy(dev, 64, &v, sizeof v, ACL_MEMCPY_HOST_TO_DEVICE));
+    OK(aclrtFree(dev));
+    return NULL;
+}
+
+static void test_capture(const char *kernel_path)
+{
+    aclrtBinHandle bin;
+    aclrtFuncHandle fn;
+    OK(aclrtBinaryLoadFromFile(kernel_path, NULL, &bin));
+    OK(aclrtBinaryGetFunction(bin, "add_custom", &fn));
+    aclrtContext ctx;
+    OK(aclrtGetCurrentContext(&ctx));
+    const size_t bytes = CAP_N * sizeof(float);
+    float *host;
+    OK(aclrtMallocHost((void **)&host, bytes));
+    for (int i = 0; i < CAP_N; i++)
+        host[i] = 1.0f;
+    void *x, *y, *z1, *z2, *w;
+    void **bufs[] = {&x, &y, &z1, &z2, &w};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        OK(aclrtMalloc(bufs[i], bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMemcpy(x, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE));
+
+    /* s0 (origin): y = 2 (memset + copy), record e1 | s1 joins: z1 = x + y, record e2 |
+     * s0 waits e2, then a task group: z2 = x + z1. */
+    aclrtStream s0, s1;
+    aclrtEvent e1, e2;
+    OK(aclrtCreateStream(&s0));
+    OK(aclrtCreateStream(&s1));
+    OK(aclrtCreateEventExWithFlag(&e1, ACL_EVENT_SYNC));
+    OK(aclrtCreateEventExWithFlag(&e2, ACL_EVENT_SYNC));
+    for (int i = 0; i < CAP_N; i++)
+        host[i] = 2.0f;
+    OK(aclmdlRICaptureBegin(s0, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    pthread_t copier;
+    pthread_create(&copier, NULL, sync_copy_main, ctx);
+    OK(aclrtMemsetAsync(y, bytes, 0, bytes, s0));
+    OK(aclrtMemcpyAsync(y, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE, s0));
+    OK(aclrtRecordEvent(e1, s0));
+    OK(aclrtStreamWaitEvent(s1, e1));
+    OK(launch_add(fn, s1, x, y, z1));
+    OK(aclrtRecordEvent(e2, s1));
+    OK(aclrtStreamWaitEvent(s0, e2));
+    OK(aclmdlRICaptureTaskGrpBegin(s0));
+    OK(launch_add(fn, s0, x, z1, z2));
+    aclrtTaskGrp grp;
+    OK(aclmdlRICaptureTaskGrpEnd(s0, &grp));
+    pthread_join(copier, NULL);
+    CHECK_RC(aclrtSynchronizeStream(s1), ACL_ERROR_RT_STREAM_CAPTURED);
+    aclmdlRI model;
+    OK(aclmdlRICaptureEnd(s0, &model));
+    OK(aclrtSynchronizeEvent(e2));
+
+    /* Replays from several threads at once, while another thread updates the group. */
+    replayer r[REPLAYERS];
+    pthread_t rt[REPLAYERS], ut;
+    updater u = {ctx, fn, grp, x, z1, {z2, w}};
+    for (int i = 0; i < REPLAYERS; i++) {
+        r[i] = (replayer){ctx, model, NULL};
+        OK(aclrtCreateStream(&r[i].stream));
+        pthread_create(&rt[i], NULL, replay_main, &r[i]);
+    }
+    pthread_create(&ut, NULL, update_main, &u);
+    for (int i = 0; i < REPLAYERS; i++)
+        pthread_join(rt[i], NULL);
+    pthread_join(ut, NULL);
+    /* Now that all is settled: an update on the executing stream itself precedes the replay
+     * behind it, so each replay writes where the latest update says. */
+    void *targets[] = {w, z2};
+    for (int i = 0; i < 2; i++) {
+        OK(aclrtMemsetAsync(targets[i], bytes, 0, bytes, s0));
+        OK(aclmdlRICaptureTaskUpdateBegin(s0, grp));
+        OK(launch_add(fn, s0, x, z1, targets[i]));
+        OK(aclmdlRICaptureTaskUpdateEnd(s0));
+        OK(aclmdlRIExecuteAsync(model, s0));
+        OK(aclrtSynchronizeStream(s0));
+        CHECK(count_not(targets[i], 4.0f) == 0);
+    }
+    CHECK(count_not(z1, 3.0f) == 0);
+
+    /* Destroy waits for the replays still running. */
+    for (int i = 0; i < REPLAYERS; i++)
+        for (int j = 0; j < 5; j++)
+            OK(aclmdlRIExecuteAsync(model, r[i].stream));
+    OK(aclmdlRIDestroy(model));
+    CHECK_RC(aclmdlRIExecuteAsync(model, s0), ACL_ERROR_RT_INVALID_HANDLE);
+    for (int i = 0; i < REPLAYERS; i++) {
+        OK(aclrtSynchronizeStream(r[i].stream));
+        OK(aclrtDestroyStream(r[i].stream));
+    }
+
+    /* Left for the device reset to tear down: a ready model whose group a stream is updating,
+     * and a cross-stream capture in progress. */
+    OK(aclmdlRICaptureBegin(s0, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    OK(aclmdlRICaptureTaskGrpBegin(s0));
+    OK(launch_add(fn, s0, x, y, z1));
+    OK(aclmdlRICaptureTaskGrpEnd(s0, &grp));
+    OK(aclmdlRICaptureEnd(s0, &model));
+    aclrtStream upd;
+    OK(aclrtCreateStream(&upd));
+    OK(aclmdlRICaptureTaskUpdateBegin(upd, grp));
+    OK(launch_add(fn, upd, x, y, w));
+    OK(aclmdlRIExecuteAsync(model, s1));
+    OK(aclmdlRICaptureBegin(s0, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    OK(aclrtRecordEvent(e1, s0));
+    OK(aclrtStreamWaitEvent(s1, e1));
+    OK(launch_add(fn, s1, x, y, z1));
+    OK(aclrtFreeHost(host));
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -281,6 +586,8 @@ int main(int argc, char **argv)
     OK(aclrtSetDevice(0));
     test_seed_flow(argv[1]);
     test_concurrency(argv[1]);
+    test_queries_under_load(argv[1]);
+    test_capture(argv[1]);
     OK(aclrtResetDevice(0));
     OK(aclFinalize());
     CHECK_RC(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);

@@ -53,6 +53,13 @@ __global__ __aicore__ void write_value(GM_ADDR out, uint32_t index, int32_t valu
         ((int32_t *)out)[index] = value;
 }
 
+/* out[index] += value (int32), from block 0: counts how often it ran (stream capture replays). */
+__global__ __aicore__ void add_value(GM_ADDR out, uint32_t index, int32_t value)
+{
+    if (GetBlockIdx() == 0)
+        ((int32_t *)out)[index] += value;
+}
+
 /* out[i] = out[i] * 2 + 1 over n int32 elements, blocks striding: order-sensitive. */
 __global__ __aicore__ void affine(GM_ADDR out, uint32_t n)
 {

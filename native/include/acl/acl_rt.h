@@ -292,6 +292,291 @@ uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info);
 aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
 aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
 aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
+
+/* ==== issue 11: the rest of pyACL's runtime surface ============================================
+ * Types, values and prototypes as in CANN 9.1 include/external/acl/{acl_rt.h, acl_base_rt.h} and
+ * include/external/acl/error_codes/rt_error_codes.h. Kept in one block to ease merging. */
+#define ACL_ERROR_RT_SYSPARAMOPT_NOT_SET 107021
+
+#define ACL_PKG_VERSION_MAX_SIZE 128
+#define ACL_PKG_VERSION_PARTS_MAX_SIZE 64
+
+typedef void *aclrtBinary;
+
+typedef enum aclrtRunMode {
+    ACL_DEVICE = 0,
+    ACL_HOST = 1
+} aclrtRunMode;
+
+typedef enum aclrtTsId {
+    ACL_TS_ID_AICORE = 0,
+    ACL_TS_ID_AIVECTOR = 1,
+    ACL_TS_ID_RESERVED = 2
+} aclrtTsId;
+
+typedef enum aclrtFloatOverflowMode {
+    ACL_RT_OVERFLOW_MODE_SATURATION = 0,
+    ACL_RT_OVERFLOW_MODE_INFNAN = 1,
+    ACL_RT_OVERFLOW_MODE_UNDEF = 2
+} aclrtFloatOverflowMode;
+
+typedef enum aclrtEventWaitStatus {
+    ACL_EVENT_WAIT_STATUS_COMPLETE = 0,
+    ACL_EVENT_WAIT_STATUS_NOT_READY = 1,
+    ACL_EVENT_WAIT_STATUS_RESERVED = 0xFFFF
+} aclrtEventWaitStatus;
+
+typedef enum aclrtDeviceStatus {
+    ACL_RT_DEVICE_STATUS_NORMAL = 0,
+    ACL_RT_DEVICE_STATUS_ABNORMAL = 1,
+    ACL_RT_DEVICE_STATUS_END = 0xFFFF
+} aclrtDeviceStatus;
+
+typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
+
+typedef struct aclrtUtilizationInfo {
+    int32_t cubeUtilization;
+    int32_t vectorUtilization;
+    int32_t aicpuUtilization;
+    int32_t memoryUtilization;
+    aclrtUtilizationExtendInfo *utilizationExtend; /* reserved: must be NULL */
+} aclrtUtilizationInfo;
+
+typedef enum {
+    ACL_DEV_ATTR_AICPU_CORE_NUM = 1,
+    ACL_DEV_ATTR_AICORE_CORE_NUM = 101,
+    ACL_DEV_ATTR_CUBE_CORE_NUM = 102,
+    ACL_DEV_ATTR_VECTOR_CORE_NUM = 201,
+    ACL_DEV_ATTR_WARP_SIZE = 202,
+    ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE = 203,
+    ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE = 204,
+    ACL_DEV_ATTR_MAX_GRID_DIM_X = 205,
+    ACL_DEV_ATTR_MAX_GRID_DIM_Y = 206,
+    ACL_DEV_ATTR_MAX_GRID_DIM_Z = 207,
+    ACL_DEV_ATTR_MAX_BLOCK_PER_GRID = 208,
+    ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK = 209,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_X = 210,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_Y = 211,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_Z = 212,
+    ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE = 301,
+    ACL_DEV_ATTR_L2_CACHE_SIZE = 302,
+    ACL_DEV_ATTR_SMP_ID = 401,
+    ACL_DEV_ATTR_PHY_CHIP_ID = 402,
+    ACL_DEV_ATTR_SUPER_POD_DEVICE_ID = 403,
+    ACL_DEV_ATTR_SUPER_POD_SERVER_ID = 404,
+    ACL_DEV_ATTR_SUPER_POD_ID = 405,
+    ACL_DEV_ATTR_CUST_OP_PRIVILEGE = 406,
+    ACL_DEV_ATTR_MAINBOARD_ID = 407,
+    ACL_DEV_ATTR_HD_CONNECT_TYPE = 408,
+    ACL_DEV_ATTR_DEVICE_FORM_FACTOR = 409,
+    ACL_DEV_ATTR_IS_VIRTUAL = 501,
+    ACL_DEV_ATTR_NPU_ARCH = 601
+} aclrtDevAttr;
+
+typedef enum {
+    ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV = 1,
+    ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV = 21
+} aclrtDevFeatureType;
+
+typedef enum {
+    ACL_DEVICE_INFO_UNDEFINED = -1,
+    ACL_DEVICE_INFO_AI_CORE_NUM = 0,
+    ACL_DEVICE_INFO_VECTOR_CORE_NUM = 1,
+    ACL_DEVICE_INFO_L2_SIZE = 2
+} aclDeviceInfo;
+
+typedef enum {
+    ACL_OPT_DETERMINISTIC = 0,
+    ACL_OPT_ENABLE_DEBUG_KERNEL = 1,
+    ACL_OPT_STRONG_CONSISTENCY = 2,
+    ACL_OPT_ENABLE_KERNEL_EARLY_START = 3
+} aclSysParamOpt;
+
+typedef enum {
+    ACL_STREAM_ATTR_FAILURE_MODE = 1,
+    ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK = 2,
+    ACL_STREAM_ATTR_USER_CUSTOM_TAG = 3,
+    ACL_STREAM_ATTR_CACHE_OP_INFO = 4,
+    ACL_STREAM_ATTR_PRIORITY = 5
+} aclrtStreamAttr;
+
+typedef union {
+    uint64_t failureMode;
+    uint32_t overflowSwitch;
+    uint32_t userCustomTag;
+    uint32_t cacheOpInfoSwitch;
+    uint32_t streamPriority;
+    uint32_t reserve[4];
+} aclrtStreamAttrValue;
+
+typedef enum aclrtMemLocationType {
+    ACL_MEM_LOCATION_TYPE_HOST = 0,
+    ACL_MEM_LOCATION_TYPE_DEVICE = 1,
+    ACL_MEM_LOCATION_TYPE_UNREGISTERED = 2,
+    ACL_MEM_LOCATION_TYPE_MANAGED = 3,
+    ACL_MEM_LOCATION_TYPE_HOST_NUMA = 4
+} aclrtMemLocationType;
+
+typedef struct aclrtMemLocation {
+    uint32_t id;
+    aclrtMemLocationType type;
+} aclrtMemLocation;
+
+typedef struct aclrtPtrAttributes {
+    aclrtMemLocation location;
+    uint32_t pageSize;
+    uint32_t rsv[4];
+} aclrtPtrAttributes;
+
+typedef enum {
+    ACL_RT_MEM_ATTR_RSV = 0,
+    ACL_RT_MEM_ATTR_MODULE_ID = 1,
+    ACL_RT_MEM_ATTR_DEVICE_ID = 2,
+    ACL_RT_MEM_ATTR_VA_FLAG = 3
+} aclrtMallocAttrType;
+
+typedef union {
+    uint16_t moduleId;
+    uint32_t deviceId;
+    uint32_t vaFlag;
+    uint8_t rsv[8];
+} aclrtMallocAttrValue;
+
+typedef struct {
+    aclrtMallocAttrType attr;
+    aclrtMallocAttrValue value;
+} aclrtMallocAttribute;
+
+typedef struct {
+    aclrtMallocAttribute *attrs;
+    size_t numAttrs;
+} aclrtMallocConfig;
+
+typedef struct aclrtUuid {
+    char bytes[16];
+} aclrtUuid;
+
+typedef enum aclCANNPackageName {
+    ACL_PKG_NAME_CANN = 0,
+    ACL_PKG_NAME_RUNTIME = 1,
+    ACL_PKG_NAME_COMPILER = 2,
+    ACL_PKG_NAME_HCCL = 3,
+    ACL_PKG_NAME_TOOLKIT = 4,
+    ACL_PKG_NAME_OPP = 5,
+    ACL_PKG_NAME_OPP_KERNEL = 6,
+    ACL_PKG_NAME_DRIVER = 7
+} aclCANNPackageName;
+
+typedef struct aclCANNPackageVersion {
+    char version[128];
+    char majorVersion[64];
+    char minorVersion[64];
+    char releaseVersion[64];
+    char patchVersion[64];
+    char reserved[128];
+} aclCANNPackageVersion;
+
+/* init, version, SoC */
+aclError aclFinalizeReference(uint64_t *refCount);
+aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
+aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version);
+const char *aclrtGetSocName(void);
+aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t *value);
+
+/* device and context queries */
+aclError aclrtGetRunMode(aclrtRunMode *runMode);
+aclError aclrtSetTsDevice(aclrtTsId tsId);
+aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode);
+aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode);
+aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo);
+aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus);
+aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
+aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value);
+aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *greatestPriority);
+aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType, int32_t *value);
+aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t *const logicDevId);
+aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int32_t *const userDevid);
+aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId, int32_t *const logicDevId);
+aclError aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId, int32_t *const phyDevId);
+aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
+aclError aclrtDeviceGetBareTgid(int32_t *pid);
+aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
+aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status);
+aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream);
+aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int32_t *active);
+aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+
+/* streams */
+aclError aclrtDestroyStreamForce(aclrtStream stream);
+aclError aclrtGetStreamAvailableNum(uint32_t *streamCount);
+aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value);
+aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value);
+
+/* events */
+aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
+aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status);
+aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status);
+aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId);
+aclError aclrtGetEventAvailNum(uint32_t *eventCount);
+
+/* memory */
+aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtMallocConfig *cfg);
+aclError aclrtMallocForTaskScheduler(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                                     aclrtMallocConfig *cfg);
+aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg);
+aclError aclrtMemFlush(void *devPtr, size_t size);
+aclError aclrtMemInvalidate(void *devPtr, size_t size);
+aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes);
+aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                       aclrtMemcpyKind kind);
+aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                            aclrtMemcpyKind kind, aclrtStream stream);
+
+/* binaries and functions */
+aclrtBinary aclrtCreateBinary(const void *data, size_t dataLen);
+aclError aclrtDestroyBinary(aclrtBinary binary);
+aclError aclrtBinaryLoad(const aclrtBinary binary, aclrtBinHandle *binHandle);
+aclError aclrtGetFunctionAddr(aclrtFuncHandle funcHandle, void **aicAddr, void **aivAddr);
+aclError aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_t maxLen, char *name);
+/* ==== end of issue 11 block ==================================================================== */
+
+/* ---- stream capture (ACL Graph) ----------------------------------------------------------
+ * As declared in include/external/acl/acl_rt.h (aclrtTaskGrp: acl_base_rt.h) of the real
+ * runtime; the simulator implements them in native/sim/capture.c. Cross-stream capture needs
+ * events from aclrtCreateEventExWithFlag (declared above), as on the real runtime. */
+typedef void *aclmdlRI;
+typedef void *aclrtTaskGrp;
+
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
+    ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL,
+    ACL_MODEL_RI_CAPTURE_MODE_RELAXED,
+} aclmdlRICaptureMode;
+
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_STATUS_NONE = 0,
+    ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
+    ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED,
+} aclmdlRICaptureStatus;
+
+aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode);
+aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI);
+aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI);
+aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);
+aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
+aclError aclmdlRIDestroy(aclmdlRI modelRI);
+aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream);
+aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle);
+aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle);
+aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);
+/* ---- end of stream capture */
 /* cffi-end */
 
 #ifdef __cplusplus

@@ -1,0 +1,1546 @@
+/*
+ * aiocann simulator: stream capture (ACL Graph).
+ *
+ * aclmdlRICaptureBegin puts a stream in capture: the tasks then submitted to it -- kernels
+ * with their args as copied at launch, async copies, memsets, host callbacks, event records
+ * and waits -- are recorded in a model (an aclmdlRI) instead of being run.
+ * aclmdlRICaptureEnd closes the model; aclmdlRIExecuteAsync replays it on any stream, as
+ * often as wanted; aclmdlRIDestroy frees it. Everything follows the real runtime (hicann/
+ * runtime: src/acl/aclrt_impl/model_ri.cpp; src/runtime/feature/aclgraph/context_aclgraph.cc,
+ * capture_model.cc, capture_model_utils.cc, event_capture.cc, v100/api_impl_aclgraph.cc,
+ * v100/api_impl_capture_event.cc, v100/capture_adapt_v100.cc; src/runtime/api/impl/
+ * api_error.cc and api_impl.cc; docs/zh/dev_guide/04-01..04-03, docs/zh/api_ref/15_*); each
+ * rule below names where, and docs/fidelity.md lists them.
+ *
+ *  - Across streams (04-02): a stream that waits on an event recorded in a capture joins that
+ *    capture (GetCaptureStream). Such events come from aclrtCreateEventExWithFlag; recording
+ *    another kind on a capturing stream is 207000, except ACL_EVENT_EXTERNAL events, whose
+ *    records, resets and waits are captured as real operations on the event, done at each
+ *    replay (how a graph synchronises with the outside, 04-03). Every joined stream must end
+ *    with a record that a captured wait consumes, and one such wait must be on the origin
+ *    stream, or aclmdlRICaptureEnd fails with 107025 (CheckCaptureModelValidity).
+ *  - Capture modes (Context::IsCaptureModeSupport): while a context has a capture, the modes
+ *    decide which threads may make synchronous copies and memsets (107030), and an async copy
+ *    of pageable memory, which becomes one, fails with 107041 (ApiErrorDecorator::
+ *    MemcpyAsync); the stream in capture cannot be synchronized, queried or destroyed
+ *    (107027), nor can an event with a captured record be synchronized or queried (107028).
+ *  - Replay: one task on the executing stream runs every captured task, in the order they
+ *    were captured across all the model's streams -- an order in which each captured record
+ *    precedes the waits that name it, so those waits are already satisfied and the replay
+ *    keeps none of them (simulator choice: the real runtime runs the capture streams
+ *    concurrently on their own queues). A replay is one submission whatever the model holds.
+ *  - Task groups (aclmdlRICaptureTaskGrpBegin/End) mark captured kernels that a later update
+ *    (aclmdlRICaptureTaskUpdateBegin/End, on a stream that is not capturing) replaces one by
+ *    one: each kernel launched on the updating stream becomes an update task there, which
+ *    swaps the captured kernel -- function, blocks and args -- when that stream reaches it
+ *    (the update is asynchronous, api_ref 15).
+ *  - Failures: a replay is a task of its stream. Its first failed captured task fails it: the
+ *    stream's error slot and the exception-info callbacks get the code, with the replay
+ *    task's id, at the moment of the failure; the rest of the captured tasks run (continue on
+ *    failure) or are discarded (stop on failure). Simulator choice: the real runtime reports
+ *    the failed task of the model's own stream.
+ *
+ * State. The capture lock guards every capture-time structure: models being captured, the
+ * `cap` state of streams and events, task groups. A replay takes none of it: a model's replay
+ * list is fixed when its capture ends, except the kernels of its task groups, which updates
+ * swap under the model's run lock, each held by reference by the replays running it.
+ */
+#define _GNU_SOURCE
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+typedef struct sim_model sim_model;
+
+/* rtStreamCaptureMode: GLOBAL < THREAD_LOCAL < RELAXED, and MAX for none. */
+enum { MODE_GLOBAL, MODE_THREAD_LOCAL, MODE_RELAXED, MODE_NONE };
+/* RtCaptureModelStatus as used here: CAPTURE_ACTIVE, CAPTURE_INVALIDATED, READY. */
+enum { M_CAPTURING, M_INVALIDATED, M_READY };
+/* StreamTaskGroupStatus. */
+enum { GRP_NONE, GRP_SAMPLE, GRP_UPDATE };
+
+static const char *const k_mode_names[] = {"GLOBAL", "THREAD_LOCAL", "RELAXED", "none"};
+
+/* A captured kernel of a task group, which an update may replace while replays run it: the
+ * slot and each replay running it hold a reference. */
+struct sim_capkernel {
+    atomic_int refs;
+    sim_task *task;
+};
+
+struct sim_capslot {
+    struct sim_capkernel *k; /* model->run_lock */
+};
+
+/* One captured record of an event: the real runtime's shadow event (Event::captureEvent_),
+ * which the capture's own waits name. */
+typedef struct shadow {
+    struct shadow *next;    /* model->shadows */
+    bool waited;            /* a captured wait named it (Event::IsCaptureStreamWaited) */
+    bool waited_by_origin;  /* one on the origin stream (Event::IsRecordOrigCaptureStream) */
+} shadow;
+
+enum { ENTRY_RUN, ENTRY_RECORD, ENTRY_WAIT };
+
+/* A captured task, in capture order across the model's streams. Records and waits of the
+ * capture's own events only serve the checks at aclmdlRICaptureEnd: a replay, which runs the
+ * entries in this order, needs neither. */
+typedef struct entry {
+    uint8_t kind;
+    sim_task *task;           /* ENTRY_RUN, outside a task group */
+    struct sim_capslot *slot; /* ENTRY_RUN, a kernel of a task group */
+    shadow *rec;              /* ENTRY_RECORD */
+} entry;
+
+/* A stream of the capture (the real runtime's capture stream). */
+typedef struct capstream {
+    sim_stream *stream;        /* +1 while it captures */
+    bool origin;               /* the stream aclmdlRICaptureBegin named */
+    size_t last;               /* its newest entry, SIZE_MAX for none */
+    uint16_t last_task, flip;  /* ids of its captured tasks, counted as stream.c does */
+    struct sim_taskgrp *grp;   /* open task group (+1) */
+} capstream;
+
+typedef struct run_item {
+    sim_task *task;
+    struct sim_capslot *slot;
+} run_item;
+
+struct sim_model {
+    sim_obj obj;
+    sim_context *ctx;          /* +1: the origin stream's */
+    struct sim_model *next;    /* g_models */
+    bool open;                 /* its handle is open */
+    int status;                /* M_* */
+    int mode;                  /* its capture mode while it counts for its context, else MODE_NONE */
+    /* capture time */
+    capstream *streams;
+    uint32_t nstreams, cap_streams;
+    entry *entries;
+    size_t nentries, cap_entries;
+    shadow *shadows;
+    sim_event **events;        /* events its records linked to it (+1 each) */
+    uint32_t nevents, cap_events;
+    struct sim_taskgrp **groups; /* the task groups it handed out (+1 each) */
+    uint32_t ngroups, cap_groups;
+    uint32_t open_groups;
+    aclError grp_err;          /* CaptureModel::taskGroupErrCode_ */
+    /* replay: fixed once ready */
+    run_item *run;
+    size_t nrun;
+    pthread_mutex_t run_lock;  /* task-group slots and `running` */
+    pthread_cond_t run_cv;
+    int running;               /* replays submitted and not finished (CaptureModel::refCount_) */
+};
+
+struct sim_taskgrp {
+    sim_obj obj;
+    sim_model *model;          /* not a reference: its users hold one on the model */
+    struct sim_capslot **slots;
+    uint32_t n, cap;
+    bool updating;             /* TaskGroup::isUpdate */
+    uint32_t index;            /* TaskGroup::updateTaskIndex */
+};
+
+/* A stream's capture state (sim_stream.cap). */
+struct sim_capstate {
+    sim_model *model;          /* the model it captures into, or NULL */
+    uint32_t index;            /* its capstream there */
+    int mode;                  /* Stream::streamCaptureMode_: MODE_NONE once out of the count */
+    uint32_t begin_tid;        /* Stream::beginCaptureThreadId_ */
+    int grp;                   /* GRP_* (Stream::taskGroupStatus_) */
+    struct sim_taskgrp *upd;   /* GRP_UPDATE: the group it updates (+1) */
+    sim_model *upd_model;      /* and its model (+1) */
+};
+
+/* An event's link to the capture that recorded it last. */
+struct sim_capevent {
+    sim_model *model;
+    shadow *last;
+};
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* the capture lock */
+static sim_model *g_models;        /* every model with an open handle */
+static atomic_int g_active;        /* models capturing: the hooks' fast path */
+
+/* InnerThreadLocalContainer: how many captures this thread began per mode, and the mode
+ * aclmdlRICaptureThreadExchangeMode gave it (GLOBAL until then). */
+static __thread uint32_t t_mode_refs[MODE_NONE];
+static __thread int t_exchange = MODE_GLOBAL;
+
+static uint32_t current_tid(void)
+{
+    static __thread uint32_t tid;
+    if (!tid)
+        tid = (uint32_t)gettid();
+    return tid;
+}
+
+static bool grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    uint32_t n = *cap ? *cap * 2 : 8;
+    while (n < need)
+        n *= 2;
+    void *p = realloc(*arr, (size_t)n * elem);
+    if (!p)
+        return false;
+    *arr = p;
+    *cap = n;
+    return true;
+}
+
+/* ------------------------------------------------------------------ captured kernels ----- */
+
+static void kernel_put(struct sim_capkernel *k)
+{
+    if (k && atomic_fetch_sub_explicit(&k->refs, 1, memory_order_acq_rel) == 1) {
+        sim_task_free(k->task);
+        free(k);
+    }
+}
+
+static struct sim_capkernel *kernel_new(sim_task *t)
+{
+    struct sim_capkernel *k = malloc(sizeof *k);
+    if (k) {
+        atomic_init(&k->refs, 1);
+        k->task = t;
+    }
+    return k;
+}
+
+/* ------------------------------------------------------------------ models --------------- */
+
+static void group_destroy(sim_obj *o)
+{
+    struct sim_taskgrp *g = (struct sim_taskgrp *)o;
+    free(g->slots);
+    free(g);
+}
+
+static void model_destroy(sim_obj *o)
+{
+    sim_model *m = (sim_model *)o;
+    for (size_t i = 0; i < m->nentries; i++) {
+        entry *en = &m->entries[i];
+        if (en->slot) {
+            kernel_put(en->slot->k);
+            free(en->slot);
+        } else if (en->task) {
+            sim_task_free(en->task);
+        }
+    }
+    while (m->shadows) {
+        shadow *sh = m->shadows;
+        m->shadows = sh->next;
+        free(sh);
+    }
+    for (uint32_t i = 0; i < m->ngroups; i++)
+        sim_obj_put(&m->groups[i]->obj);
+    free(m->entries);
+    free(m->streams);
+    free(m->events);
+    free(m->groups);
+    free(m->run);
+    pthread_mutex_destroy(&m->run_lock);
+    pthread_cond_destroy(&m->run_cv);
+    sim_obj_put(&m->ctx->obj);
+    free(m);
+}
+
+static sim_model *model_new(sim_context *ctx, const char *func, aclError *rc)
+{
+    sim_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        *rc = sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for the model");
+        return NULL;
+    }
+    sim_obj_init(&m->obj, SIM_KIND_MODEL, model_destroy);
+    sim_obj_get(&ctx->obj);
+    m->ctx = ctx;
+    m->mode = MODE_NONE;
+    pthread_mutex_init(&m->run_lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&m->run_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (!sim_handle_open(&m->obj)) {
+        model_destroy(&m->obj);
+        *rc = sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "the handle table is full");
+        return NULL;
+    }
+    m->open = true;
+    m->next = g_models;
+    g_models = m;
+    return m;
+}
+
+/* Closes m's handle and its task groups' (capture lock held): m can no longer be named. The
+ * table's reference goes onto *dropped, for the caller to put once the lock is released. */
+static void model_close(sim_model *m, sim_model **dropped)
+{
+    if (!m->open)
+        return;
+    m->open = false;
+    for (sim_model **pp = &g_models; *pp; pp = &(*pp)->next) {
+        if (*pp == m) {
+            *pp = m->next;
+            break;
+        }
+    }
+    for (uint32_t i = 0; i < m->ngroups; i++)
+        sim_obj_put(sim_handle_close(m->groups[i]->obj.handle, SIM_KIND_TASKGRP));
+    sim_handle_close(m->obj.handle, SIM_KIND_MODEL); /* its reference becomes the caller's */
+    m->next = *dropped;
+    *dropped = m;
+}
+
+static void put_dropped(sim_model *m)
+{
+    while (m) {
+        sim_model *next = m->next;
+        sim_obj_put(&m->obj);
+        m = next;
+    }
+}
+
+/* A failure inside the capture, which the capture cannot recover from (CaptureModel::
+ * TerminateCapture): aclmdlRICaptureEnd will report it with 507903. */
+static void invalidate(sim_model *m)
+{
+    if (m->status == M_CAPTURING)
+        m->status = M_INVALIDATED;
+}
+
+/* ------------------------------------------------------------------ stream states -------- */
+
+static struct sim_capstate *state_of(sim_stream *s)
+{
+    return atomic_load_explicit(&s->cap, memory_order_relaxed);
+}
+
+static struct sim_capstate *state_make(sim_stream *s)
+{
+    struct sim_capstate *st = state_of(s);
+    if (!st && (st = calloc(1, sizeof *st))) {
+        st->mode = MODE_NONE;
+        atomic_store_explicit(&s->cap, st, memory_order_release);
+    }
+    return st;
+}
+
+/* Frees s's state once nothing is left in it. */
+static void state_tidy(sim_stream *s)
+{
+    struct sim_capstate *st = state_of(s);
+    if (st && !st->model && st->grp == GRP_NONE) {
+        atomic_store_explicit(&s->cap, NULL, memory_order_release);
+        free(st);
+    }
+}
+
+/* Context::CaptureModeEnter / CaptureModeExit. The context's count is the model's mode; the
+ * thread's is counted on the thread that ends the capture, as the real runtime does. */
+static void mode_enter(sim_model *m, struct sim_capstate *st, int mode)
+{
+    st->mode = mode;
+    st->begin_tid = current_tid();
+    m->mode = mode;
+    t_mode_refs[mode]++;
+}
+
+static void mode_exit(sim_model *m, struct sim_capstate *st)
+{
+    int mode = st->mode;
+    st->mode = MODE_NONE;
+    m->mode = MODE_NONE;
+    if (mode != MODE_NONE && t_mode_refs[mode] > 0)
+        t_mode_refs[mode]--;
+}
+
+static int thread_mode(void)
+{
+    for (int mode = MODE_GLOBAL; mode < MODE_NONE; mode++)
+        if (t_mode_refs[mode])
+            return mode;
+    return MODE_NONE;
+}
+
+/* The strictest mode of the captures of context c (capture lock held). */
+static int context_mode(const sim_context *c)
+{
+    int mode = MODE_NONE;
+    for (sim_model *m = g_models; m; m = m->next)
+        if (m->ctx == c && m->mode < mode)
+            mode = m->mode;
+    return mode;
+}
+
+/* Context::IsCaptureModeSupport: may the calling thread make an unsafe call (a synchronous
+ * copy or memset) in context c? */
+static bool mode_allows(const sim_context *c)
+{
+    int ctx_mode = context_mode(c), own = thread_mode();
+    if (ctx_mode == MODE_NONE || t_exchange == MODE_RELAXED)
+        return true;
+    if (t_exchange == MODE_GLOBAL && (ctx_mode == MODE_GLOBAL || own == MODE_THREAD_LOCAL))
+        return false;
+    if (t_exchange == MODE_THREAD_LOCAL && (own == MODE_GLOBAL || own == MODE_THREAD_LOCAL))
+        return false;
+    return true;
+}
+
+/* Every stream of m leaves the capture and its events are unlinked (CaptureModel::
+ * ExitCaptureNotify; capture lock held). */
+static void capture_exit(sim_model *m)
+{
+    if (m->status != M_READY)
+        atomic_fetch_sub(&g_active, 1);
+    for (uint32_t i = 0; i < m->nstreams; i++) {
+        capstream *cs = &m->streams[i];
+        if (cs->grp) {
+            sim_obj_put(&cs->grp->obj);
+            cs->grp = NULL;
+        }
+        if (!cs->stream)
+            continue;
+        struct sim_capstate *st = state_of(cs->stream);
+        if (st && st->model == m) {
+            st->model = NULL;
+            st->mode = MODE_NONE;
+            /* Simulator choice: the stream's task-group state ends with the capture (the real
+             * Stream::taskGroupStatus_ stays SAMPLE when a capture ends with a group open). */
+            if (st->grp == GRP_SAMPLE)
+                st->grp = GRP_NONE;
+            state_tidy(cs->stream);
+        }
+        sim_obj_put(&cs->stream->obj);
+        cs->stream = NULL;
+    }
+    m->open_groups = 0;
+    for (uint32_t i = 0; i < m->nevents; i++) {
+        sim_event *e = m->events[i];
+        struct sim_capevent *ce = atomic_load_explicit(&e->cap, memory_order_relaxed);
+        if (ce && ce->model == m) {
+            atomic_store_explicit(&e->cap, NULL, memory_order_release);
+            free(ce);
+        }
+        sim_obj_put(&e->obj);
+    }
+    m->nevents = 0;
+}
+
+/* ------------------------------------------------------------------ capturing tasks ------ */
+
+static aclError in_current_context(sim_stream *s, const char *func)
+{
+    sim_context *c = sim_current_context(func);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    bool same = c == s->ctx;
+    sim_obj_put(&c->obj);
+    return same ? ACL_SUCCESS
+                : sim_fail_(func, ACL_ERROR_RT_STREAM_CONTEXT, "the stream does not belong to the current context");
+}
+
+/* The id of a task captured on cs: a 16-bit counter and its wrap count, like stream.c's. */
+static uint32_t next_task_id(capstream *cs)
+{
+    uint16_t id = cs->last_task != UINT16_MAX ? (uint16_t)((cs->last_task + 1u) % 0xFFFFu) : 0;
+    if (id == 0 && cs->last_task != UINT16_MAX)
+        cs->flip++;
+    cs->last_task = id;
+    return ((uint32_t)cs->flip << 16) | id;
+}
+
+static bool add_stream(sim_model *m, sim_stream *s, bool origin, uint32_t *index)
+{
+    if (!grow((void **)&m->streams, &m->cap_streams, m->nstreams + 1, sizeof *m->streams))
+        return false;
+    sim_obj_get(&s->obj);
+    m->streams[m->nstreams] = (capstream){.stream = s, .origin = origin, .last = SIZE_MAX, .last_task = UINT16_MAX};
+    *index = m->nstreams++;
+    return true;
+}
+
+/* A task-group error: it fails the group and the capture (Stream::SetTaskGroupErrCode). */
+static aclError group_error(sim_model *m, aclError code, const char *func, const char *what)
+{
+    m->grp_err = code;
+    invalidate(m);
+    return sim_fail_(func, code, "%s; the task group and the capture are now invalid", what);
+}
+
+/* Whether a task may be captured on cs now (Stream::IsTaskGroupBreak, PackingTaskGroup). */
+static aclError admit(sim_model *m, capstream *cs, bool kernel, const char *func)
+{
+    if (!cs->grp && m->open_groups)
+        return group_error(m, ACL_ERROR_STREAM_TASK_GROUP_INTR, func,
+                           "a task group is open on another stream of this capture, so this stream cannot "
+                           "capture tasks until it ends");
+    if (cs->grp && !kernel)
+        return group_error(m, ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT, func,
+                           "only kernel launches can be captured in a task group");
+    return ACL_SUCCESS;
+}
+
+static entry *add_entry(sim_model *m, capstream *cs, uint8_t kind)
+{
+    if (m->nentries == m->cap_entries) {
+        size_t n = m->cap_entries ? m->cap_entries * 2 : 64;
+        entry *p = realloc(m->entries, n * sizeof *p);
+        if (!p)
+            return NULL;
+        m->entries = p;
+        m->cap_entries = n;
+    }
+    entry *en = &m->entries[m->nentries];
+    memset(en, 0, sizeof *en);
+    en->kind = kind;
+    cs->last = m->nentries++;
+    return en;
+}
+
+/* Captures task t on st's stream. Takes t on success; on failure the caller still owns it. */
+static aclError capture_task(struct sim_capstate *st, sim_task *t, const char *func, uint32_t *task_id)
+{
+    sim_model *m = st->model;
+    capstream *cs = &m->streams[st->index];
+    aclError rc = admit(m, cs, t->type == SIM_TASK_KERNEL, func);
+    if (rc)
+        return rc;
+    struct sim_capslot *slot = NULL;
+    if (cs->grp) {
+        struct sim_taskgrp *g = cs->grp;
+        slot = calloc(1, sizeof *slot);
+        if (!slot || !(slot->k = kernel_new(t)) ||
+            !grow((void **)&g->slots, &g->cap, g->n + 1, sizeof *g->slots)) {
+            if (slot)
+                free(slot->k);
+            free(slot);
+            return sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for the capture");
+        }
+    }
+    entry *en = add_entry(m, cs, ENTRY_RUN);
+    if (!en) {
+        if (slot) {
+            free(slot->k);
+            free(slot);
+        }
+        return sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for the capture");
+    }
+    if (slot) {
+        en->slot = slot;
+        cs->grp->slots[cs->grp->n++] = slot;
+    } else {
+        en->task = t;
+    }
+    t->task_id = next_task_id(cs);
+    *task_id = t->task_id;
+    return ACL_SUCCESS;
+}
+
+/* A task submitted to an updating stream: a kernel becomes the update of the group's next
+ * captured kernel; anything else is refused (Stream::AllocTask with UpdateTaskFlag). Returns
+ * true with *rc when refused (the caller frees *tp); false with *tp replaced to enqueue it. */
+static bool update_route(struct sim_capstate *st, sim_task **tp, const char *func, aclError *rc)
+{
+    sim_task *t = *tp;
+    struct sim_taskgrp *g = st->upd;
+    if (t->type != SIM_TASK_KERNEL) {
+        *rc = sim_fail_(func, ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT,
+                        "the stream is updating a task group: only kernel launches are allowed until "
+                        "aclmdlRICaptureTaskUpdateEnd");
+        return true;
+    }
+    if (g->index >= g->n) {
+        *rc = sim_fail_(func, ACL_ERROR_RT_INTERNAL_ERROR, "the task group holds %u kernels and all are updated already",
+                        g->n);
+        return true;
+    }
+    sim_task *u = sim_task_new(SIM_TASK_UPDATE);
+    struct sim_capkernel *k = u ? kernel_new(t) : NULL;
+    if (!k) {
+        free(u);
+        *rc = sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+        return true;
+    }
+    sim_obj_get(&st->upd_model->obj);
+    u->u.update.model = st->upd_model;
+    u->u.update.slot = g->slots[g->index++];
+    u->u.update.kernel = k;
+    *tp = u;
+    return false;
+}
+
+bool sim_capture_route(sim_stream *s, sim_task **tp, const char *func, aclError *rc, uint32_t *task_id)
+{
+    sim_task *refused = NULL;
+    bool taken = false;
+    pthread_mutex_lock(&g_lock);
+    struct sim_capstate *st = state_of(s);
+    if (st && st->grp == GRP_UPDATE) {
+        taken = update_route(st, tp, func, rc);
+        if (taken)
+            refused = *tp;
+    } else if (st && st->model) {
+        taken = true;
+        if ((*rc = capture_task(st, *tp, func, task_id)))
+            refused = *tp;
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (refused)
+        sim_task_free(refused);
+    return taken;
+}
+
+/* ------------------------------------------------------------------ events --------------- */
+
+/* A record of e in st's capture: a new shadow record that later captured waits on e name. */
+static aclError capture_record(struct sim_capstate *st, sim_event *e, const char *func)
+{
+    sim_model *m = st->model;
+    capstream *cs = &m->streams[st->index];
+    aclError rc = admit(m, cs, false, func);
+    if (rc)
+        return rc;
+    struct sim_capevent *ce = atomic_load_explicit(&e->cap, memory_order_relaxed);
+    bool listed = false;
+    for (uint32_t i = 0; i < m->nevents && !listed; i++)
+        listed = m->events[i] == e;
+    shadow *sh = calloc(1, sizeof *sh);
+    entry *en = NULL;
+    if (!sh || (!ce && !(ce = calloc(1, sizeof *ce))) ||
+        (!listed && !grow((void **)&m->events, &m->cap_events, m->nevents + 1, sizeof *m->events)) ||
+        !(en = add_entry(m, cs, ENTRY_RECORD))) {
+        if (ce && ce != atomic_load_explicit(&e->cap, memory_order_relaxed))
+            free(ce);
+        free(sh);
+        return sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for the capture");
+    }
+    sh->next = m->shadows;
+    m->shadows = sh;
+    en->rec = sh;
+    next_task_id(cs);
+    if (!listed) {
+        sim_obj_get(&e->obj);
+        m->events[m->nevents++] = e;
+    }
+    /* Software-mode events (GetCaptureEvent with isNewEvt): each record makes a new shadow in
+     * the recording stream's capture, which the event now names. */
+    ce->model = m;
+    ce->last = sh;
+    atomic_store_explicit(&e->cap, ce, memory_order_release);
+    return ACL_SUCCESS;
+}
+
+/* A wait on a captured record of e, by stream s (ApiImpl::CaptureEventWait): s joins the
+ * capture if it is not in it yet. */
+static aclError capture_wait(sim_stream *s, struct sim_capevent *ce, const char *func)
+{
+    sim_model *m = ce->model;
+    struct sim_capstate *st = state_of(s);
+    if (st && st->model && st->model != m) {
+        invalidate(m);
+        invalidate(st->model);
+        return sim_fail_(func, ACL_ERROR_STREAM_CAPTURE_CONFLICT,
+                         "the event was recorded in another capture than the one this stream is in; both "
+                         "captures are now invalid");
+    }
+    if (!st || !st->model) { /* GetCaptureStream: the stream joins the capture */
+        uint32_t index;
+        if (!(st = state_make(s)) || !add_stream(m, s, false, &index)) {
+            state_tidy(s);
+            invalidate(m);
+            return sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for the capture");
+        }
+        st->model = m;
+        st->index = index;
+    }
+    capstream *cs = &m->streams[st->index];
+    aclError rc = admit(m, cs, false, func);
+    if (rc)
+        return rc;
+    if (!add_entry(m, cs, ENTRY_WAIT)) {
+        invalidate(m);
+        return sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for the capture");
+    }
+    next_task_id(cs);
+    ce->last->waited = true;
+    if (cs->origin)
+        ce->last->waited_by_origin = true;
+    return ACL_SUCCESS;
+}
+
+/* An operation on an ACL_EVENT_EXTERNAL event captured as such: done on the event at each
+ * replay (event.c's *_now functions). */
+static aclError capture_external(struct sim_capstate *st, sim_event *e, sim_task_type type, const char *func)
+{
+    sim_task *t = sim_task_new(type);
+    if (!t)
+        return sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    sim_obj_get(&e->obj);
+    t->u.event.event = e;
+    uint32_t id;
+    aclError rc = capture_task(st, t, func, &id);
+    if (rc)
+        sim_task_free(t); /* drops the event reference; the capture lock is outer to its lock */
+    return rc;
+}
+
+bool sim_capture_event_op(sim_stream *s, sim_event *e, sim_task_type type, const char *func, aclError *rc)
+{
+    if (!atomic_load_explicit(&s->cap, memory_order_acquire) && !atomic_load_explicit(&e->cap, memory_order_acquire))
+        return false;
+    bool taken = true;
+    *rc = ACL_SUCCESS;
+    pthread_mutex_lock(&g_lock);
+    struct sim_capstate *st = state_of(s);
+    struct sim_capevent *ce = atomic_load_explicit(&e->cap, memory_order_relaxed);
+    bool capturing = st && st->model;
+    bool external = e->flags == ACL_EVENT_EXTERNAL;
+    /* (An updating stream refuses event tasks when they are submitted: sim_capture_route.) */
+    if (type == SIM_TASK_EVENT_RECORD) { /* ApiImpl::EventRecord */
+        if (!capturing)
+            taken = false; /* a plain record, even of an event a capture recorded */
+        else if (external)
+            *rc = capture_external(st, e, type, func);
+        else if (!e->ex_mode)
+            *rc = sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                            "a capturing stream can record only events made by aclrtCreateEventExWithFlag "
+                            "(or ACL_EVENT_EXTERNAL ones)");
+        else if (!(e->flags & ACL_EVENT_SYNC))
+            ; /* Event::IsEventWithoutWaitTask: nothing to capture, and success */
+        else
+            *rc = capture_record(st, e, func);
+    } else if (type == SIM_TASK_EVENT_RESET) { /* ApiImpl::EventReset (Ex events refused before) */
+        if (capturing && external)
+            *rc = capture_external(st, e, type, func);
+        else if (capturing)
+            *rc = sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                            "a capturing stream can reset only ACL_EVENT_EXTERNAL events");
+        else
+            taken = false;
+    } else if (ce) { /* a wait on a captured record: ApiImpl::StreamWaitEvent, CaptureEventWait */
+        if (s->is_default)
+            *rc = sim_fail_(func, ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT,
+                            "the default stream cannot wait on an event recorded in a capture (it cannot "
+                            "join a capture)");
+        else if (s->flags & ACL_STREAM_DEVICE_USE_ONLY)
+            *rc = sim_fail_(func, ACL_ERROR_RT_INTERNAL_ERROR, "a DEVICE_USE_ONLY stream cannot join a capture");
+        else
+            *rc = capture_wait(s, ce, func);
+    } else if (capturing) { /* a capturing stream waits on an event no capture recorded */
+        if (external) {
+            *rc = capture_external(st, e, type, func);
+        } else if (!e->ex_mode) {
+            *rc = sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                            "a capturing stream can wait only on events made by aclrtCreateEventExWithFlag "
+                            "(or ACL_EVENT_EXTERNAL ones)");
+        } else {
+            pthread_mutex_lock(&e->lock);
+            bool recorded = e->record_gen > 0; /* Event::HasRecord */
+            pthread_mutex_unlock(&e->lock);
+            if (recorded)
+                *rc = sim_fail_(func, ACL_ERROR_RT_CAPTURE_DEPENDENCY,
+                                "the event was recorded outside the capture: a capture cannot wait on it");
+            /* else: never recorded, nothing to wait for */
+        }
+    } else {
+        taken = false;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return taken;
+}
+
+aclError sim_capture_event_busy(sim_event *e, const char *func)
+{
+    if (!atomic_load_explicit(&e->cap, memory_order_acquire))
+        return ACL_SUCCESS;
+    pthread_mutex_lock(&g_lock);
+    struct sim_capevent *ce = atomic_load_explicit(&e->cap, memory_order_relaxed);
+    bool busy = ce && ce->model->status != M_READY;
+    pthread_mutex_unlock(&g_lock);
+    return busy ? sim_fail_(func, ACL_ERROR_RT_EVENT_CAPTURED,
+                            "the event is recorded in a capture that has not ended: it cannot be synchronized, "
+                            "queried or timed")
+                : ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ what capture forbids - */
+
+aclError sim_capture_stream_busy(sim_stream *s, const char *func)
+{
+    if (!atomic_load_explicit(&s->cap, memory_order_acquire))
+        return ACL_SUCCESS;
+    pthread_mutex_lock(&g_lock);
+    struct sim_capstate *st = state_of(s);
+    bool busy = st && st->model;
+    pthread_mutex_unlock(&g_lock);
+    return busy ? sim_fail_(func, ACL_ERROR_RT_STREAM_CAPTURED,
+                            "stream %u is capturing: it cannot be synchronized, queried, destroyed or used to "
+                            "execute or update a model until aclmdlRICaptureEnd", s->id)
+                : ACL_SUCCESS;
+}
+
+aclError sim_capture_context_busy(sim_context *c, const char *func)
+{
+    if (!atomic_load(&g_active))
+        return ACL_SUCCESS;
+    uint32_t busy = UINT32_MAX;
+    pthread_mutex_lock(&g_lock);
+    for (sim_model *m = g_models; m && busy == UINT32_MAX; m = m->next) {
+        if (m->status == M_READY)
+            continue;
+        for (uint32_t i = 0; i < m->nstreams; i++) {
+            sim_stream *s = m->streams[i].stream;
+            if (s && s->ctx == c) {
+                busy = s->id;
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    return busy != UINT32_MAX ? sim_fail_(func, ACL_ERROR_RT_STREAM_CAPTURED,
+                                          "stream %u of the context is capturing: the device cannot be "
+                                          "synchronized until aclmdlRICaptureEnd", busy)
+                              : ACL_SUCCESS;
+}
+
+/* The message of ReportCaptureModeError (capture_model_utils.cc). */
+static aclError mode_error(aclError code, const char *func, const char *what, int ctx_mode)
+{
+    return sim_fail_(func, code,
+                     "%s is not permitted while a stream of this context is capturing in mode %s and this "
+                     "thread's mode is %s (exchanged: %s); only RELAXED allows it (see "
+                     "aclmdlRICaptureThreadExchangeMode)",
+                     what, k_mode_names[ctx_mode], k_mode_names[thread_mode()], k_mode_names[t_exchange]);
+}
+
+aclError sim_capture_check_sync_call(const char *func)
+{
+    if (!atomic_load(&g_active))
+        return ACL_SUCCESS;
+    sim_context *c = sim_current_context(func);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    pthread_mutex_lock(&g_lock);
+    bool ok = mode_allows(c);
+    int ctx_mode = context_mode(c);
+    pthread_mutex_unlock(&g_lock);
+    sim_obj_put(&c->obj);
+    return ok ? ACL_SUCCESS : mode_error(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, func, "a synchronous copy or memset", ctx_mode);
+}
+
+aclError sim_capture_pageable_copy(sim_stream *s, const char *func)
+{
+    if (!atomic_load(&g_active))
+        return ACL_SUCCESS;
+    sim_context *c = sim_current_context(func);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    pthread_mutex_lock(&g_lock);
+    struct sim_capstate *st = state_of(s);
+    bool capturing = st && st->model;
+    bool ok = mode_allows(c);
+    int ctx_mode = context_mode(c);
+    pthread_mutex_unlock(&g_lock);
+    sim_obj_put(&c->obj);
+    if (capturing)
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
+                         "a copy that touches pageable host memory cannot be captured: allocate its host side with "
+                         "aclrtMallocHost");
+    if (ok)
+        return ACL_SUCCESS;
+    /* The copy becomes a stream synchronize and a synchronous copy; the capture modes refuse
+     * the copy once the synchronize is done. */
+    pthread_mutex_lock(&s->lock);
+    uint64_t target = s->submitted;
+    pthread_mutex_unlock(&s->lock);
+    sim_stream_wait_seq(s, target, -1);
+    aclError rc = sim_stream_take_error(s, func);
+    return rc ? rc
+              : mode_error(ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC, func,
+                           "a copy of pageable host memory (which becomes a synchronous copy)", ctx_mode);
+}
+
+/* ------------------------------------------------------------------ the capture API ------ */
+
+SIM_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(stream);
+    aclError rc;
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    if ((unsigned)mode >= MODE_NONE)
+        rc = sim_fail(ACL_ERROR_RT_PARAM_INVALID, "mode %d is not a capture mode (0 GLOBAL, 1 THREAD_LOCAL, 2 RELAXED)",
+                      (int)mode);
+    else if (s->flags & ACL_STREAM_DEVICE_USE_ONLY) /* StreamFlagIsSupportCapture: RT_STREAM_CP_PROCESS_USE */
+        rc = sim_fail(ACL_ERROR_RT_INTERNAL_ERROR, "a DEVICE_USE_ONLY stream does not support capture");
+    else if (!(rc = in_current_context(s, __func__)) && s->is_default)
+        rc = sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the default stream cannot be captured");
+    if (!rc) {
+        pthread_mutex_lock(&g_lock);
+        struct sim_capstate *st = state_of(s);
+        sim_model *m = NULL;
+        uint32_t index;
+        if (st && st->model) {
+            rc = sim_fail(ACL_ERROR_RT_STREAM_CAPTURED, "stream %u is already capturing", s->id);
+        } else if (!(st = state_make(s)) || !(m = model_new(s->ctx, __func__, &rc)) ||
+                   !add_stream(m, s, true, &index)) {
+            if (!rc)
+                rc = sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for the capture");
+            sim_model *dropped = NULL;
+            if (m)
+                model_close(m, &dropped);
+            state_tidy(s);
+            pthread_mutex_unlock(&g_lock);
+            put_dropped(dropped);
+            sim_obj_put(&s->obj);
+            return rc;
+        } else {
+            m->status = M_CAPTURING;
+            atomic_fetch_add(&g_active, 1);
+            st->model = m;
+            st->index = index;
+            mode_enter(m, st, (int)mode);
+        }
+        pthread_mutex_unlock(&g_lock);
+    }
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+SIM_API aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(stream);
+    if (!status && !modelRI)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "status and modelRI cannot both be NULL");
+    aclError rc;
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    pthread_mutex_lock(&g_lock);
+    struct sim_capstate *st = state_of(s);
+    sim_model *m = st ? st->model : NULL;
+    if (status) /* the stream's status: an invalidated model leaves it ACTIVE, as on the real one */
+        *status = m ? ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE : ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+    if (modelRI)
+        *modelRI = m ? m->obj.handle : NULL;
+    pthread_mutex_unlock(&g_lock);
+    sim_obj_put(&s->obj);
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(mode);
+    if ((unsigned)*mode >= MODE_NONE)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "mode %d is not a capture mode (0 GLOBAL, 1 THREAD_LOCAL, 2 RELAXED)",
+                        (int)*mode);
+    sim_context *c = sim_current_context(__func__);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    sim_obj_put(&c->obj);
+    int old = t_exchange;
+    t_exchange = (int)*mode;
+    *mode = (aclmdlRICaptureMode)old;
+    return ACL_SUCCESS;
+}
+
+/* Context::CheckCaptureModelValidity. */
+static aclError validate(sim_model *m, const char *func)
+{
+    if (m->open_groups)
+        return sim_fail_(func, ACL_ERROR_STREAM_TASK_GROUP_STATUS,
+                         "a task group is still open: end it with aclmdlRICaptureTaskGrpEnd first");
+    bool joined = false, joined_back = false;
+    for (uint32_t i = 0; i < m->nstreams; i++) {
+        const capstream *cs = &m->streams[i];
+        if (cs->origin)
+            continue;
+        joined = true;
+        uint32_t id = cs->stream ? cs->stream->id : UINT32_MAX;
+        const entry *last = cs->last != SIZE_MAX ? &m->entries[cs->last] : NULL;
+        if (!last || last->kind != ENTRY_RECORD)
+            return sim_fail_(func, ACL_ERROR_RT_STREAM_UNJOINED,
+                             "stream %u joined the capture but its last task is not an event record: record an "
+                             "event on it and wait for that event on the origin stream",
+                             id);
+        if (!last->rec->waited)
+            return sim_fail_(func, ACL_ERROR_RT_STREAM_UNJOINED,
+                             "stream %u joined the capture but no captured wait consumes its last event record",
+                             id);
+        joined_back |= last->rec->waited_by_origin;
+    }
+    if (joined && !joined_back)
+        return sim_fail_(func, ACL_ERROR_RT_STREAM_UNJOINED,
+                         "the origin stream waits on none of the joined streams' last event records: they are "
+                         "not joined back to it");
+    return ACL_SUCCESS;
+}
+
+/* The replay list: the captured tasks that run, in capture order. */
+static bool build_run(sim_model *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->nentries; i++)
+        n += m->entries[i].kind == ENTRY_RUN;
+    m->run = n ? calloc(n, sizeof *m->run) : NULL;
+    if (n && !m->run)
+        return false;
+    m->nrun = 0;
+    for (size_t i = 0; i < m->nentries; i++)
+        if (m->entries[i].kind == ENTRY_RUN)
+            m->run[m->nrun++] = (run_item){m->entries[i].task, m->entries[i].slot};
+    return true;
+}
+
+SIM_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(stream);
+    aclError rc;
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    if (s->flags & ACL_STREAM_DEVICE_USE_ONLY) {
+        sim_obj_put(&s->obj);
+        return sim_fail(ACL_ERROR_RT_INTERNAL_ERROR, "a DEVICE_USE_ONLY stream does not support capture");
+    }
+    /* ApiImpl::StreamEndCapture: modelRI is required when the stream captures. */
+    pthread_mutex_lock(&g_lock);
+    struct sim_capstate *st = state_of(s);
+    bool capturing = st && st->model;
+    pthread_mutex_unlock(&g_lock);
+    if (capturing && !modelRI)
+        rc = sim_fail(ACL_ERROR_RT_PARAM_INVALID, "modelRI must not be NULL");
+    else if (!(rc = in_current_context(s, __func__)) && s->is_default)
+        rc = sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the default stream cannot be captured");
+    if (rc) {
+        sim_obj_put(&s->obj);
+        return rc;
+    }
+    if (modelRI)
+        *modelRI = NULL;
+    sim_model *dropped = NULL;
+    pthread_mutex_lock(&g_lock);
+    st = state_of(s);
+    sim_model *m = st ? st->model : NULL;
+    if (!m) {
+        rc = sim_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %u is not capturing: call aclmdlRICaptureBegin first",
+                      s->id);
+    } else if (!m->streams[st->index].origin) {
+        rc = sim_fail(ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED,
+                      "stream %u joined the capture through an event; end it on the stream that began it", s->id);
+    } else if (st->begin_tid != current_tid() && st->mode != MODE_RELAXED) {
+        /* CheckCaptureStreamThreadIsMatch; the capture is over (ClearCaptureModel). The real
+         * runtime keeps the model until its context goes; the simulator frees it now. */
+        rc = sim_fail(ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD,
+                      "the capture was begun on thread %u in mode %s; only RELAXED captures can end on another "
+                      "thread. The capture is abandoned",
+                      st->begin_tid, k_mode_names[st->mode]);
+        mode_exit(m, st);
+        capture_exit(m);
+        model_close(m, &dropped);
+    } else {
+        mode_exit(m, st);
+        if (m->status == M_INVALIDATED)
+            rc = sim_fail(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                          "an error during the capture invalidated it (see the failed call); the model is destroyed");
+        else if (!(rc = validate(m, __func__)) && !build_run(m))
+            rc = sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for the model");
+        capture_exit(m);
+        if (rc) {
+            model_close(m, &dropped);
+        } else {
+            m->status = M_READY;
+            *modelRI = m->obj.handle;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    put_dropped(dropped);
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ models: run, destroy - */
+
+static sim_model *model_lookup(aclmdlRI modelRI, const char *func, aclError *rc)
+{
+    sim_model *m = (sim_model *)sim_handle_get(modelRI, SIM_KIND_MODEL);
+    if (!m)
+        *rc = sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "model %p is not a live model (destroyed, or not a model)",
+                        modelRI);
+    return m;
+}
+
+/* ApiImpl: the model must belong to the current context (107004). */
+static aclError model_in_current_context(sim_model *m, const char *func)
+{
+    sim_context *c = sim_current_context(func);
+    if (!c)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    bool same = c == m->ctx;
+    sim_obj_put(&c->obj);
+    return same ? ACL_SUCCESS
+                : sim_fail_(func, ACL_ERROR_RT_MODEL_CONTEXT, "the model was captured in another context than the current one");
+}
+
+SIM_API aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(modelRI);
+    aclError rc;
+    sim_model *m = model_lookup(modelRI, __func__, &rc);
+    if (!m)
+        return rc;
+    sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
+    if (!s) {
+        sim_obj_put(&m->obj);
+        return rc;
+    }
+    /* ApiErrorDecorator::ModelExecute, ApiImpl::ModelExecute, CaptureModel::CheckExecuteReady */
+    if (!(rc = sim_capture_stream_busy(s, __func__)) && !(rc = model_in_current_context(m, __func__))) {
+        pthread_mutex_lock(&g_lock);
+        if (!m->open)
+            rc = sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "model %p was destroyed", modelRI);
+        else if (m->status != M_READY)
+            rc = sim_fail(ACL_ERROR_RT_MODEL_CAPTURED, "the model is still capturing: end the capture first");
+        if (!rc) {
+            pthread_mutex_lock(&m->run_lock);
+            m->running++;
+            pthread_mutex_unlock(&m->run_lock);
+        }
+        pthread_mutex_unlock(&g_lock);
+    }
+    if (!rc) {
+        sim_task *t = sim_task_new(SIM_TASK_MODEL);
+        if (t) {
+            sim_obj_get(&m->obj);
+            t->u.model.model = m; /* released with the task: running-- (sim_capture_task_release) */
+            rc = sim_stream_submit(s, t, __func__, NULL);
+        } else {
+            pthread_mutex_lock(&m->run_lock);
+            m->running--;
+            pthread_cond_broadcast(&m->run_cv);
+            pthread_mutex_unlock(&m->run_lock);
+            rc = sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+        }
+    }
+    sim_obj_put(&s->obj);
+    sim_obj_put(&m->obj);
+    return rc;
+}
+
+SIM_API aclError aclmdlRIDestroy(aclmdlRI modelRI)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(modelRI);
+    aclError rc;
+    sim_model *m = model_lookup(modelRI, __func__, &rc);
+    if (!m)
+        return rc;
+    if (!(rc = model_in_current_context(m, __func__))) {
+        pthread_mutex_lock(&g_lock);
+        if (m->status != M_READY) /* Context::ModelDestroy */
+            rc = sim_fail(ACL_ERROR_RT_MODEL_CAPTURED, "the model is still capturing: end the capture first");
+        pthread_mutex_unlock(&g_lock);
+    }
+    if (rc) {
+        sim_obj_put(&m->obj);
+        return rc;
+    }
+    /* Context::ModelDestroy waits for running replays (10 s by default), then gives up. */
+    int wait_ms = g_rt.cfg.model_destroy_wait_ms;
+    struct timespec deadline;
+    sim_deadline(wait_ms, &deadline);
+    sim_model *dropped = NULL;
+    for (;;) {
+        int w = 0;
+        pthread_mutex_lock(&m->run_lock);
+        while (m->running > 0 && w == 0)
+            w = pthread_cond_timedwait(&m->run_cv, &m->run_lock, &deadline);
+        int running = m->running;
+        pthread_mutex_unlock(&m->run_lock);
+        if (running > 0) {
+            rc = sim_fail(ACL_ERROR_RT_MODEL_RUNNING, "%d replays of the model are still running after %d ms", running,
+                          wait_ms);
+            break;
+        }
+        pthread_mutex_lock(&g_lock);
+        pthread_mutex_lock(&m->run_lock);
+        running = m->running; /* a replay submitted meanwhile: wait for it too */
+        pthread_mutex_unlock(&m->run_lock);
+        if (!m->open)
+            rc = sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "model %p was destroyed concurrently", modelRI);
+        else if (!running)
+            model_close(m, &dropped);
+        pthread_mutex_unlock(&g_lock);
+        if (rc || !running)
+            break;
+    }
+    put_dropped(dropped);
+    sim_obj_put(&m->obj);
+    return rc;
+}
+
+/* The replay of one captured task t on s, as part of replay task rt. */
+static aclError replay_one(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
+{
+    switch (t->type) {
+    case SIM_TASK_KERNEL: {
+        /* The captured task is shared by every replay: run a copy of its header that carries
+         * this replay's sequence number (trace records). Its args stay where they are. */
+        sim_task view;
+        memcpy(&view, t, offsetof(sim_task, inline_args));
+        view.seq = rt->seq;
+        view.task_id = rt->task_id;
+        return sim_kernel_execute(s, &view, msg, msglen);
+    }
+    case SIM_TASK_MEMCPY:
+    case SIM_TASK_MEMSET:
+        if (t->u.copy.height) /* aclrtMemcpy2dAsync */
+            return sim_copy_execute_2d(t->u.copy.device, t->u.copy.dst, t->u.copy.dpitch, t->u.copy.src,
+                                       t->u.copy.spitch, t->u.copy.width, t->u.copy.height, msg, msglen);
+        return sim_copy_execute(t->u.copy.device, t->u.copy.dst, t->u.copy.src, t->u.copy.count,
+                                t->type == SIM_TASK_MEMSET, t->u.copy.value, msg, msglen);
+    case SIM_TASK_EVENT_RECORD:
+        sim_event_record_now(t->u.event.event);
+        return ACL_SUCCESS;
+    case SIM_TASK_EVENT_RESET:
+        sim_event_reset_now(t->u.event.event);
+        return ACL_SUCCESS;
+    case SIM_TASK_EVENT_WAIT:
+        sim_event_wait_set(t->u.event.event);
+        return ACL_SUCCESS;
+    case SIM_TASK_CALLBACK:
+        sim_callback_execute(t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
+        if (!t->u.callback.block)
+            sim_callback_wake(t->u.callback.sub);
+        return ACL_SUCCESS;
+    default:
+        return ACL_SUCCESS;
+    }
+}
+
+aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_t msglen)
+{
+    sim_model *m = rt->u.model.model;
+    char buf[512];
+    aclError first = ACL_SUCCESS;
+    bool stop = false;
+    for (size_t i = 0; i < m->nrun; i++) {
+        const run_item *it = &m->run[i];
+        struct sim_capkernel *k = NULL;
+        const sim_task *t = it->task;
+        if (it->slot) { /* a task-group kernel, which an update may swap: hold the current one */
+            pthread_mutex_lock(&m->run_lock);
+            k = it->slot->k;
+            atomic_fetch_add_explicit(&k->refs, 1, memory_order_relaxed);
+            pthread_mutex_unlock(&m->run_lock);
+            t = k->task;
+        }
+        if (stop) { /* discarded after a failure in stop mode; records still trigger */
+            if (t->type == SIM_TASK_EVENT_RECORD)
+                sim_event_record_now(t->u.event.event);
+        } else {
+            bool trace = sim_trace_on();
+            uint64_t t0 = trace ? sim_now_ns() : 0;
+            buf[0] = '\0';
+            aclError rc = replay_one(s, rt, t, buf, sizeof buf);
+            if (trace) {
+                sim_task view;
+                memcpy(&view, t, offsetof(sim_task, inline_args));
+                view.seq = rt->seq;
+                sim_stream_trace_task(s, &view, t0, rc);
+            }
+            if (rc && !first) {
+                first = rc;
+                snprintf(msg, msglen, "replay of a captured model, task %zu of %zu: %s", i + 1, m->nrun, buf);
+                sim_stream_task_failed(s, rt, rc, msg);
+                stop = s->aborted; /* only this thread, the stream's worker, writes it */
+            }
+        }
+        kernel_put(k);
+    }
+    return first;
+}
+
+void sim_capture_discard(sim_task *rt)
+{
+    sim_model *m = rt->u.model.model;
+    for (size_t i = 0; i < m->nrun; i++) {
+        const sim_task *t = m->run[i].task;
+        if (t && t->type == SIM_TASK_EVENT_RECORD)
+            sim_event_record_now(t->u.event.event);
+    }
+}
+
+void sim_capture_apply_update(sim_task *t)
+{
+    sim_model *m = t->u.update.model;
+    struct sim_capkernel *k = t->u.update.kernel;
+    t->u.update.kernel = NULL;
+    pthread_mutex_lock(&m->run_lock);
+    struct sim_capkernel *old = t->u.update.slot->k;
+    t->u.update.slot->k = k;
+    pthread_mutex_unlock(&m->run_lock);
+    kernel_put(old);
+}
+
+void sim_capture_task_release(sim_task *t)
+{
+    if (t->type == SIM_TASK_MODEL) {
+        sim_model *m = t->u.model.model;
+        pthread_mutex_lock(&m->run_lock);
+        if (--m->running == 0)
+            pthread_cond_broadcast(&m->run_cv);
+        pthread_mutex_unlock(&m->run_lock);
+        sim_obj_put(&m->obj);
+    } else if (t->type == SIM_TASK_UPDATE) {
+        kernel_put(t->u.update.kernel); /* not applied: discarded or refused */
+        sim_obj_put(&t->u.update.model->obj);
+    }
+}
+
+/* ------------------------------------------------------------------ task groups ---------- */
+
+SIM_API aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(stream);
+    aclError rc;
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    pthread_mutex_lock(&g_lock);
+    struct sim_capstate *st = state_of(s);
+    if (!st || !st->model) { /* ApiErrorDecorator::StreamBeginTaskGrp */
+        rc = sim_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %u is not capturing", s->id);
+    } else if (st->grp != GRP_NONE) { /* Context::StreamBeginTaskGrp */
+        rc = sim_fail(ACL_ERROR_STREAM_TASK_GROUP_STATUS, "a task group is already open on stream %u", s->id);
+    } else {
+        struct sim_taskgrp *g = calloc(1, sizeof *g);
+        if (!g) {
+            rc = sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+        } else {
+            sim_obj_init(&g->obj, SIM_KIND_TASKGRP, group_destroy);
+            g->model = st->model;
+            st->model->streams[st->index].grp = g; /* the capture stream's reference */
+            st->model->open_groups++;
+            st->grp = GRP_SAMPLE;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+SIM_API aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(stream);
+    SIM_CHECK_NOT_NULL(handle);
+    *handle = NULL;
+    aclError rc;
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    struct sim_taskgrp *drop = NULL;
+    pthread_mutex_lock(&g_lock);
+    struct sim_capstate *st = state_of(s);
+    if (!st || !st->model) {
+        rc = sim_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %u is not capturing", s->id);
+    } else if (st->grp != GRP_SAMPLE) {
+        rc = sim_fail(ACL_ERROR_STREAM_TASK_GROUP_STATUS, "no task group is open on stream %u", s->id);
+    } else { /* Context::StreamEndTaskGrp */
+        sim_model *m = st->model;
+        capstream *cs = &m->streams[st->index];
+        struct sim_taskgrp *g = cs->grp;
+        cs->grp = NULL;
+        m->open_groups--;
+        st->grp = GRP_NONE;
+        if (m->grp_err) {
+            rc = sim_fail(m->grp_err, "a task of the group was refused earlier; the group is dropped");
+            drop = g;
+        } else if (m->status == M_INVALIDATED) {
+            rc = sim_fail(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, "the capture was invalidated; the group is dropped");
+            drop = g;
+        } else if (!grow((void **)&m->groups, &m->cap_groups, m->ngroups + 1, sizeof *m->groups) ||
+                   !sim_handle_open(&g->obj)) {
+            rc = sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+            drop = g;
+        } else {
+            sim_obj_get(&g->obj);     /* the handle table's; the capture stream's goes to the model */
+            m->groups[m->ngroups++] = g;
+            *handle = g->obj.handle;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (drop)
+        sim_obj_put(&drop->obj);
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+SIM_API aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(stream);
+    SIM_CHECK_NOT_NULL(handle);
+    aclError rc;
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    if ((rc = sim_capture_stream_busy(s, __func__)) || (rc = in_current_context(s, __func__))) {
+        sim_obj_put(&s->obj);
+        return rc;
+    }
+    pthread_mutex_lock(&g_lock);
+    /* Looked up under the capture lock: a group whose handle is open has a live model. */
+    struct sim_taskgrp *g = (struct sim_taskgrp *)sim_handle_get(handle, SIM_KIND_TASKGRP);
+    struct sim_capstate *st = state_of(s);
+    if (!g) {
+        rc = sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "task group %p is not a live task group (its model destroyed?)",
+                      handle);
+    } else if (st && st->grp != GRP_NONE) { /* Context::StreamBeginTaskUpdate */
+        rc = sim_fail(ACL_ERROR_STREAM_TASK_GROUP_STATUS, "stream %u is already in a task group or an update",
+                      s->id);
+    } else if (g->updating) {
+        rc = sim_fail(ACL_ERROR_STREAM_TASK_GROUP_STATUS, "another stream is updating this task group");
+    } else if (!(st = state_make(s))) {
+        rc = sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    } else {
+        st->grp = GRP_UPDATE;
+        st->upd = g; /* takes the lookup's reference */
+        g = NULL;
+        sim_obj_get(&st->upd->model->obj);
+        st->upd_model = st->upd->model;
+        st->upd->updating = true;
+        st->upd->index = 0;
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (g)
+        sim_obj_put(&g->obj);
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+SIM_API aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(stream);
+    aclError rc;
+    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    if ((rc = sim_capture_stream_busy(s, __func__)) || (rc = in_current_context(s, __func__))) {
+        sim_obj_put(&s->obj);
+        return rc;
+    }
+    struct sim_taskgrp *g = NULL;
+    sim_model *m = NULL;
+    uint32_t done = 0;
+    pthread_mutex_lock(&g_lock);
+    struct sim_capstate *st = state_of(s);
+    if (!st || st->grp != GRP_UPDATE) {
+        rc = sim_fail(ACL_ERROR_STREAM_TASK_GROUP_STATUS, "stream %u is not updating a task group", s->id);
+    } else { /* Context::StreamEndTaskUpdate */
+        g = st->upd;
+        m = st->upd_model;
+        st->grp = GRP_NONE;
+        st->upd = NULL;
+        st->upd_model = NULL;
+        done = g->index;
+        g->updating = false;
+        g->index = 0;
+        state_tidy(s);
+        if (done != g->n)
+            rc = sim_fail(ACL_ERROR_RT_INTERNAL_ERROR, "the task group holds %u kernels but %u were launched to update "
+                          "it", g->n, done);
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (g)
+        sim_obj_put(&g->obj);
+    if (m)
+        sim_obj_put(&m->obj);
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ teardown ------------- */
+
+void sim_capture_stream_gone(sim_stream *s)
+{
+    if (!atomic_load_explicit(&s->cap, memory_order_acquire))
+        return;
+    sim_model *dropped = NULL;
+    struct sim_taskgrp *g = NULL;
+    sim_model *upd_model = NULL;
+    pthread_mutex_lock(&g_lock);
+    struct sim_capstate *st = state_of(s);
+    if (st && st->model) {
+        sim_model *m = st->model;
+        capstream *cs = &m->streams[st->index];
+        if (cs->origin) { /* its capture can never end: abandon it */
+            st->mode = MODE_NONE; /* the begin thread's count stays, as after a wrong-thread end */
+            m->mode = MODE_NONE;
+            capture_exit(m);
+            model_close(m, &dropped);
+        } else { /* a joined stream: the capture cannot be completed any more */
+            invalidate(m);
+            st->model = NULL;
+            sim_obj_put(&s->obj);
+            cs->stream = NULL;
+        }
+    }
+    if ((st = state_of(s)) && st->grp == GRP_UPDATE) {
+        g = st->upd;
+        upd_model = st->upd_model;
+        g->updating = false;
+        g->index = 0;
+        st->upd = NULL;
+        st->upd_model = NULL;
+    }
+    if ((st = state_of(s))) {
+        st->grp = GRP_NONE;
+        st->model = NULL;
+        state_tidy(s);
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (g)
+        sim_obj_put(&g->obj);
+    if (upd_model)
+        sim_obj_put(&upd_model->obj);
+    put_dropped(dropped);
+}
+
+void sim_capture_context_gone(sim_context *c)
+{
+    sim_model *dropped = NULL;
+    pthread_mutex_lock(&g_lock);
+    for (sim_model *m = g_models, *next; m; m = next) {
+        next = m->next;
+        if (m->ctx != c)
+            continue;
+        if (m->status != M_READY) {
+            m->mode = MODE_NONE;
+            capture_exit(m);
+        }
+        model_close(m, &dropped);
+    }
+    pthread_mutex_unlock(&g_lock);
+    put_dropped(dropped);
+}

@@ -1,0 +1,151 @@
+/*
+ * aiocann simulator: stream attributes (aclrtSetStreamAttribute / aclrtGetStreamAttribute) and
+ * forced stream destruction (aclrtDestroyStreamForce).
+ *
+ * Attributes (src/runtime/api/api_c_stream.cc rtsStreamSetAttribute/rtsStreamGetAttribute and
+ * the ApiErrorDecorator/ApiImpl calls they make):
+ *   USER_CUSTOM_TAG    kept on the stream; the stream must belong to the current device.
+ *   CACHE_OP_INFO      kept on the stream; 0 or 1, else 107000.
+ *   PRIORITY           the stream's priority, clamped to [0, 7] as the runtime clamps it. (The
+ *                      simulator runs every stream on its own worker, so priority orders
+ *                      nothing: it is recorded, and reported back.)
+ *   FLOAT_OVERFLOW_CHECK  the simulated chip has no overflow detection: as the runtime does for
+ *                      such chips, setting succeeds and changes nothing, and reading gives 0.
+ *   FAILURE_MODE       set: the runtime's own StreamSetMode, i.e. exactly aclrtSetStreamFailureMode
+ *                      (stream.c). get: StreamGetMode reads the mode *configured on that stream*
+ *                      (Stream::modeConfig_, sim_stream.fail_mode): 1 once stop was set on it,
+ *                      even after it aborted; 0 on a stream never set to stop, even when another
+ *                      stream made its context stop on failure. No context check, as for the
+ *                      other reads.
+ * A NULL stream is the current context's default stream.
+ *
+ * aclrtDestroyStreamForce destroys a stream "without waiting for its unfinished tasks"
+ * (docs/zh/api_ref/06_stream_management.md): the handle dies at once, tasks not yet started are
+ * discarded (sim_task_discard, which the worker also uses for the tasks of a stream aborted by
+ * a stop-on-failure context), and only a task already running -- a kernel cannot be recalled
+ * from the cores -- is waited for.
+ *
+ * Locking: stream->lock for the attributes; sim_task_discard takes only an event's lock, on
+ * the stream's worker thread.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+
+#include "sim.h"
+
+void sim_task_discard(sim_task *t)
+{
+    switch (t->type) {
+    case SIM_TASK_EVENT_RECORD:
+        /* The record never happens for real, but its waiters must not wait forever. */
+        sim_event_execute_record(t->u.event.event, t->u.event.gen);
+        break;
+    case SIM_TASK_EVENT_WAIT: {
+        sim_event *e = t->u.event.event;
+        pthread_mutex_lock(&e->lock);
+        e->waits_done++; /* the wait is gone: it no longer holds aclrtQueryEventWaitStatus */
+        pthread_mutex_unlock(&e->lock);
+        break;
+    }
+    case SIM_TASK_MODEL: /* a replay: only its external event records happen (capture.c) */
+        sim_capture_discard(t);
+        break;
+    default: /* kernels, copies, memsets, resets, host callbacks and updates simply do not happen */
+        break;
+    }
+}
+
+SIM_API aclError aclrtDestroyStreamForce(aclrtStream stream)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(stream);
+    aclError rc;
+    sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    if ((rc = sim_capture_stream_busy(s, __func__))) { /* ApiErrorDecorator::StreamDestroy */
+        sim_obj_put(&s->obj);
+        return rc;
+    }
+    sim_obj *table_ref = sim_handle_close(stream, SIM_KIND_STREAM);
+    if (!table_ref) {
+        sim_obj_put(&s->obj);
+        return sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "stream %p was destroyed concurrently", stream);
+    }
+    atomic_store(&s->discard, true); /* before the shutdown: the worker drains by discarding */
+    sim_device_forget_stream(s);
+    sim_stream_shutdown(s);
+    sim_obj_put(table_ref);
+    sim_obj_put(&s->obj);
+    return ACL_SUCCESS;
+}
+
+static aclError attr_stream(aclrtStream stream, aclrtStreamAttr attr, const char *func, sim_stream **out)
+{
+    aclError rc;
+    /* The tag must be on the current device (ApiImpl::SetStreamTag checks the context). */
+    *out = attr == ACL_STREAM_ATTR_USER_CUSTOM_TAG ? sim_stream_for_work(stream, func, &rc)
+                                                   : sim_stream_resolve(stream, func, &rc);
+    return rc;
+}
+
+SIM_API aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(value);
+    if ((int)stmAttrType < ACL_STREAM_ATTR_FAILURE_MODE || (int)stmAttrType > ACL_STREAM_ATTR_PRIORITY)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "stmAttrType %d is not an aclrtStreamAttr ([1, 5])",
+                        (int)stmAttrType);
+    /* rtsStreamSetAttribute: the same StreamSetMode call aclrtSetStreamFailureMode makes. */
+    if (stmAttrType == ACL_STREAM_ATTR_FAILURE_MODE)
+        return aclrtSetStreamFailureMode(stream, value->failureMode);
+    if (stmAttrType == ACL_STREAM_ATTR_CACHE_OP_INFO && value->cacheOpInfoSwitch > 1)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "cacheOpInfoSwitch must be 0 or 1, not %u", value->cacheOpInfoSwitch);
+    sim_stream *s;
+    aclError rc = attr_stream(stream, stmAttrType, __func__, &s);
+    if (rc)
+        return rc;
+    /* ApiErrorDecorator::SetStreamTag: not on a capturing stream (capture.c). */
+    if (stmAttrType == ACL_STREAM_ATTR_USER_CUSTOM_TAG && (rc = sim_capture_stream_busy(s, __func__))) {
+        sim_obj_put(&s->obj);
+        return rc;
+    }
+    pthread_mutex_lock(&s->lock);
+    switch (stmAttrType) {
+    case ACL_STREAM_ATTR_USER_CUSTOM_TAG: s->user_tag = value->userCustomTag; break;
+    case ACL_STREAM_ATTR_CACHE_OP_INFO: s->cache_op_info = value->cacheOpInfoSwitch; break;
+    case ACL_STREAM_ATTR_PRIORITY: {
+        int32_t p = (int32_t)value->streamPriority;
+        s->priority = (uint32_t)(p < 0 ? 0 : p > 7 ? 7 : p);
+        break;
+    }
+    default: break; /* FLOAT_OVERFLOW_CHECK: no overflow detection to switch */
+    }
+    pthread_mutex_unlock(&s->lock);
+    sim_obj_put(&s->obj);
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(value);
+    if ((int)stmAttrType < ACL_STREAM_ATTR_FAILURE_MODE || (int)stmAttrType > ACL_STREAM_ATTR_PRIORITY)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "stmAttrType %d is not an aclrtStreamAttr ([1, 5])",
+                        (int)stmAttrType);
+    sim_stream *s;
+    aclError rc = attr_stream(stream, stmAttrType, __func__, &s);
+    if (rc)
+        return rc;
+    pthread_mutex_lock(&s->lock);
+    switch (stmAttrType) {
+    case ACL_STREAM_ATTR_USER_CUSTOM_TAG: value->userCustomTag = s->user_tag; break;
+    case ACL_STREAM_ATTR_CACHE_OP_INFO: value->cacheOpInfoSwitch = s->cache_op_info; break;
+    case ACL_STREAM_ATTR_PRIORITY: value->streamPriority = s->priority; break;
+    case ACL_STREAM_ATTR_FAILURE_MODE: value->failureMode = s->fail_mode; break; /* StreamGetMode */
+    default: value->overflowSwitch = 0; break;
+    }
+    pthread_mutex_unlock(&s->lock);
+    sim_obj_put(&s->obj);
+    return ACL_SUCCESS;
+}
