@@ -5,8 +5,14 @@ with no manual step:
   * aiocann/_native*.so      -- cffi API-mode extension (native/build_ffi.py)
   * aiocann/lib/libascendcl.so -- the simulator, a plain shared library exporting the ACL API
     (also what C programs link against)
-and install the headers (ACL subset and kernel header) as aiocann/include, and the examples and
-benchmarks (for python -m aiocann demo|bench) as aiocann/_examples and aiocann/_benchmarks.
+and (build_py, for a wheel) copies in what the installed package needs from the source tree,
+which stays the one canonical copy:
+  * native/include             -> aiocann/include      headers for build_kernel and C programs
+  * examples/kernels/*.c,
+    tests/kernels/test_kernels.c -> aiocann/_kernels   kernel sources, aiocann.sim.example_kernel()
+  * examples/*.py              -> aiocann/_examples    python -m aiocann demo
+  * benchmarks/*.py            -> aiocann/_benchmarks  python -m aiocann bench
+An editable install copies nothing: aiocann.sim and the CLI find these in the checkout.
 """
 
 import glob
@@ -16,6 +22,7 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 SIM = Extension(
     "aiocann.lib.libascendcl",
@@ -59,19 +66,31 @@ class BuildExt(build_ext):
         # aiocann/lib is not a package, so nothing creates it for an in-place/editable copy.
         Path("aiocann", "lib").mkdir(parents=True, exist_ok=True)
         super().run()
-        # Headers for aiocann.sim.build_kernel and for C programs. An in-place (editable) build
-        # uses native/include directly.
-        if not self.inplace:
-            pkg = Path(self.build_lib) / "aiocann"
-            shutil.copytree("native/include", pkg / "include", dirs_exist_ok=True)
-            # The CLI's demo and bench run these (python -m aiocann demo|bench).
-            ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-            shutil.copytree("examples", pkg / "_examples", dirs_exist_ok=True, ignore=ignore)
-            shutil.copytree("benchmarks", pkg / "_benchmarks", dirs_exist_ok=True, ignore=ignore)
+
+
+# Kernel sources the installed package carries (aiocann.sim.example_kernel). test_kernels.c is
+# what the benchmarks launch (empty, wait_us, poke, ...); the tests' other kernels stay behind.
+KERNEL_SOURCES = sorted(glob.glob("examples/kernels/*.c")) + ["tests/kernels/test_kernels.c"]
+
+
+class BuildPy(build_py):
+    def run(self):
+        super().run()
+        if self.editable_mode:
+            return  # the checkout itself is used: aiocann.sim and the CLI look there
+        pkg = Path(self.build_lib) / "aiocann"
+        shutil.copytree("native/include", pkg / "include", dirs_exist_ok=True)
+        kernels = pkg / "_kernels"
+        kernels.mkdir(parents=True, exist_ok=True)
+        for src in KERNEL_SOURCES:
+            shutil.copy2(src, kernels)
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "kernels")
+        shutil.copytree("examples", pkg / "_examples", dirs_exist_ok=True, ignore=ignore)
+        shutil.copytree("benchmarks", pkg / "_benchmarks", dirs_exist_ok=True, ignore=ignore)
 
 
 setup(
     ext_modules=[SIM],
     cffi_modules=["native/build_ffi.py:ffibuilder"],
-    cmdclass={"build_ext": BuildExt},
+    cmdclass={"build_ext": BuildExt, "build_py": BuildPy},
 )

@@ -2,7 +2,8 @@
 
 * ``info``  which ACL runtime is loaded and from where, its devices, cores and versions;
 * ``demo``  builds the example kernels, runs the multi-stream pipeline on the simulator,
-  verifies every batch against numpy, writes a timeline trace and prints a summary;
+  verifies every batch against numpy and prints a summary; with ``--trace FILE`` it also
+  writes a timeline trace;
 * ``bench`` runs the benchmarks (each compares against a baseline in the same run) and prints
   one table of ratios.
 
@@ -19,6 +20,7 @@ import os
 import platform
 import sys
 import time
+from contextlib import AsyncExitStack
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -136,7 +138,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     examples = _find("examples")
     pipeline = _load(examples / "pipeline.py")
-    trace_path = Path(args.trace).resolve()
+    trace_path = Path(args.trace).resolve() if args.trace else None
     print(f"aiocann demo on {aiocann.backend().name} ({aiocann.backend().library})")
 
     kwargs: dict[str, Any] = {"streams": args.streams}
@@ -144,15 +146,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
         kwargs["batches"] = args.batches
 
     async def run() -> dict[str, Any]:
-        async with aiocann.trace(trace_path):
+        async with AsyncExitStack() as stack:
+            if trace_path is not None:
+                await stack.enter_async_context(aiocann.trace(trace_path))
             result: dict[str, Any] = await pipeline.run_pipeline(**kwargs, progress=_Progress("pipeline"))
         return result
 
     result = anyio.run(run)
     print(pipeline.format_summary(result))
-    print(f"  trace        {trace_path}")
-    print("               open it at https://ui.perfetto.dev (or chrome://tracing): a row per stream")
-    print("               and per AI core, every launch, copy, event and block with device times")
+    if trace_path is not None:
+        print(f"  trace        {trace_path}")
+        print("               open it at https://ui.perfetto.dev (or chrome://tracing): a row per stream")
+        print("               and per AI core, every launch, copy, event and block with device times")
     ok = not result["mismatches"] and result["verified"] == result["batches"]
     print("demo: all batches verified against numpy" if ok else "demo: VERIFICATION FAILED")
     return 0 if ok else 1
@@ -182,17 +187,52 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aiocann", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("info", help="backend, library, devices, versions").set_defaults(fn=cmd_info)
-    demo = sub.add_parser("demo", help="run the multi-stream pipeline demo on the simulator")
-    demo.add_argument("--streams", type=int, default=4)
-    demo.add_argument("--batches", type=int, default=None, help="batches per stream (default: the example's)")
-    demo.add_argument("--trace", default="aiocann-demo.trace.json", help="where to write the timeline trace")
+    # The help texts are plain text: no reST markup from the docstrings.
+    parser = argparse.ArgumentParser(
+        prog="python -m aiocann",
+        description="aiocann, an async Python runtime for Ascend NPUs (CANN ACL) with a CPU simulator.",
+        epilog="Run 'python -m aiocann COMMAND --help' for the options of a command.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, title="commands", metavar="COMMAND")
+    info_help = "say which ACL runtime is loaded and from where, its devices, cores and versions"
+    sub.add_parser("info", help=info_help, description=info_help[0].upper() + info_help[1:] + ".").set_defaults(
+        fn=cmd_info
+    )
+    demo = sub.add_parser(
+        "demo",
+        help="run the multi-stream pipeline demo and verify it against numpy",
+        description=(
+            "Build the example kernels, run the multi-stream pipeline (examples/pipeline.py) on the "
+            "loaded runtime, check every batch against numpy and print a summary."
+        ),
+    )
+    demo.add_argument("--streams", type=int, default=4, metavar="N", help="pipelines to run side by side (default 4)")
+    demo.add_argument(
+        "--batches",
+        type=int,
+        default=None,
+        metavar="N",
+        help="batches per pipeline (default: what examples/pipeline.py uses)",
+    )
+    demo.add_argument(
+        "--trace",
+        default=None,
+        metavar="FILE",
+        help="also write a timeline trace (Chrome trace format, open at ui.perfetto.dev) to FILE",
+    )
     demo.set_defaults(fn=cmd_demo)
-    bench = sub.add_parser("bench", help="run the benchmarks and print a table of ratios")
-    bench.add_argument("--only", nargs="*", help="substrings of benchmark names to run")
-    bench.add_argument("--json", help="also write the results as JSON to this file")
+    bench = sub.add_parser(
+        "bench",
+        help="run the benchmarks and print one table of ratios",
+        description=(
+            "Run the benchmarks; each measures its subject and a baseline in the same run. Prints "
+            "one table of ratios and whether each met its goal."
+        ),
+    )
+    bench.add_argument(
+        "--only", nargs="*", metavar="NAME", help="run only the scripts benchmarks/bench_*.py whose name contains NAME"
+    )
+    bench.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
     bench.set_defaults(fn=cmd_bench)
     args = parser.parse_args(argv)
     return int(args.fn(args))

@@ -137,3 +137,13 @@ def device_count() -> int:
         return int(n[0])
     finally:
         release_runtime()
+
+
+def initialised() -> tuple[int, bool]:
+    """(aiocann's users of the runtime, whether aiocann's ``aclInit`` is the one in effect).
+
+    For ``aiocann.testing``: the simulator reads its configuration at ``aclInit``, so a
+    configuration set for one test only takes effect if nobody holds the runtime when the
+    test's device opens, and if that open is what initialised it."""
+    with _lock:
+        return _users, _owns_init

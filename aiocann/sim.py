@@ -34,6 +34,7 @@ __all__ = [
     "KernelBuildError",
     "KernelSignature",
     "build_kernel",
+    "example_kernel",
     "include_dir",
     "kernel_signatures",
     "library_path",
@@ -129,6 +130,36 @@ def library_path() -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: build aiocann first (pip install -e .)")
     return path
+
+
+def example_kernel(name: str) -> Path:
+    """The source file of a kernel that ships with aiocann, for :func:`build_kernel`::
+
+        add = (await dev.load_binary(build_kernel(example_kernel("vector_add.c")))).function("add_custom")
+
+    ``vector_add.c``, ``softmax.c``, ``matvec.c``, ``matmul.c`` and ``delay.c`` are the examples'
+    kernels; ``test_kernels.c`` holds small ones for tests and benchmarks (``empty``,
+    ``wait_us``, ``write_value``, and kernels that fault on purpose: ``poke``, ``divide``,
+    ``trap``). An installed wheel carries copies; a source checkout uses ``examples/kernels``
+    and ``tests/kernels`` directly, so the path works from any directory either way.
+    """
+    available = _shipped_kernels()
+    path = available.get(name)
+    if path is None:
+        raise FileNotFoundError(f"no kernel {name!r} ships with aiocann; there are {', '.join(sorted(available))}")
+    return path
+
+
+def _shipped_kernels() -> dict[str, Path]:
+    packaged = _PACKAGE_DIR / "_kernels"  # a wheel (setup.py copies them there)
+    if packaged.is_dir():
+        return {p.name: p for p in packaged.glob("*.c")}
+    root = _PACKAGE_DIR.parent  # a source checkout (editable install)
+    found = {p.name: p for p in (root / "examples" / "kernels").glob("*.c")}
+    test_kernels = root / "tests" / "kernels" / "test_kernels.c"
+    if test_kernels.is_file():
+        found[test_kernels.name] = test_kernels
+    return found
 
 
 # --------------------------------------------------------------------------- parsing

@@ -11,8 +11,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-
 
 @dataclass
 class Result:
@@ -55,13 +53,11 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def kernel(name: str) -> Path:
-    """Build a kernel source from tests/kernels or examples/kernels (cached)."""
-    from aiocann.sim import build_kernel
+    """Build one of the kernels aiocann ships (examples/kernels, tests/kernels/test_kernels.c),
+    cached. ``aiocann.sim.example_kernel`` finds them in a checkout and in an installed wheel."""
+    from aiocann.sim import build_kernel, example_kernel
 
-    for d in (ROOT / "tests" / "kernels", ROOT / "examples" / "kernels"):
-        if (d / name).is_file():
-            return build_kernel(d / name)
-    raise FileNotFoundError(name)
+    return build_kernel(example_kernel(name))
 
 
 __all__ = ["Result", "best_of", "goal_met", "kernel", "percentile", "statistics", "timed"]

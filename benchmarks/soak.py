@@ -4,8 +4,8 @@ Every stream worker keeps up to IN_FLIGHT launches of vector add (random sizes) 
 now and then it launches a kernel that writes out of bounds instead. The soak checks that
 every Completion resolves exactly once with the right outcome (the fault for exactly the
 failing launch; streams continue on failure, so the launches after it succeed, and the next
-synchronize reports the fault once), samples results against numpy, and measures resident memory growth and thread / file
-descriptor counts before and after.
+synchronize reports the fault once), samples results against numpy, and measures resident
+memory growth and thread / file descriptor counts before and after.
 
     python benchmarks/soak.py [--launches 1000000] [--devices 2] [--streams 4]
 

@@ -69,9 +69,8 @@ import anyio.to_thread
 import numpy as np
 
 import aiocann as ac
-from aiocann.sim import build_kernel
+from aiocann.sim import build_kernel, example_kernel
 
-KERNELS_DIR = Path(__file__).resolve().parent / "kernels"
 KERNEL_NAMES = ("vector_add", "softmax", "matmul", "matvec")
 BLOCKS = 8  # the simulator's default AI cores per device
 SLOTS = 2  # double buffering
@@ -79,7 +78,7 @@ SLOTS = 2  # double buffering
 
 def build_kernels() -> dict[str, Path]:
     """Compile (or find in the cache) the pipeline's kernels: {name: path of the binary}."""
-    return {name: build_kernel(KERNELS_DIR / f"{name}.c") for name in KERNEL_NAMES}
+    return {name: build_kernel(example_kernel(f"{name}.c")) for name in KERNEL_NAMES}
 
 
 def reference(x: np.ndarray, y: np.ndarray, w: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import ctypes
 import struct
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -27,7 +26,7 @@ try:  # under `python -m aiocann.acl`, this is aiocann.acl ...
 except ImportError:  # ... run directly: the same module under its own name
     import aiocann.acl as acl
 
-from aiocann.sim import build_kernel
+from aiocann.sim import build_kernel, example_kernel
 
 DEVICE = 0
 N = 1 << 16  # elements
@@ -79,7 +78,7 @@ def main() -> int:
     check(ret, "acl.rt.create_stream")
 
     # 4. Load the binary, 5. get the kernel.
-    kernel_path = build_kernel(Path(__file__).resolve().parent / "kernels" / "vector_add.c")
+    kernel_path = build_kernel(example_kernel("vector_add.c"))  # examples/kernels/vector_add.c
     binary, ret = acl.rt.binary_load_from_file(str(kernel_path), [])
     check(ret, "acl.rt.binary_load_from_file")
     func, ret = acl.rt.binary_get_function(binary, "add_custom")
