@@ -62,7 +62,19 @@ _LAZY = {
     "Stream": "stream",
     "current_stream": "stream",
 }
-_SUBMODULES = {"completion", "device", "event", "graph", "kernel", "launch", "memory", "memory_pool", "profile", "stream", "sim"}
+_SUBMODULES = {
+    "completion",
+    "device",
+    "event",
+    "graph",
+    "kernel",
+    "launch",
+    "memory",
+    "memory_pool",
+    "profile",
+    "stream",
+    "sim",
+}
 
 
 class _Package(types.ModuleType):

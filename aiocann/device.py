@@ -255,7 +255,9 @@ class Device:
         # memoryview, not bytes(): bytes(n) of an int n would allocate n zero bytes
         return await Binary._load(self, data=bytes(memoryview(data)))
 
-    def empty(self, shape: int | tuple[int, ...], dtype: Any = np.float32, *, stream: Stream | None = None) -> DeviceArray:
+    def empty(
+        self, shape: int | tuple[int, ...], dtype: Any = np.float32, *, stream: Stream | None = None
+    ) -> DeviceArray:
         """Uninitialised device memory for an array of ``shape`` and ``dtype``, from the device's
         memory pool. With ``stream``, the memory may be memory that work queued on that stream
         still uses (released by ``close()``): the array is then ready for later work on that

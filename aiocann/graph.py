@@ -95,7 +95,7 @@ class Graph:
         self._lifetimes: list[Completion] = []
         self._replays = 0
         self._close_requested = False
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
         self._groups: list[TaskGroup] = []
 
     # -- capture (the stream's submission owner calls these) ----------------------------------

@@ -264,7 +264,9 @@ class Stream:
         if event._captured():
             # The waiting stream would join the capture, and its own completion callbacks with
             # it; the async API captures one stream at a time.
-            raise NotImplementedError("waiting on an event recorded in a capture (cross-stream capture) is not supported")
+            raise NotImplementedError(
+                "waiting on an event recorded in a capture (cross-stream capture) is not supported"
+            )
         self._device._bind()
         check(lib.aclrtStreamWaitEvent(self.handle, event.handle), "aclrtStreamWaitEvent")
 
@@ -386,7 +388,9 @@ class Stream:
     ) -> Completion:
         sub = await self._admit()
         if sub.capture is not None:
-            rc = lib.aclrtMemcpyAsync(ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, self._handle)
+            rc = lib.aclrtMemcpyAsync(
+                ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, self._handle
+            )
             check(rc, "aclrtMemcpyAsync")
             return sub.capture._record(what, keep, arrays)  # on_done never runs: the graph keeps it
         token = sub.new_token()
