@@ -241,8 +241,7 @@ class ArgsBuilder:
     def ptr(self, value: DeviceArray | int) -> ArgsBuilder:
         """A device pointer: a DeviceArray or a raw device address (int)."""
         if isinstance(value, DeviceArray):
-            if value.device._acl is not self.kernel.binary.device._acl:
-                raise ValueError(f"{value!r} is not on device {self.kernel.binary.device.index}")
+            _same_device(self.kernel, value)
             _ = value.ptr  # raises if freed
         elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
             value = operator.index(value)
@@ -332,6 +331,12 @@ class ArgsBuilder:
             from .stream import _stream_or_current
 
             s = _stream_or_current(stream)
+            device = self.kernel.binary.device
+            if s.device._acl is not device._acl:
+                raise ValueError(
+                    f"host arrays would be uploaded on {s!r}, of device {s.device.index}, but kernel "
+                    f"{self.kernel.name} is loaded on device {device.index}"
+                )
             try:
                 for i, (kind, payload) in enumerate(entries):
                     if kind == "host":
@@ -343,6 +348,13 @@ class ArgsBuilder:
                     arr.close()
                 raise
         return KernelArgs._build(self.kernel, entries)
+
+
+def _same_device(kernel: Kernel, array: DeviceArray) -> None:
+    """A kernel takes arrays of its own NPU only (its device could free another's under it)."""
+    device = kernel.binary.device
+    if array.device._acl is not device._acl:
+        raise ValueError(f"{array!r} is not on device {device.index}, where kernel {kernel.name} is loaded")
 
 
 def _aligned(nbytes: int, align: int = 64) -> tuple[np.ndarray, int]:
@@ -459,6 +471,7 @@ class KernelArgs:
         array: DeviceArray | None = None
         if kind == "ptr":
             if isinstance(value, DeviceArray):
+                _same_device(self.kernel, value)
                 array, payload = value, value.ptr.to_bytes(8, "little")
             elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
                 payload = operator.index(value).to_bytes(8, "little")

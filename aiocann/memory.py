@@ -223,11 +223,11 @@ class DeviceArray:
             self._device.memory_pool.release(self._block, pending_on=self._stream)
 
     def _release(self) -> None:
-        """The device is closing: its streams are drained, free unconditionally."""
-        if self._finalizer.alive:
-            self._finalizer()
-        elif self._closing and self._busy:  # released early; its work will not complete now
-            self._device.memory_pool.settle(self._block)
+        """The device is closing: free the memory, or -- if work still uses it -- when that
+        work is done. Such work outlives the Device when it was queued on a stream of another
+        Device block of the same NPU, or abandoned on a hung stream (then it never completes,
+        and the memory stays allocated, since the device may still write to it)."""
+        self.close()
 
     async def get(self, *, stream: Stream | None = None) -> np.ndarray:
         """Copy to a new numpy array (on ``stream``, default the task's current stream)."""

@@ -157,16 +157,17 @@ class MemoryPool:
 
     def release(self, block: Block, pending_on: Stream | None = None) -> None:
         """The block's array is gone. ``pending_on``: work queued on that stream (and only on
-        it) still uses the block; ``settle`` follows when it is done."""
-        if not self.enabled or self._closed:
-            self._give_back(block)
-            return
+        it) still uses the block; ``settle`` follows when it is done. A pending block is never
+        freed before that, whether the pool is enabled or closed."""
         with self._lock:
             if pending_on is not None:
                 block.state, block.stream = "pending", pending_on
                 self._pending.setdefault(id(pending_on), {})[block.ptr] = block
-            else:
+                return
+            if self.enabled and not self._closed:
                 self._to_free_locked(block)
+                return
+        self._give_back(block)
 
     def settle(self, block: Block) -> None:
         """The work a pending block waited for is done: it is idle, unless reused meanwhile."""
@@ -179,7 +180,11 @@ class MemoryPool:
                 if not waiting:
                     del self._pending[id(block.stream)]
             block.stream = None
-            self._to_free_locked(block)
+            if self.enabled and not self._closed:
+                self._to_free_locked(block)
+                return
+            block.state = "free"
+        self._give_back(block)
 
     def _to_free_locked(self, block: Block) -> None:
         block.state = "free"
@@ -228,12 +233,9 @@ class MemoryPool:
 
     def close(self) -> None:
         """The device is closing (every array was released): free what is cached; later
-        releases free at once."""
+        releases free at once. Pending blocks -- work that still uses them may outlive the
+        Device (another Device block of the same NPU, or work abandoned on a hung stream) --
+        are freed when settled, and never if their work never completes."""
         with self._lock:
             self._closed = True
             self._trim_locked()
-            pending = [b for waiting in self._pending.values() for b in waiting.values()]
-            self._pending.clear()
-        for b in pending:
-            b.state = "free"
-            self._give_back(b)

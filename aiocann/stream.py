@@ -229,6 +229,16 @@ class Stream:
             raise errors.ClosedError(f"{self!r} is not open")
         self._device._bind()
 
+    def _own(self, array: DeviceArray) -> None:
+        """Refuse an array of another NPU: aiocann exposes no peer copies, and that device's
+        closing would free the array under this stream's work. (Another ``Device`` block of the
+        same NPU is fine: a busy array outlives its Device, see DeviceArray.close.)"""
+        if array._device._acl is not self._device._acl:
+            raise ValueError(
+                f"{array!r} is on device {array._device.index}, this stream on device {self._device.index}: "
+                "aiocann has no copies between devices (copy through host memory)"
+            )
+
     async def _marker(self, what: str) -> Completion:
         """A Completion that resolves when everything enqueued so far has run."""
         return (await self._admit()).complete_after(0, "", what)
@@ -290,13 +300,11 @@ class Stream:
     async def copy_from_host(self, dst: DeviceArray, data: Any) -> Completion:
         """Copy host data into ``dst`` (same number of bytes). Pageable memory is staged through
         a pinned block, so the device-side copy is truly asynchronous."""
-        _array(dst, "dst")
+        self._own(_array(dst, "dst"))
         self._usable()
         host = np.ascontiguousarray(data)
         if host.nbytes != dst.nbytes:
             raise ValueError(f"size mismatch: {host.nbytes} host bytes for a {dst.nbytes}-byte {dst!r}")
-        if dst.device._acl is not self._device._acl:
-            raise ValueError(f"{dst!r} is on device {dst.device.index}, this stream on {self._device.index}")
         if host.nbytes == 0:
             return await self._marker("empty copy")
         if is_pinned(host):
@@ -313,7 +321,7 @@ class Stream:
 
     async def download(self, src: DeviceArray, out: np.ndarray | None = None) -> np.ndarray:
         """Copy a device array to host memory and wait for it: a new numpy array, or ``out``."""
-        _array(src, "src")
+        self._own(_array(src, "src"))
         if out is not None and not isinstance(out, np.ndarray):
             raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
         if out is None:
@@ -357,8 +365,8 @@ class Stream:
 
     async def copy(self, dst: DeviceArray, src: DeviceArray) -> Completion:
         """Device-to-device copy (same size); returns once enqueued."""
-        _array(dst, "dst")
-        _array(src, "src")
+        self._own(_array(dst, "dst"))
+        self._own(_array(src, "src"))
         if dst.nbytes != src.nbytes:
             raise ValueError(f"size mismatch: {src!r} -> {dst!r}")
         if src.nbytes == 0:
@@ -367,7 +375,7 @@ class Stream:
 
     async def memset(self, dst: DeviceArray, value: int) -> Completion:
         """Fill every byte of ``dst`` with ``value`` (0..255); returns once enqueued."""
-        _array(dst, "dst")
+        self._own(_array(dst, "dst"))
         value = operator.index(value)  # an integer: not a float or a str that int() would take
         if not 0 <= value <= 255:
             raise ValueError(f"memset value must be a byte (0..255), got {value}")

@@ -1,0 +1,92 @@
+"""What an adversarial run broke (issue 12): arrays used across devices, closing devices out
+of order, objects used from a thread or event loop they do not belong to."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+import aiocann as ac
+
+pytestmark = pytest.mark.anyio
+
+
+# --------------------------------------------------------------------------- point 1
+
+
+async def test_stream_operations_refuse_arrays_of_another_device(test_kernels_path):
+    """aiocann exposes no peer copies: an array of device 1 on a stream of device 0 is refused
+    before anything is enqueued (closing device 1 would otherwise free it under that work)."""
+    async with ac.Device(0) as d0, ac.Device(1) as d1:
+        ours, theirs = d0.empty(16, np.int32), d1.empty(16, np.int32)
+        async with d0.stream() as s:
+            for what, op in [
+                ("download", lambda: s.download(theirs)),
+                ("get", lambda: theirs.get(stream=s)),
+                ("copy to", lambda: s.copy(ours, theirs)),
+                ("copy from", lambda: s.copy(theirs, ours)),
+                ("memset", lambda: s.memset(theirs, 0)),
+                ("upload into", lambda: s.copy_from_host(theirs, np.zeros(16, np.int32))),
+                ("set", lambda: theirs.set(np.zeros(16, np.int32), stream=s)),
+            ]:
+                with pytest.raises(ValueError, match="on device 1.*device 0"):
+                    await op()
+                assert s.in_flight == 0, what  # refused before anything was enqueued
+            empty0, empty1 = d0.empty(0, np.int32), d1.empty(0, np.int32)
+            with pytest.raises(ValueError, match="on device 1"):
+                await s.download(empty1)  # even with nothing to copy
+            with pytest.raises(ValueError, match="on device 1"):
+                await s.copy(empty0, empty1)
+            await s.synchronize()
+
+
+async def test_kernel_args_refuse_arrays_of_another_device(test_kernels_path):
+    async with ac.Device(0) as d0, ac.Device(1) as d1:
+        write = (await d0.load_binary(test_kernels_path)).function("write_value")
+        theirs = d1.empty(4, np.int32)
+        with pytest.raises(ValueError, match="not on device 0"):
+            write.args().ptr(theirs)
+        with pytest.raises(ValueError, match="not on device 0"):
+            write.args().array(theirs)
+        args = await write.args().ptr(d0.empty(4, np.int32)).u32(0).i32(1)
+        with pytest.raises(ValueError, match="not on device 0"):
+            args.update(0, theirs)
+        before = d1.memory_pool.stats().in_use_bytes
+        async with d1.stream() as s1:
+            # a host array would be uploaded to the stream's device, which is not the kernel's
+            with pytest.raises(ValueError, match="device 1.*device 0"):
+                await write.args().array(np.zeros(4, np.int32)).u32(0).i32(1).build(stream=s1)
+            with pytest.raises(ValueError, match="device 1.*device 0"):
+                await ac.launch(write, write.args().array(np.zeros(4, np.int32)).u32(0).i32(1), blocks=1, stream=s1)
+            assert s1.in_flight == 0 and d1.memory_pool.stats().in_use_bytes == before
+
+
+async def test_an_array_in_use_outlives_the_device_object_that_made_it(test_kernels_path):
+    """Two Device(0) blocks share NPU 0, so an array of one may be used by work on the other's
+    stream. Closing its own Device while that work runs frees it only when the work is done."""
+    async with ac.Device(0) as b:
+        wait = (await b.load_binary(test_kernels_path)).function("wait_us")
+        async with b.stream() as s:
+            async with ac.Device(0) as a:
+                arr = a.empty(4, np.int32)
+                c = await ac.launch(wait, await wait.args().ptr(arr).u64(200_000), blocks=1, stream=s)
+                pool = a.memory_pool
+            assert a.closed and not c.done()
+            assert pool.stats().in_use_bytes > 0  # not freed under the running kernel
+            await c  # the kernel wrote into live memory: no fault
+            gc.collect()
+            assert pool.stats().in_use_bytes == 0 and arr.closed
+
+
+@pytest.mark.parametrize("memory_pool", [True, False])
+async def test_closing_a_busy_array_never_frees_it_under_its_work(test_kernels_path, memory_pool):
+    async with ac.Device(0, memory_pool=memory_pool) as dev:
+        wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
+        async with dev.stream():
+            arr = dev.empty(4, np.int32)
+            c = await ac.launch(wait, await wait.args().ptr(arr).u64(100_000), blocks=1)
+            arr.close()
+            await c  # the kernel wrote into live memory: no fault
+            assert dev.memory_pool.stats().in_use_bytes == 0
