@@ -13,10 +13,15 @@ Python code ever runs on a runtime thread.
 A watchdog task fails Completions whose callbacks have not arrived within the completion
 timeout (a lost callback, a hung device), so no awaiter waits forever. Their resources stay
 held (the device may still be using them) until the late callback arrives, if ever.
+
+Both run in a task of their own (``start``/``stop``): an asyncio task, or a trio system task --
+not in a task group entered by ``Device.__aenter__``, whose cancel scope would then sit in the
+caller's scope stack and make ``Device`` blocks close only in reverse opening order.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import math
 import time
@@ -56,6 +61,10 @@ class Dispatcher:
         self._tok_view = np.frombuffer(ffi.buffer(self._tok_buf), dtype=np.uint64)
         self._st_view = np.frombuffer(ffi.buffer(self._st_buf), dtype=np.int32)
         self.resolved = 0  # completions resolved so far (tests, stats)
+        self.error: BaseException | None = None  # the first exception resolution code raised
+        self._scope: anyio.CancelScope | None = None
+        self._stopped: anyio.Event | None = None
+        self._task: Any = None  # the asyncio task (kept referenced), or the trio system task
 
     # -- streams ------------------------------------------------------------------------------
 
@@ -73,6 +82,44 @@ class Dispatcher:
         return sum(len(s.pending) for s in self._streams.values())
 
     # -- the dispatcher task ----------------------------------------------------------------
+
+    def start(self) -> None:
+        """Run the dispatcher and the watchdog in a task of their own, on the calling event loop.
+        It belongs to no task group of the caller, so it neither nests in the caller's cancel
+        scopes nor is cancelled with them: it stops on ``stop()``, or when the loop ends."""
+        self._scope = anyio.CancelScope()
+        self._stopped = anyio.Event()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # trio, anyio's other backend
+            import trio.lowlevel
+
+            self._task = trio.lowlevel.spawn_system_task(self._main, name="aiocann dispatcher")
+        else:
+            self._task = loop.create_task(self._main(), name="aiocann dispatcher")
+
+    async def _main(self) -> None:
+        assert self._scope is not None and self._stopped is not None
+        try:
+            with self._scope:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(self.run)
+                    tg.start_soon(self.watchdog)
+        except anyio.get_cancelled_exc_class():
+            pass  # the event loop is ending with the device still open (a trio system task must not raise)
+        except BaseException as exc:  # kept for Device.aclose to raise
+            self.error = self.error or exc
+        finally:
+            self._stopped.set()
+
+    async def stop(self) -> None:
+        """Stop the task started by ``start`` and wait until it has (shielded: it is quick)."""
+        if self._scope is None or self._stopped is None:
+            return
+        self._scope.cancel()
+        with anyio.CancelScope(shield=True):
+            await self._stopped.wait()
+        self._task = None
 
     async def run(self) -> None:
         while True:
@@ -101,7 +148,10 @@ class Dispatcher:
                 owner = streams.get(token >> KEY_SHIFT)
                 if owner is not None:
                     self.resolved += 1
-                    owner.resolve(token, code, message)
+                    try:
+                        owner.resolve(token, code, message)
+                    except Exception as exc:  # an on_done hook failed: keep resolving the rest
+                        self.error = self.error or exc
             if n < _BATCH:
                 return total
 

@@ -18,7 +18,6 @@ import math
 import operator
 import warnings
 import weakref
-from contextlib import AsyncExitStack
 from contextvars import ContextVar
 from os import PathLike
 from typing import TYPE_CHECKING, Any
@@ -93,7 +92,6 @@ class Device:
         self._acl: _runtime.AclDevice | None = None
         self._ctx: Any = None
         self._dispatcher: Dispatcher | None = None
-        self._stack: AsyncExitStack | None = None
         self._cv_token: Any = None
         # Weak: a stream with work in flight is kept alive by its Completions (the dispatcher
         # holds them); one dropped while idle is destroyed by its finalizer, with a warning.
@@ -118,52 +116,36 @@ class Device:
         with anyio.CancelScope(shield=True):  # a cancellation must not lose the acquired device
             acl = await anyio.to_thread.run_sync(_runtime.acquire_device, self.index)
         self._acl = acl
-        stack = AsyncExitStack()
         try:
             self._ctx = acl.ctx
             bind_context(self._ctx)
-            self._dispatcher = dispatcher = Dispatcher(self._ctx, self.completion_timeout)
-            stack.callback(dispatcher.close)
-            tg = await stack.enter_async_context(anyio.create_task_group())
-            serve_scope = await tg.start(self._serve, dispatcher)
-            stack.callback(serve_scope.cancel)
+            # The dispatcher runs in a task of its own (see _dispatch.py), not in a task group
+            # entered here: that would nest in the caller's cancel scopes, and Device blocks
+            # could then only close in reverse opening order.
+            self._dispatcher = Dispatcher(self._ctx, self.completion_timeout)
+            self._dispatcher.start()
             self._staging = StagingPool()
-            stack.callback(self._staging.close)
             enabled, limit = self._pool_options
             self._pool = MemoryPool(self._ctx, limit=limit, enabled=enabled)
-            stack.callback(self._pool.close)  # after every array was released (aclose)
             await anyio.lowlevel.checkpoint_if_cancelled()
         except BaseException:
-            try:
-                await stack.aclose()  # not inside another cancel scope: it holds the task group's
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await anyio.to_thread.run_sync(_runtime.release_device, acl)
-                self._state = "closed"
+            await self._teardown()
             raise
-        self._stack = stack
         self._state = "open"
         self._cv_token = _current_device.set(self)
         profile._device_opened()
         return self
 
-    @staticmethod
-    async def _serve(dispatcher: Dispatcher, *, task_status: Any) -> None:
-        # Shielded: if the task that owns the Device block is cancelled, the block's exit still
-        # awaits its streams' pending work, which needs the dispatcher to keep resolving. Only
-        # the block's own exit stops it (by cancelling this scope).
-        with anyio.CancelScope(shield=True) as scope:
-            task_status.started(scope)
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(dispatcher.run)
-                tg.start_soon(dispatcher.watchdog)
-
     async def __aexit__(self, et: Any, ev: Any, tb: Any) -> None:
-        _current_device.reset(self._cv_token)
+        if _current_device.get() is self:  # blocks may close in any order: restore only our own
+            try:
+                _current_device.reset(self._cv_token)
+            except ValueError:  # entered in another context
+                _current_device.set(None)
         await self.aclose(raise_errors=et is None)
 
     async def aclose(self, *, raise_errors: bool = True) -> None:
-        """Close the device (what leaving ``async with`` does)."""
+        """Close the device (what leaving ``async with`` does). Devices close in any order."""
         if self._state != "open":
             return
         self._state = "closing"
@@ -184,18 +166,29 @@ class Device:
                 for binary in list(self._binaries):
                     binary.unload()
         finally:
-            assert self._stack is not None and self._acl is not None
-            try:
-                # Exiting the task group must not happen inside a newer cancel scope. It may
-                # re-raise a pending cancellation of this task -- after joining our tasks.
-                await self._stack.aclose()
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await anyio.to_thread.run_sync(_runtime.release_device, self._acl)
-                self._state = "closed"
-                profile._device_closed()
+            await self._teardown()
+            profile._device_closed()
+        crash = self._dispatcher.error if self._dispatcher is not None else None
+        if crash is not None:
+            raise RuntimeError(f"the dispatcher of {self!r} failed while resolving completions") from crash
         if raise_errors and first is not None:
             raise first
+
+    async def _teardown(self) -> None:
+        """Stop the dispatcher, free the pools and release the ACL device (shielded, bounded)."""
+        assert self._acl is not None
+        with anyio.CancelScope(shield=True):
+            try:
+                if self._dispatcher is not None:
+                    await self._dispatcher.stop()
+                    self._dispatcher.close()
+                if self._staging is not None:
+                    self._staging.close()
+                if self._pool is not None:
+                    self._pool.close()  # after every array was released
+            finally:
+                await anyio.to_thread.run_sync(_runtime.release_device, self._acl)
+                self._state = "closed"
 
     def __del__(self) -> None:
         if getattr(self, "_state", None) == "open":

@@ -116,7 +116,11 @@ class Stream:
         return self
 
     async def __aexit__(self, et: Any, ev: Any, tb: Any) -> None:
-        _current_stream.reset(self._cv_token)
+        if _current_stream.get() is self:  # streams may close in any order: restore only our own
+            try:
+                _current_stream.reset(self._cv_token)
+            except ValueError:  # entered in another context
+                _current_stream.set(None)
         await self.aclose(raise_errors=et is None)
 
     async def aclose(self, *, raise_errors: bool = True) -> None:

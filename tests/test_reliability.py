@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import aiocann as ac
+from aiocann import _runtime
 
 pytestmark = pytest.mark.anyio
 
@@ -90,3 +91,31 @@ async def test_closing_a_busy_array_never_frees_it_under_its_work(test_kernels_p
             arr.close()
             await c  # the kernel wrote into live memory: no fault
             assert dev.memory_pool.stats().in_use_bytes == 0
+
+
+# --------------------------------------------------------------------------- point 4
+
+
+async def test_devices_and_streams_close_in_any_order(test_kernels_path):
+    a, b = ac.Device(0), ac.Device(1)
+    await a.__aenter__()
+    await b.__aenter__()
+    await a.aclose()  # in opening order, not nesting order
+    await b.aclose()
+    assert a.closed and b.closed and _runtime._users == 0 and not _runtime._devices
+
+    a, b = ac.Device(0), ac.Device(1)
+    await a.__aenter__()
+    await b.__aenter__()
+    wait = (await a.load_binary(test_kernels_path)).function("wait_us")
+    sa, sb = a.stream(), b.stream()
+    await sa.__aenter__()
+    await sb.__aenter__()
+    c = await ac.launch(wait, await wait.args().ptr(a.empty(1, np.int32)).u64(50_000), blocks=1, stream=sa)
+    await sa.__aexit__(None, None, None)
+    assert c.done()
+    await a.__aexit__(None, None, None)  # before b's stream and b, opened after it
+    await sb.synchronize()
+    await sb.__aexit__(None, None, None)
+    await b.__aexit__(None, None, None)
+    assert a.closed and b.closed and _runtime._users == 0 and not _runtime._devices
