@@ -12,7 +12,9 @@ device is done.
 
 from __future__ import annotations
 
+from asyncio import _get_running_loop as _running_loop
 from collections.abc import Callable, Generator
+from threading import get_ident as _get_ident
 from typing import TYPE_CHECKING, Any
 
 import anyio.lowlevel
@@ -106,6 +108,9 @@ class Completion:
         return self._wait().__await__()
 
     async def _wait(self) -> None:
+        device = self._stream._device
+        if _get_ident() != device._thread:
+            device._wrong_thread()
         if self._done:
             # Like awaiting a finished future: no trip through the event loop (this is the
             # common case when a batch of completions is awaited), but still a cancel point.
@@ -115,10 +120,14 @@ class Completion:
             # launch, and each waiter is detached alone if its task is cancelled.
             if self._waiters is None:
                 self._waiters = []
-            loop = self._stream._device._loop
+            loop = device._loop
             if loop is not None:
+                if _running_loop() is not loop:
+                    device._wrong_thread()
                 await _wait_asyncio(loop, self._waiters)
             else:
+                if not device._on_own_loop():
+                    device._wrong_thread()
                 await _wait_trio(self._waiters)
         if self._code:
             raise errors.error_for(self._code, self._message, self.what)

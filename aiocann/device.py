@@ -16,11 +16,12 @@ from __future__ import annotations
 import asyncio
 import math
 import operator
+import threading
 import warnings
 import weakref
 from contextvars import ContextVar
 from os import PathLike
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import anyio
 import anyio.lowlevel
@@ -101,7 +102,11 @@ class Device:
         self._graphs: weakref.WeakSet[Graph] = weakref.WeakSet()
         self._binaries: weakref.WeakSet[Binary] = weakref.WeakSet()
         self._staging: StagingPool | None = None
+        # Who owns it: the thread and the event loop that opened it (the asyncio loop, or the
+        # trio run's token). Everything of the device runs there; see _check_owner.
+        self._thread = 0
         self._loop: Any = None  # the asyncio loop the device was opened in; None under trio
+        self._trio_token: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -109,10 +114,13 @@ class Device:
         if self._state != "new":
             raise RuntimeError("a Device can be entered only once; create a new Device(i)")
         self._state = "opening"
+        self._thread = threading.get_ident()
         try:
             self._loop = asyncio.get_running_loop()
         except RuntimeError:
-            self._loop = None  # trio (anyio's only other backend)
+            import trio.lowlevel  # trio, anyio's only other backend
+
+            self._trio_token = trio.lowlevel.current_trio_token()
         with anyio.CancelScope(shield=True):  # a cancellation must not lose the acquired device
             acl = await anyio.to_thread.run_sync(_runtime.acquire_device, self.index)
         self._acl = acl
@@ -148,6 +156,7 @@ class Device:
         """Close the device (what leaving ``async with`` does). Devices close in any order."""
         if self._state != "open":
             return
+        self._check_owner()
         self._state = "closing"
         first: BaseException | None = None
         try:
@@ -202,8 +211,39 @@ class Device:
     def closed(self) -> bool:
         return self._state == "closed"
 
+    def _check_owner(self) -> None:
+        """Raise WrongThreadError unless called from the thread and event loop that opened the
+        device. (Only that loop's dispatcher resolves the device's work: a submission or a
+        wait from elsewhere would never wake up -- and the state it touches is not locked.)"""
+        if threading.get_ident() != self._thread or not self._on_own_loop():
+            self._wrong_thread()
+
+    def _on_own_loop(self) -> bool:
+        if self._loop is not None:
+            return asyncio._get_running_loop() is self._loop
+        if self._trio_token is None:
+            return True  # not opened yet
+        import trio.lowlevel
+
+        try:
+            return trio.lowlevel.current_trio_token() is self._trio_token
+        except RuntimeError:  # not in a trio run
+            return False
+
+    def _wrong_thread(self) -> NoReturn:
+        here = threading.current_thread().name
+        owner = next((t.name for t in threading.enumerate() if t.ident == self._thread), f"id {self._thread}")
+        where = "another event loop of the same thread" if threading.get_ident() == self._thread else f"thread {here!r}"
+        raise errors.WrongThreadError(
+            f"Device({self.index}) and its streams, events and Completions belong to the event loop of thread "
+            f"{owner!r} that opened it; this call came from {where}. Hand the work to that loop "
+            "(e.g. anyio.from_thread.run) instead"
+        )
+
     def _bind(self) -> None:
-        """Check the device is usable and make its context current in this thread."""
+        """Check the device is usable from here and make its context current in this thread."""
+        if threading.get_ident() != self._thread and self._thread:
+            self._wrong_thread()
         if self._state != "open":
             raise errors.ClosedError(f"Device({self.index}) is {'not open yet' if self._state == 'new' else 'closed'}")
         bind_context(self._ctx)

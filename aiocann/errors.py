@@ -44,6 +44,7 @@ __all__ = [
     "StreamSyncTimeoutError",
     "ThreadSubscribeError",
     "UninitializedError",
+    "WrongThreadError",
 ]
 
 _BY_CODE: dict[int, type[AclError]] = {}
@@ -233,6 +234,13 @@ class CompletionTimeoutError(AclError, TimeoutError):
 
 class ClosedError(RuntimeError):
     """The object (device, stream, array, args...) was closed, or its device was."""
+
+
+class WrongThreadError(RuntimeError):
+    """A device, or a stream, event or Completion of it, was used from a thread or event loop
+    other than the one that opened the device. aiocann objects belong to their device's event
+    loop (its dispatcher resolves their work there); hand work to that loop instead, e.g. with
+    ``anyio.from_thread.run``."""
 
 
 def set_code_names(names: dict[int, str]) -> None:

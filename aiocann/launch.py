@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from threading import get_ident as _get_ident
 from typing import Any, Literal
 
 from ._lib import check, ffi, lib
@@ -87,6 +88,7 @@ async def launch(
         and config is None
         and type(s) is Stream
         and s._state == "open"
+        and s._device._thread == _get_ident()  # the device's own thread (the loop: _prepare)
         and kernel.binary._device._acl is s._device._acl
         and kernel.binary._handle is not None
         and args._handle is not None

@@ -128,6 +128,7 @@ class Stream:
         and ``raise_errors``). Runs to the end even if the calling task is cancelled."""
         if self._state != "open":
             return
+        self._device._check_owner()
         self._state = "closing"
         sub = self._sub
         sub.wake_all()
@@ -205,9 +206,11 @@ class Stream:
     # -- submission (event loop): the stream's Submissions owns it --------------------------
 
     async def _admit(self) -> Submissions:
-        """Check the stream is open, wait for a free in-flight slot and bind the device's
-        context; returns the owner of submission. Cancelling the wait enqueues nothing. While
-        the stream captures, nothing is in flight for what it records: no wait."""
+        """Check the stream is open and used from its device's loop, wait for a free in-flight
+        slot and bind the device's context; returns the owner of submission. Cancelling the
+        wait enqueues nothing. While the stream captures, nothing is in flight for what it
+        records: no wait."""
+        self._device._check_owner()
         state = self._state
         if state not in ("open", "updating", "capturing"):
             raise errors.ClosedError(f"{self!r} is not open")

@@ -4,7 +4,10 @@ of order, objects used from a thread or event loop they do not belong to."""
 from __future__ import annotations
 
 import gc
+import threading
 
+import anyio
+import anyio.to_thread
 import numpy as np
 import pytest
 
@@ -119,3 +122,90 @@ async def test_devices_and_streams_close_in_any_order(test_kernels_path):
     await sb.__aexit__(None, None, None)
     await b.__aexit__(None, None, None)
     assert a.closed and b.closed and _runtime._users == 0 and not _runtime._devices
+
+
+# --------------------------------------------------------------------------- point 5
+
+
+async def test_use_from_another_thread_or_loop_is_refused(test_kernels_path):
+    """A Device, Stream, Event or Completion belongs to the thread and event loop that opened
+    its device: used from another one it raises at once (with back-pressure it used to hang
+    that thread, and the owner's synchronize never returned)."""
+    async with ac.Device(0) as dev:
+        wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
+        async with dev.stream(max_in_flight=1) as s:
+            args = await wait.args().ptr(dev.empty(1, np.int32)).u64(100_000)
+            c = await ac.launch(wait, args, blocks=1)  # the stream is full
+            ev = await s.record()
+            host_target = dev.empty(1, np.int32)
+            outcomes: list[str] = []
+
+            async def foreign() -> None:
+                ops = {
+                    "launch": lambda: ac.launch(wait, args, blocks=1, stream=s),
+                    "synchronize": s.synchronize,
+                    "record": s.record,
+                    "await completion": lambda: c,
+                    "await event": lambda: ev,
+                    "download": lambda: s.download(host_target),
+                    "close stream": s.aclose,
+                    "close device": dev.aclose,
+                }
+                for name, op in ops.items():
+                    try:
+                        await op()
+                    except ac.WrongThreadError as exc:
+                        assert "thread" in str(exc)
+                        outcomes.append(name)
+                for name, sync_op in {"empty": lambda: dev.empty(4), "stream": dev.create_stream}.items():
+                    try:
+                        await sync_op() if name == "stream" else sync_op()
+                    except ac.WrongThreadError:
+                        outcomes.append(name)
+                try:
+                    s.wait(ev)
+                except ac.WrongThreadError:
+                    outcomes.append("wait")
+
+            def in_thread() -> None:
+                anyio.run(foreign)
+
+            with anyio.fail_after(10):
+                await anyio.to_thread.run_sync(in_thread)
+                assert outcomes == [
+                    "launch",
+                    "synchronize",
+                    "record",
+                    "await completion",
+                    "await event",
+                    "download",
+                    "close stream",
+                    "close device",
+                    "empty",
+                    "stream",
+                    "wait",
+                ]
+                await s.synchronize()  # the owner is unaffected
+                assert c.done() and s.in_flight == 0
+
+
+async def test_launch_from_a_plain_thread_is_refused(test_kernels_path):
+    async with ac.Device(0) as dev:
+        write = (await dev.load_binary(test_kernels_path)).function("write_value")
+        async with dev.stream() as s:
+            args = await write.args().ptr(dev.empty(1, np.int32)).u32(0).i32(1)
+            errors: list[BaseException] = []
+
+            def in_thread() -> None:
+                import asyncio
+
+                try:  # the launch fast path, from a loop in another thread
+                    asyncio.run(ac.launch(write, args, blocks=1, stream=s))
+                except BaseException as exc:
+                    errors.append(exc)
+
+            t = threading.Thread(target=in_thread)
+            t.start()
+            await anyio.to_thread.run_sync(t.join, 10)
+            assert len(errors) == 1 and isinstance(errors[0], ac.WrongThreadError), errors
+            assert s.in_flight == 0
