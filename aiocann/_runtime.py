@@ -13,6 +13,14 @@ different threads -- share that state through reference counts kept here:
 Pinned host memory handed out as numpy arrays also holds a runtime reference, because
 ``aclFinalize`` would release it under a live array.
 
+Abandoned work. When a stream is closed while the device still runs its work past the
+completion timeout (a hung kernel), or its exit is cancelled, waiting is not an option:
+``aclrtDestroyStream``, ``aclrtResetDevice`` and ``aclFinalize`` all wait for queued tasks. The
+work is then abandoned: its stream is left undestroyed, what it uses is kept alive forever
+(the device may still write to it), and its device is marked so that it is
+never reset -- nor ACL finalized -- in this process. Later ``Device`` blocks of that index, and
+of others, still work.
+
 Every function here may block (device activation starts threads), so the async layer calls
 them from worker threads.
 """
@@ -31,12 +39,14 @@ _users = 0  # runtime references: devices in use + live pinned blocks
 _owns_init = False  # whether our aclInit is the one in effect
 _pid = os.getpid()
 _devices: dict[int, AclDevice] = {}
+_kept_set: set[int] = set()  # indices left set (never reset): they have abandoned work
+_kept_alive: list[Any] = []  # what abandoned work uses, kept until the process exits
 
 
 class AclDevice:
     """One opened ACL device, shared by all aiocann users of that device index."""
 
-    __slots__ = ("index", "ctx", "reporter", "reporter_tid", "users")
+    __slots__ = ("index", "ctx", "reporter", "reporter_tid", "users", "abandoned")
 
     def __init__(self, index: int, ctx: Any, reporter: Any) -> None:
         self.index = index
@@ -44,6 +54,15 @@ class AclDevice:
         self.reporter = reporter
         self.reporter_tid = int(lib.aiocann_reporter_thread_id(reporter))
         self.users = 0
+        self.abandoned = False  # some stream's work was abandoned: never reset it
+
+
+def abandon(dev: AclDevice, keep: Any) -> None:
+    """Work on ``dev`` was abandoned (see the module docstring): keep what it uses alive for
+    good, and never reset the device or finalize ACL in this process. No lock: this may run in
+    a finalizer, in a thread that holds ``_lock`` (both stores are atomic)."""
+    dev.abandoned = True
+    _kept_alive.append(keep)
 
 
 def check_process() -> None:
@@ -57,7 +76,7 @@ def check_process() -> None:
 
 def _retain_runtime() -> None:
     global _users, _owns_init
-    if _users == 0:
+    if _users == 0 and not (_owns_init and _kept_set):  # else still initialised: see _release_runtime
         rc = lib.aclInit(ffi.NULL)
         if rc == errors.RepeatInitializeError.codes[0]:
             lib.aclGetRecentErrMsg()
@@ -71,7 +90,7 @@ def _retain_runtime() -> None:
 def _release_runtime() -> None:
     global _users
     _users -= 1
-    if _users == 0 and _owns_init:
+    if _users == 0 and _owns_init and not _kept_set:  # finalizing would wait for abandoned work
         check(lib.aclFinalize(), "aclFinalize")
 
 
@@ -122,8 +141,11 @@ def release_device(dev: AclDevice) -> None:
         dev.users -= 1
         if dev.users == 0:
             del _devices[dev.index]
-            lib.aiocann_reporter_stop(dev.reporter)
-            check(lib.aclrtResetDevice(dev.index), "aclrtResetDevice")
+            lib.aiocann_reporter_stop(dev.reporter)  # bounded: the thread is never blocked for long
+            if dev.abandoned:
+                _kept_set.add(dev.index)  # resetting would wait for the abandoned work: leave it set
+            else:
+                check(lib.aclrtResetDevice(dev.index), "aclrtResetDevice")
             forget_context()
         _release_runtime()
 

@@ -253,6 +253,72 @@ class Submissions:
             self.timed_out[token] = completion
             self._resolved(completion, _WAIT_TIMEOUT_CODE, message)
 
+    # -- closing (Stream.aclose) --------------------------------------------------------------
+
+    async def wait_resolved(self) -> None:
+        """Wait until every Completion is resolved: by its callback, or failed by the watchdog
+        (so this ends within the completion timeout). Callbacks run in order, and the watchdog
+        fails the oldest first: the newest one resolved means all are."""
+        last = self.last
+        if last is not None and not last.done():
+            try:
+                await last
+            except errors.AclError:
+                pass  # the stream's failures are reported by whoever closes it
+
+    def settled(self) -> bool:
+        """Every Completion was resolved by its callback and nothing was enqueued without one:
+        the device has run everything it was given on this stream."""
+        return self.in_flight == 0 and not self.timed_out and not self.orphans
+
+    def outstanding(self) -> int:
+        """Pieces of work the device may still be running (unresolved, timed out, orphaned)."""
+        return self.in_flight + len(self.timed_out) + len(self.orphans)
+
+    def release_leftovers(self) -> None:
+        """The stream is being destroyed and the device has finished all its work, but some
+        callbacks were not processed (the close did not wait for them): fail those Completions
+        -- their outcome is unknown -- and release what they and the timed-out ones held."""
+        message = "the stream was closed before this work's completion callback arrived (its outcome is unknown)"
+        for token in list(self.pending):
+            completion = self.pending.pop(token)
+            try:
+                completion._resolve(_WAIT_TIMEOUT_CODE, message)  # releases its arrays
+            finally:
+                self._resolved(completion, _WAIT_TIMEOUT_CODE, message)
+        for late in self.timed_out.values():
+            _, arrays = late._keep
+            late._keep = None
+            for a in arrays:
+                a._unuse(late._stream)
+        self.timed_out.clear()
+
+    def abandon(self) -> list[Any]:
+        """The stream is closed while the device may still run its work, which is abandoned:
+        fail its Completions that are still pending, and return everything its work uses --
+        buffers, args, staging memory -- for the caller to keep alive for good (the device may
+        still read and write it; its arrays stay busy, so they are never freed)."""
+        message = (
+            "abandoned: the stream was closed while the device was still running this work (its buffers stay allocated)"
+        )
+        held: list[Any] = []
+        for token in list(self.pending):
+            completion = self.pending.pop(token)
+            held.append((completion._keep, completion._arrays))
+            completion._arrays = ()  # still in use by the device: never unused
+            completion._on_done = None  # e.g. a staging block must not go back to its pool
+            try:
+                completion._resolve(_WAIT_TIMEOUT_CODE, message)
+            finally:
+                self._resolved(completion, _WAIT_TIMEOUT_CODE, message)
+        for late in self.timed_out.values():
+            held.append(late._keep)
+            late._keep = None
+        self.timed_out.clear()
+        held.extend(self.orphans)
+        self.orphans.clear()
+        return held
+
     def close(self) -> None:
         """The stream is destroyed: no completion will come any more."""
         if self.qs is not None:

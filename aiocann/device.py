@@ -5,10 +5,15 @@ device, starts the block's dispatcher task, and makes ``dev`` the task's current
 stream, array, event and binary created through ``dev`` belongs to it: leaving the block
 closes the streams (awaiting their work), frees what is left, stops the dispatcher, and
 releases the device -- resetting it and finalizing ACL when the last user in the process is
-gone. Exceptions in the body still release everything.
+gone. Exceptions in the body still release everything. Leaving never waits past the
+completion timeout: work the device is still running then (a hung kernel), or when the wait is
+cancelled, is abandoned (see ``Stream.aclose``), since destroying its stream or resetting the
+device would wait for it.
 
 Several ``Device(i)`` blocks may be open at once (in one task or many, for one index or
-several): each has its own dispatcher and completion queue, and they share the ACL device.
+several, closing in any order): each has its own dispatcher and completion queue, and they
+share the ACL device. A device and everything of it belong to the thread and event loop that
+opened it; used from another, they raise ``WrongThreadError``.
 """
 
 from __future__ import annotations
@@ -160,28 +165,39 @@ class Device:
         self._state = "closing"
         first: BaseException | None = None
         try:
-            with anyio.CancelScope(shield=True):
-                for stream in list(self._streams):
-                    try:
-                        await stream.aclose(raise_errors=True)
-                    except errors.AclError as exc:
-                        first = first or exc
+            # Each stream waits for its work as Stream.aclose says: shielded if this task is
+            # already being cancelled, and never past the completion timeout.
+            for stream in list(self._streams):
+                try:
+                    await stream.aclose(raise_errors=True)
+                except errors.AclError as exc:
+                    first = first or exc
+        finally:
+            try:
+                for stream in list(self._streams):  # left open by an interrupted wait
+                    stream._finish_close("the device's close was interrupted")  # destroyed if idle, else abandoned
                 for event in list(self._events):
                     event.close()
                 for graph in list(self._graphs):
                     graph._release()
                 for array in list(self._arrays):
-                    array._release()
+                    array._release()  # busy ones (abandoned work, another Device's) later, or never
                 for binary in list(self._binaries):
                     binary.unload()
-        finally:
-            await self._teardown()
-            profile._device_closed()
+            finally:
+                await self._teardown()
+                profile._device_closed()
         crash = self._dispatcher.error if self._dispatcher is not None else None
         if crash is not None:
             raise RuntimeError(f"the dispatcher of {self!r} failed while resolving completions") from crash
         if raise_errors and first is not None:
             raise first
+
+    def _abandon(self, held: Any) -> None:
+        """A stream's work is abandoned (Stream.aclose): keep what it uses alive for good, and
+        never reset this NPU -- that would wait for the work."""
+        assert self._acl is not None
+        _runtime.abandon(self._acl, held)
 
     async def _teardown(self) -> None:
         """Stop the dispatcher, free the pools and release the ACL device (shielded, bounded)."""

@@ -7,7 +7,8 @@ runs on the device in submission order. Streams run concurrently with each other
 * ``async with dev.stream() as s:`` opens the stream and makes it the task's *current* stream
   inside the block (a contextvar, so two tasks on one loop never see each other's stream).
   Leaving the block awaits all pending work, raises the stream's first device error if the
-  body succeeded, and destroys the stream.
+  body succeeded, and destroys the stream -- or, for work still running past the completion
+  timeout or when that wait is cancelled, abandons it (``aclose``).
 * Back-pressure: a stream admits at most ``max_in_flight`` unresolved Completions; further
   submissions wait (cancelling such a wait enqueues nothing).
 * Errors, as the runtime reports them (streams run in ACL's default continue-on-failure mode):
@@ -19,6 +20,8 @@ runs on the device in submission order. Streams run concurrently with each other
 
 from __future__ import annotations
 
+import asyncio
+import math
 import operator
 import warnings
 from contextvars import ContextVar
@@ -29,7 +32,7 @@ import anyio.to_thread
 import numpy as np
 
 from . import errors
-from ._lib import bind_context, check, ffi, in_context, lib
+from ._lib import check, ffi, in_context, last_error_message, lib
 from ._submission import Submissions
 from .completion import Completion
 from .memory import DeviceArray, is_pinned
@@ -124,60 +127,117 @@ class Stream:
         await self.aclose(raise_errors=et is None)
 
     async def aclose(self, *, raise_errors: bool = True) -> None:
-        """Await pending work, destroy the stream, and raise its first device error (if any
-        and ``raise_errors``). Runs to the end even if the calling task is cancelled."""
+        """Wait for the stream's work, destroy the stream, and raise its first device error (if
+        any and ``raise_errors``).
+
+        The wait ends within the device's completion timeout: work still running then (a hung
+        kernel: the watchdog failed its Completion) is abandoned -- the stream is left
+        undestroyed, what the work uses stays allocated, the device is not reset again in this
+        process -- with a RuntimeWarning, because destroying the stream would wait for it. If
+        the calling task is already being cancelled (the body of ``async with`` was), the wait
+        runs shielded, so that a cancelled block still releases what it used; a cancellation
+        that arrives during the wait (a deadline around the exit, Ctrl-C) ends it, abandoning
+        the work still running."""
         if self._state != "open":
             return
         self._device._check_owner()
         self._state = "closing"
         sub = self._sub
         sub.wake_all()
+        waited = False
         try:
-            with anyio.CancelScope(shield=True):
-                last = sub.last
-                if last is not None and not last.done():
-                    try:
-                        await last
-                    except errors.AclError:
-                        pass  # reported below as the stream's first error
-                dev = self._device
-                handle, self._handle = self._handle, None
-                bind_context(dev._ctx)  # also while the device is closing
-                lib.aclrtUnSubscribeReport(dev.reporter_thread_id, handle)
-                # Destroy waits for unfinished tasks: only orphaned work (see enqueue_failed)
-                # or work whose callback timed out can still be running, so do it off the loop.
-                if sub.orphans or sub.in_flight or sub.timed_out:
-                    await anyio.to_thread.run_sync(_destroy_in, dev._ctx, handle)
-                else:
-                    check(lib.aclrtDestroyStream(handle), "aclrtDestroyStream")
+            if _being_cancelled():
+                with anyio.CancelScope(shield=True):
+                    await self._wait_for_device()
+            else:
+                await self._wait_for_device()
+            waited = True
         finally:
-            self._state = "closed"
-            sub.close()
-            self._device._streams.discard(self)
+            self._finish_close(
+                f"it outlived the completion timeout ({self._device.completion_timeout:g} s)"
+                if waited
+                else "the wait for it was interrupted"
+            )
         error = sub.take_unreported()
         if raise_errors and error is not None:
             raise error
 
-    def __del__(self) -> None:
-        # Collected while open: nothing is in flight (Completions would keep it alive), so
-        # destroying it cannot block. Still a leak of the caller's making: warn.
-        if getattr(self, "_state", None) == "open":
+    async def _wait_for_device(self) -> None:
+        sub = self._sub
+        await sub.wait_resolved()  # within the completion timeout (the watchdog)
+        if sub.orphans:  # work enqueued without a completion (see enqueue_failed): nothing
+            # will tell when it is done, so poll the stream (rare: a failed callback enqueue)
+            deadline = anyio.current_time() + self._device.completion_timeout
+            while anyio.current_time() < deadline:
+                if self._idle_on_device():
+                    return
+                await anyio.sleep(0.01)
+
+    def _idle_on_device(self) -> bool:
+        """Nothing this stream was given can still run on the device. Never blocks."""
+        if self._sub.settled():
+            return True
+        status = ffi.new("aclrtStreamStatus*")
+        handle = self._handle
+        rc = in_context(self._device._ctx, lambda: lib.aclrtStreamQuery(handle, status))
+        if rc:
+            last_error_message()  # clear it: a stream we cannot query counts as busy
+            return False
+        return bool(status[0] == lib.ACL_STREAM_STATUS_COMPLETE)
+
+    def _finish_close(self, why: str, *, collected: bool = False) -> None:
+        """Destroy the stream if the device is done with its work, else abandon the work (see
+        aclose; ``why`` says why it is not waited for). Never blocks: aclrtDestroyStream would
+        wait for the work."""
+        dev, sub, handle = self._device, self._sub, self._handle
+        what = repr(self)
+        abandoned = 0
+        try:
+            if self._idle_on_device():
+                sub.release_leftovers()
+
+                def destroy() -> int:
+                    lib.aclrtUnSubscribeReport(dev.reporter_thread_id, handle)
+                    return int(lib.aclrtDestroyStream(handle))
+
+                rc = in_context(dev._ctx, destroy)
+                if rc and not collected:
+                    check(rc, "aclrtDestroyStream")
+            else:
+                abandoned = sub.outstanding()
+                dev._abandon(sub.abandon())
+        finally:
+            self._handle = None
             self._state = "closed"
+            sub.close()
+            dev._streams.discard(self)
+        if abandoned and not collected:
             warnings.warn(
-                f"{self!r} was never closed; use `async with dev.stream()` or `await s.aclose()`",
-                ResourceWarning,
-                stacklevel=2,
+                f"closing {what}: {abandoned} piece(s) of its work still running on the device were abandoned "
+                f"({why}): the ACL stream is left undestroyed, the memory that work uses stays allocated, and "
+                f"device {dev.index} will not be reset (nor ACL finalized) in this process",
+                RuntimeWarning,
+                stacklevel=4,
             )
-            dev, handle, sub = self._device, self._handle, self._sub
-            if dev._state in ("open", "closing"):
-                in_context(
-                    dev._ctx,
-                    lambda: (
-                        lib.aclrtUnSubscribeReport(dev.reporter_thread_id, handle),
-                        lib.aclrtDestroyStream(handle),
-                    ),
-                )
-                sub.close()
+
+    def __del__(self) -> None:
+        # Collected while open: a leak of the caller's making, so warn. Its Completions would
+        # keep it alive while work is in flight -- unless they are garbage too (a device never
+        # closed, at interpreter exit): then that work is abandoned, never waited for.
+        if getattr(self, "_state", None) != "open":
+            return
+        dev = self._device
+        if dev._state not in ("open", "closing"):
+            self._state = "closed"
+            return
+        outstanding = 0 if self._sub.settled() else self._sub.outstanding()
+        self._finish_close("it was garbage-collected", collected=True)
+        warnings.warn(
+            f"{self!r} was never closed; use `async with dev.stream()` or `await s.aclose()`"
+            + (f" ({outstanding} piece(s) of its work were still running: abandoned)" if outstanding else ""),
+            ResourceWarning,
+            stacklevel=2,
+        )
 
     @property
     def device(self) -> Device:
@@ -428,5 +488,13 @@ async def _host_copy(dst: np.ndarray, src: np.ndarray) -> None:
         await anyio.to_thread.run_sync(np.copyto, dst, src)
 
 
-def _destroy_in(ctx: Any, handle: Any) -> None:
-    in_context(ctx, lambda: lib.aclrtDestroyStream(handle))
+def _being_cancelled() -> bool:
+    """The calling task is being cancelled: a cancel scope around it was, or (asyncio) the
+    task itself -- as asyncio.run does on Ctrl-C."""
+    if anyio.current_effective_deadline() == -math.inf:
+        return True
+    if asyncio._get_running_loop() is None:
+        return False  # trio: the deadline says it all
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)  # Python >= 3.11
+    return cancelling is not None and cancelling() > 0

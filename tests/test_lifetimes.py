@@ -4,9 +4,11 @@ children get a clear error, and interpreter exit with work in flight neither han
 from __future__ import annotations
 
 import gc
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -158,3 +160,204 @@ def test_interpreter_exit_with_work_in_flight(test_kernels_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert "exiting with work in flight" in result.stdout
     assert "Fatal Python error" not in result.stderr and "Segmentation" not in result.stderr
+
+
+# --------------------------------------------------------------------------- issue 12, points 2, 3
+#
+# Work abandoned on a hung device leaves the NPU un-reset and ACL initialised for the rest of
+# the process (deliberately: resetting would wait for that work), so these run in subprocesses.
+
+_PRELUDE = """
+import os, signal, sys, time, warnings
+import anyio, numpy as np
+import aiocann as ac
+BACKEND, KERNELS = sys.argv[1], sys.argv[2]
+NEVER = ac.LaunchConfig(timeout=0)  # no device-side time limit
+warnings.simplefilter("always")
+
+def run(main):
+    if BACKEND == "uvloop":
+        return anyio.run(main, backend="asyncio", backend_options={"use_uvloop": True})
+    return anyio.run(main, backend=BACKEND)
+
+def say(*what):
+    print(*what, flush=True)
+"""
+
+
+def _backend_name(anyio_backend: object) -> str:
+    return "uvloop" if isinstance(anyio_backend, tuple) else str(anyio_backend)
+
+
+def spawn_async(code: str, anyio_backend: object, kernels: object) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", _PRELUDE + textwrap.dedent(code), _backend_name(anyio_backend), str(kernels)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finish(proc: subprocess.Popen[str], timeout: float) -> tuple[str, str]:
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"still running after {timeout} s:\n{out}\n{err[-3000:]}")
+    return out, err
+
+
+def test_leaving_after_a_completion_timeout_abandons_the_work(anyio_backend, test_kernels_path):
+    """The Completion fails at the completion timeout; leaving the blocks then returns at once,
+    abandoning the kernel that never ends (with a warning); the NPU stays usable."""
+    proc = spawn_async(
+        """
+        async def main():
+            t0 = time.monotonic()
+            with anyio.fail_after(20):
+                try:
+                    async with ac.Device(0, completion_timeout=0.5) as dev:
+                        spin = (await dev.load_binary(KERNELS)).function("spin_us")
+                        async with dev.stream():
+                            args = await spin.args().ptr(dev.empty(1, np.int32)).u64(10**13)
+                            c = await ac.launch(spin, args, blocks=1, config=NEVER)
+                            try:
+                                await c
+                            except ac.CompletionTimeoutError:
+                                say("completion failed after", time.monotonic() - t0)
+                except ac.CompletionTimeoutError:
+                    say("the exit reported it")
+                say("left after", time.monotonic() - t0)
+                async with ac.Device(0) as dev:  # the NPU still runs new work
+                    write = (await dev.load_binary(KERNELS)).function("write_value")
+                    async with dev.stream() as s:
+                        out = dev.empty(1, np.int32)
+                        await (await ac.launch(write, await write.args().ptr(out).u32(0).i32(7), blocks=1))
+                        assert (await out.get()).tolist() == [7]
+                say("device usable")
+        run(main)
+        say("exiting")
+        """,
+        anyio_backend,
+        test_kernels_path,
+    )
+    out, err = finish(proc, 60)
+    assert proc.returncode == 0, out + err[-3000:]
+    lines = dict(line.rsplit(" ", 1) for line in out.splitlines() if " after " in line)
+    assert 0.4 < float(lines["completion failed after"]) < 3
+    assert float(lines["left after"]) < float(lines["completion failed after"]) + 2
+    assert "the exit reported it" in out and "device usable" in out and "exiting" in out
+    assert "RuntimeWarning" in err and "abandoned" in err, err[-3000:]
+
+
+def test_a_deadline_around_the_exit_ends_its_wait(anyio_backend, test_kernels_path):
+    """fail_after around a block whose exit waits for long work ends the wait at the deadline;
+    the work is abandoned (with a warning) and the device closed."""
+    proc = spawn_async(
+        """
+        async def main():
+            t0 = time.monotonic()
+            dev = ac.Device(0)  # the default completion timeout: 300 s
+            try:
+                with anyio.fail_after(1):
+                    async with dev:
+                        spin = (await dev.load_binary(KERNELS)).function("spin_us")
+                        async with dev.stream():
+                            args = await spin.args().ptr(dev.empty(1, np.int32)).u64(10**13)
+                            await ac.launch(spin, args, blocks=1, config=NEVER)
+                            say("leaving")
+            except TimeoutError:
+                say("timed out after", time.monotonic() - t0)
+            assert dev.closed
+            async with ac.Device(0):
+                pass
+        run(main)
+        say("exiting")
+        """,
+        anyio_backend,
+        test_kernels_path,
+    )
+    out, err = finish(proc, 60)
+    assert proc.returncode == 0, out + err[-3000:]
+    assert "leaving" in out and "exiting" in out
+    timed_out = float(out.split("timed out after ")[1].split()[0])
+    assert timed_out < 3, out
+    assert "RuntimeWarning" in err and "abandoned" in err, err[-3000:]
+
+
+@pytest.mark.parametrize("when", ["during the exit", "during the body"])
+def test_ctrl_c_ends_a_wait_for_device_work(anyio_backend, test_kernels_path, when):
+    """Ctrl-C while leaving waits for a kernel that never ends: the process exits. (A Ctrl-C
+    in the body lets the exit wait, as a cancelled block does; the next one ends that wait.)"""
+    proc = spawn_async(
+        f"""
+        async def main():
+            async with ac.Device(0) as dev:
+                spin = (await dev.load_binary(KERNELS)).function("spin_us")
+                async with dev.stream():
+                    args = await spin.args().ptr(dev.empty(1, np.int32)).u64(10**13)
+                    c = await ac.launch(spin, args, blocks=1, config=NEVER)
+                    say("ready")
+                    if {when == "during the body"!r}:
+                        await c
+        run(main)
+        """,
+        anyio_backend,
+        test_kernels_path,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "ready\n", finish(proc, 30)
+    time.sleep(0.3)
+    signals = 1 if when == "during the exit" else 2
+    for _ in range(signals):
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(3)
+        except subprocess.TimeoutExpired:
+            pass
+    if proc.poll() is None:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"still running after {signals} Ctrl-C")
+    out, err = finish(proc, 5)
+    assert "KeyboardInterrupt" in err, err[-3000:]
+    assert "Fatal Python error" not in err and "Segmentation" not in err
+
+
+@pytest.mark.parametrize("work", ["queued", "spinning"])
+def test_interpreter_exit_does_not_wait_for_device_work(anyio_backend, test_kernels_path, work):
+    """A program that returns with a device and stream never closed and device work queued
+    (10 x 1 s) or running forever exits at once: the work is abandoned, not awaited."""
+    proc = spawn_async(
+        f"""
+        keep = []
+        async def main():
+            dev = ac.Device(0)
+            await dev.__aenter__()
+            s = await dev.create_stream()
+            out = dev.empty(1, np.int32)
+            if {work!r} == "queued":
+                k = (await dev.load_binary(KERNELS)).function("wait_us")
+                args = await k.args().ptr(out).u64(1_000_000)
+                for _ in range(10):
+                    await ac.launch(k, args, blocks=1, stream=s)
+            else:
+                k = (await dev.load_binary(KERNELS)).function("spin_us")
+                args = await k.args().ptr(out).u64(10**13)
+                await ac.launch(k, args, blocks=1, stream=s, config=NEVER)
+            keep.append((dev, s))
+        run(main)
+        say("main returned")
+        """,
+        anyio_backend,
+        test_kernels_path,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "main returned\n", finish(proc, 30)
+    t0 = time.monotonic()
+    out, err = finish(proc, 30)
+    elapsed = time.monotonic() - t0
+    assert proc.returncode == 0, err[-3000:]
+    assert elapsed < 3, f"the interpreter took {elapsed:.1f} s to exit:\n{err[-3000:]}"
+    assert "Fatal Python error" not in err and "Segmentation" not in err
