@@ -189,6 +189,8 @@ class Stream:
         """Destroy the stream if the device is done with its work, else abandon the work (see
         aclose; ``why`` says why it is not waited for). Never blocks: aclrtDestroyStream would
         wait for the work."""
+        if self._state == "closed":  # e.g. the device finished it while our aclose waited
+            return
         dev, sub, handle = self._device, self._sub, self._handle
         what = repr(self)
         abandoned = 0
