@@ -298,12 +298,16 @@ class Submissions:
         fail its Completions that are still pending, and return everything its work uses --
         buffers, args, staging memory -- for the caller to keep alive for good (the device may
         still read and write it; its arrays stay busy, so they are never freed)."""
+        from .graph import Graph
+
         message = (
             "abandoned: the stream was closed while the device was still running this work (its buffers stay allocated)"
         )
         held: list[Any] = []
         for token in list(self.pending):
             completion = self.pending.pop(token)
+            if isinstance(completion._keep, Graph):  # a replay: the model must outlive it
+                completion._keep._replay_abandoned()
             held.append((completion._keep, completion._arrays))
             completion._arrays = ()  # still in use by the device: never unused
             completion._on_done = None  # e.g. a staging block must not go back to its pool
@@ -312,6 +316,8 @@ class Submissions:
             finally:
                 self._resolved(completion, _WAIT_TIMEOUT_CODE, message)
         for late in self.timed_out.values():
+            if isinstance(late._keep[0], Graph):
+                late._keep[0]._replay_abandoned()
             held.append(late._keep)
             late._keep = None
         self.timed_out.clear()

@@ -97,6 +97,7 @@ class Graph:
         self._close_requested = False
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._groups: list[TaskGroup] = []
+        self._abandoned = False  # a replay was abandoned with its stream: never destroyed
 
     # -- capture (the stream's submission owner calls these) ----------------------------------
 
@@ -190,9 +191,14 @@ class Graph:
             self._destroy()
 
     def _release(self) -> None:
-        """The device is closing: its streams are drained, destroy now."""
-        if self._state == "ready":
+        """The device is closing: its streams are drained, destroy now -- unless a replay was
+        abandoned with its stream (Stream.aclose): the device may still run it, so the model
+        and everything it holds stay as they are."""
+        if self._state == "ready" and not self._abandoned:
             self._destroy()
+
+    def _replay_abandoned(self) -> None:
+        self._abandoned = True
 
     def _destroy(self) -> None:
         self._state = "closed"

@@ -361,3 +361,38 @@ def test_interpreter_exit_does_not_wait_for_device_work(anyio_backend, test_kern
     assert proc.returncode == 0, err[-3000:]
     assert elapsed < 3, f"the interpreter took {elapsed:.1f} s to exit:\n{err[-3000:]}"
     assert "Fatal Python error" not in err and "Segmentation" not in err
+
+
+def test_an_abandoned_replay_keeps_its_graph_and_memory(anyio_backend, test_kernels_path):
+    """A graph replay abandoned with its stream may still run: closing the device neither
+    destroys the graph nor frees the memory it writes."""
+    proc = spawn_async(
+        """
+        async def main():
+            async with ac.Device(0, completion_timeout=0.5) as dev:
+                spin = (await dev.load_binary(KERNELS)).function("spin_us")
+                pool = dev.memory_pool
+                async with dev.stream() as s:
+                    arr = dev.empty(1024, np.int32)
+                    async with s.capture() as g:
+                        await ac.launch(spin, await spin.args().ptr(arr).u64(10**13), blocks=1, config=NEVER)
+                    del arr
+                    try:
+                        await (await g.launch())
+                    except ac.CompletionTimeoutError:
+                        say("replay timed out")
+                    try:
+                        await s.aclose()
+                    except ac.CompletionTimeoutError:
+                        pass
+                g.close()  # not destroyed: its replay may still run
+            say("graph", g._state, "in use", pool.stats().in_use_bytes)
+        run(main)
+        """,
+        anyio_backend,
+        test_kernels_path,
+    )
+    out, err = finish(proc, 60)
+    assert proc.returncode == 0, out + err[-3000:]
+    assert "replay timed out" in out and "graph ready in use 4096" in out, out + err[-3000:]
+    assert "RuntimeWarning" in err and "abandoned" in err
