@@ -214,7 +214,6 @@ def test_leaving_after_a_completion_timeout_abandons_the_work(anyio_backend, tes
     proc = spawn_async(
         """
         async def main():
-            t0 = time.monotonic()
             with anyio.fail_after(20):
                 try:
                     async with ac.Device(0, completion_timeout=0.5) as dev:
@@ -222,6 +221,7 @@ def test_leaving_after_a_completion_timeout_abandons_the_work(anyio_backend, tes
                         async with dev.stream():
                             args = await spin.args().ptr(dev.empty(1, np.int32)).u64(10**13)
                             c = await ac.launch(spin, args, blocks=1, config=NEVER)
+                            t0 = time.monotonic()
                             try:
                                 await c
                             except ac.CompletionTimeoutError:
@@ -257,15 +257,16 @@ def test_a_deadline_around_the_exit_ends_its_wait(anyio_backend, test_kernels_pa
     proc = spawn_async(
         """
         async def main():
-            t0 = time.monotonic()
             dev = ac.Device(0)  # the default completion timeout: 300 s
             try:
-                with anyio.fail_after(1):
+                with anyio.fail_after(1000) as scope:
                     async with dev:
                         spin = (await dev.load_binary(KERNELS)).function("spin_us")
                         async with dev.stream():
                             args = await spin.args().ptr(dev.empty(1, np.int32)).u64(10**13)
                             await ac.launch(spin, args, blocks=1, config=NEVER)
+                            t0 = time.monotonic()
+                            scope.deadline = anyio.current_time() + 1  # passes while leaving waits
                             say("leaving")
             except TimeoutError:
                 say("timed out after", time.monotonic() - t0)
@@ -286,21 +287,27 @@ def test_a_deadline_around_the_exit_ends_its_wait(anyio_backend, test_kernels_pa
     assert "RuntimeWarning" in err and "abandoned" in err, err[-3000:]
 
 
-@pytest.mark.parametrize("when", ["during the exit", "during the body"])
+@pytest.mark.parametrize("when", ["during the exit", "after a cancelled body", "during the body"])
 def test_ctrl_c_ends_a_wait_for_device_work(anyio_backend, test_kernels_path, when):
-    """Ctrl-C while leaving waits for a kernel that never ends: the process exits. (A Ctrl-C
-    in the body lets the exit wait, as a cancelled block does; the next one ends that wait.)"""
+    """Ctrl-C while leaving waits for a kernel that never ends: the process exits -- also when
+    the wait is shielded because a deadline cancelled the body. (A Ctrl-C in the body cancels
+    the body, so the exit waits as for any cancelled block; the next one ends that wait.)"""
     proc = spawn_async(
         f"""
         async def main():
-            async with ac.Device(0) as dev:
-                spin = (await dev.load_binary(KERNELS)).function("spin_us")
-                async with dev.stream():
-                    args = await spin.args().ptr(dev.empty(1, np.int32)).u64(10**13)
-                    c = await ac.launch(spin, args, blocks=1, config=NEVER)
-                    say("ready")
-                    if {when == "during the body"!r}:
-                        await c
+            with anyio.CancelScope() as scope:
+                async with ac.Device(0) as dev:
+                    spin = (await dev.load_binary(KERNELS)).function("spin_us")
+                    async with dev.stream():
+                        args = await spin.args().ptr(dev.empty(1, np.int32)).u64(10**13)
+                        c = await ac.launch(spin, args, blocks=1, config=NEVER)
+                        if {when == "after a cancelled body"!r}:
+                            scope.deadline = anyio.current_time() + 0.3
+                        say("ready")
+                        if {when == "during the body"!r}:
+                            await c
+                        elif {when == "after a cancelled body"!r}:
+                            await anyio.sleep(1000)
         run(main)
         """,
         anyio_backend,
@@ -308,8 +315,8 @@ def test_ctrl_c_ends_a_wait_for_device_work(anyio_backend, test_kernels_path, wh
     )
     assert proc.stdout is not None
     assert proc.stdout.readline() == "ready\n", finish(proc, 30)
-    time.sleep(0.3)
-    signals = 1 if when == "during the exit" else 2
+    time.sleep(1.0 if when == "after a cancelled body" else 0.3)  # past the body's deadline
+    signals = 2 if when == "during the body" else 1
     for _ in range(signals):
         proc.send_signal(signal.SIGINT)
         try:

@@ -75,7 +75,7 @@ async def test_an_array_in_use_outlives_the_device_object_that_made_it(test_kern
         async with b.stream() as s:
             async with ac.Device(0) as a:
                 arr = a.empty(4, np.int32)
-                c = await ac.launch(wait, await wait.args().ptr(arr).u64(200_000), blocks=1, stream=s)
+                c = await ac.launch(wait, await wait.args().ptr(arr).u64(1_000_000), blocks=1, stream=s)
                 pool = a.memory_pool
             assert a.closed and not c.done()
             assert pool.stats().in_use_bytes > 0  # not freed under the running kernel
