@@ -199,10 +199,12 @@ class Submissions:
         if completion is None:
             late = self.timed_out.pop(token, None)
             if late is not None:  # the device is done at last: release what it held
-                _, arrays = late._keep
+                _, arrays, on_done = late._keep
                 late._keep = None
                 for a in arrays:
                     a._unuse(late._stream)
+                if on_done is not None:
+                    on_done()
             return
         try:
             completion._resolve(code, message)
@@ -242,7 +244,8 @@ class Submissions:
         late = [t for t in self.pending if t < boundary]  # dict order: oldest tokens first
         for token in late:
             completion = self.pending.pop(token)
-            held = (completion._keep, completion._arrays)
+            held = (completion._keep, completion._arrays, completion._on_done)
+            completion._on_done = None  # runs when the late callback arrives (resolve)
             message = (
                 f"no completion callback for {completion.what} within {timeout:g} s "
                 "(device hung or callback lost); its buffers stay allocated until it completes"
@@ -282,12 +285,13 @@ class Submissions:
         message = "the stream was closed before this work's completion callback arrived (its outcome is unknown)"
         for token in list(self.pending):
             completion = self.pending.pop(token)
+            completion._on_done = None  # outcome unknown: no staging buffer goes back
             try:
                 completion._resolve(_WAIT_TIMEOUT_CODE, message)  # releases its arrays
             finally:
                 self._resolved(completion, _WAIT_TIMEOUT_CODE, message)
         for late in self.timed_out.values():
-            _, arrays = late._keep
+            _, arrays, _on_done = late._keep
             late._keep = None
             for a in arrays:
                 a._unuse(late._stream)
@@ -318,7 +322,7 @@ class Submissions:
         for late in self.timed_out.values():
             if isinstance(late._keep[0], Graph):
                 late._keep[0]._replay_abandoned()
-            held.append(late._keep)
+            held.append(late._keep[:2])
             late._keep = None
         self.timed_out.clear()
         held.extend(self.orphans)

@@ -81,7 +81,10 @@ class Completion:
         for a in arrays:
             a._unuse(self._stream)
         try:
-            if on_done is not None and not code:
+            # Whatever the device's outcome (it is done with the work either way): return
+            # staging buffers, end graph replays. Paths where the device may still be running
+            # the work (the watchdog, abandoning a stream) take on_done away first.
+            if on_done is not None:
                 on_done()
         finally:
             if self._waiters:

@@ -81,6 +81,8 @@ async def test_a_failing_captured_kernel_fails_its_replay(test_kernels_path):
                 await ac.launch(poke, await poke.args().ptr(buf).u64(1 << 20), blocks=1)
             with pytest.raises(ac.KernelFaultError):
                 await (await g.launch())
+            g.close()  # a failed replay is over too: the model is destroyed at once
+            assert "closed" in repr(g)
             # the stream goes on
             await (await ac.launch(write, await write.args().ptr(out).u32(0).i32(1), blocks=1))
             with pytest.raises(ac.KernelFaultError):
