@@ -36,7 +36,7 @@ _devices: dict[int, AclDevice] = {}
 class AclDevice:
     """One opened ACL device, shared by all aiocann users of that device index."""
 
-    __slots__ = ("index", "ctx", "reporter", "reporter_tid", "users")
+    __slots__ = ("index", "ctx", "reporter", "reporter_tid", "users", "logic_id")
 
     def __init__(self, index: int, ctx: Any, reporter: Any) -> None:
         self.index = index
@@ -44,6 +44,20 @@ class AclDevice:
         self.reporter = reporter
         self.reporter_tid = int(lib.aiocann_reporter_thread_id(reporter))
         self.users = 0
+        self.logic_id = logic_device_id(index)
+
+
+def logic_device_id(index: int) -> int | None:
+    """The machine's (logical) id of user device ``index``: the same unless
+    ASCEND_RT_VISIBLE_DEVICES renumbers the devices this process sees. None where the runtime
+    lacks aclrtGetLogicDevIdByUserDevId (CANN releases before it)."""
+    out = ffi.new("int32_t*")
+    rc = lib.aclrtGetLogicDevIdByUserDevId(index, out)
+    if rc == errors.ApiNotSupportedError.codes[0]:
+        lib.aclGetRecentErrMsg()
+        return None
+    check(rc, "aclrtGetLogicDevIdByUserDevId")
+    return int(out[0])
 
 
 def check_process() -> None:

@@ -96,6 +96,8 @@
     X(aclrtSetStreamFailureMode) \
     X(aclrtGetThreadLastTaskId) \
     X(aclrtStreamGetId) \
+    X(aclrtGetLogicDevIdByUserDevId) \
+    X(aclrtGetUserDevIdByLogicDevId) \
     X(aclsimTraceStart) \
     X(aclsimTraceStop) \
     X(aclsimTraceDrain)
@@ -121,6 +123,8 @@ extern aiocann_acl_table aiocann_acl;
 #define aclrtResetDeviceForce (aiocann_acl.aclrtResetDeviceForce)
 #define aclrtGetDevice (aiocann_acl.aclrtGetDevice)
 #define aclrtGetDeviceCount (aiocann_acl.aclrtGetDeviceCount)
+#define aclrtGetLogicDevIdByUserDevId (aiocann_acl.aclrtGetLogicDevIdByUserDevId)
+#define aclrtGetUserDevIdByLogicDevId (aiocann_acl.aclrtGetUserDevIdByLogicDevId)
 #define aclrtSynchronizeDevice (aiocann_acl.aclrtSynchronizeDevice)
 #define aclrtCreateContext (aiocann_acl.aclrtCreateContext)
 #define aclrtDestroyContext (aiocann_acl.aclrtDestroyContext)

@@ -83,6 +83,13 @@ static aclError missing_aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
     (void)stream, (void)streamId;
     return ACL_ERROR_API_NOT_SUPPORT;
 }
+static aclError missing_device_id(const int32_t id, int32_t *const out)
+{
+    (void)id, (void)out;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+#define missing_aclrtGetLogicDevIdByUserDevId missing_device_id
+#define missing_aclrtGetUserDevIdByLogicDevId missing_device_id
 static int missing_aclsimTraceStart(size_t capacity)
 {
     (void)capacity;

@@ -203,6 +203,8 @@ aclError aclrtResetDevice(int32_t deviceId);
 aclError aclrtResetDeviceForce(int32_t deviceId);
 aclError aclrtGetDevice(int32_t *deviceId);
 aclError aclrtGetDeviceCount(uint32_t *count);
+aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t *const logicDevId);
+aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int32_t *const userDevid);
 aclError aclrtSynchronizeDevice(void);
 aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
 aclError aclrtDestroyContext(aclrtContext context);
