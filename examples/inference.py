@@ -181,6 +181,7 @@ class Engine:
         self._kernels: dict[str, ac.Kernel] = {}
         self._device: ac.Device | None = None
         self._in_flight = 0
+        self._running = False
         self._next_batch_id = 0
         self.stats: Counter[str] = Counter()
         self.batch_sizes: Counter[int] = Counter()
@@ -245,6 +246,13 @@ class Engine:
 
     async def run(self) -> None:
         """Form batches and start each on a free stream, until closed and drained."""
+        self._running = True
+        try:
+            await self._batch_until_drained()
+        finally:
+            self._running = False
+
+    async def _batch_until_drained(self) -> None:
         with self._lanes_in, self._lanes_out:
             async with anyio.create_task_group() as tg:
                 while True:
@@ -361,6 +369,11 @@ class Engine:
     @property
     def in_flight(self) -> int:
         return self._in_flight
+
+    @property
+    def running(self) -> bool:
+        """Whether the batcher is at work (until it has drained after close())."""
+        return self._running
 
     def close(self) -> None:
         """Stop admitting requests; the batcher runs what is queued, then returns."""
