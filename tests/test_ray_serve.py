@@ -7,8 +7,8 @@ dir, ports, and authentication token, ``{"NPU": 2}`` declared as resources, 2 CP
 that no process of that cluster is left. The
 service is ``python examples/ray_serve.py --address ...`` against it, a process like the one in
 tests/test_server.py, with a slow model (100 ms of device time per batch) so that requests are
-really in flight when a replica dies or the service stops. The tests run in file order: the last
-one shuts the service down.
+really in flight when a replica dies or the service stops. The tests run in file order: the
+shutdown test ends that service; the back-pressure test then runs a slower one of its own.
 """
 
 from __future__ import annotations
@@ -39,7 +39,10 @@ IN_DIM, OUT_DIM, SEED = 64, 10, 0
 MAX_BATCH = 8
 DELAY_MS = 100  # device time per batch: keeps requests in flight long enough to be caught there
 MAX_QUEUE = 48  # requests a replica's engine holds waiting; beyond, it answers 503
-MAX_QUEUED = 32  # requests Serve's proxy holds when both replicas are full; beyond, 503
+# Requests Serve's proxy holds waiting for a replica; beyond, 503. It counts every request not yet
+# handed to a replica, and a burst arrives faster than the proxy hands requests out, so it must
+# exceed the largest burst that should all be answered (64).
+MAX_QUEUED = 128
 
 inference = load_example("inference")
 ray_serve = load_example("ray_serve")
@@ -224,48 +227,6 @@ async def test_64_concurrent_requests_over_two_replicas(service: ServeDriver, an
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_a_burst_beyond_what_the_service_holds_gets_503s(service: ServeDriver, anyio_backend: str):
-    """Back-pressure through Serve: each replica takes about what its engine can hold (a batch
-    on the device and MAX_QUEUE waiting), the proxy MAX_QUEUED more; the rest is answered 503 --
-    by a replica's engine ("queue full", with Retry-After) or by Serve's proxy -- without
-    waiting for the queue, and every request that was taken is answered right."""
-    replicas = set(service.replicas(2))
-    bodies = [np.random.default_rng(100 + i).standard_normal(IN_DIM).astype(np.float32).tolist() for i in range(300)]
-    results: list = [None] * len(bodies)
-    took: list[float] = [0.0] * len(bodies)
-    limits = httpx.Limits(max_connections=len(bodies), max_keepalive_connections=len(bodies))
-    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
-
-        async def one(i: int) -> None:
-            t = time.monotonic()
-            results[i] = await client.post(service.url + "/infer", json={"inputs": bodies[i]})
-            took[i] = time.monotonic() - t
-
-        with anyio.fail_after(90):
-            async with anyio.create_task_group() as tg:
-                for i in range(len(bodies)):
-                    tg.start_soon(one, i)
-    answered = [i for i, r in enumerate(results) if r.status_code == 200]
-    refused = [i for i, r in enumerate(results) if r.status_code == 503]
-    assert len(answered) + len(refused) == len(bodies), Counter(r.status_code for r in results)
-    for i in answered:
-        _check_answer(results[i], bodies[i])
-    assert refused, "300 concurrent requests, and none was refused"
-    by_engine = [i for i in refused if results[i].headers.get("content-type") == "application/json"]
-    for i in by_engine:
-        assert results[i].json()["error"] == "queue full" and results[i].headers["retry-after"] == "1"
-        assert results[i].json()["replica"] in replicas
-    # A refusal does not wait for the queue: it comes sooner than the answers at its back.
-    slowest_refusal, slowest_answer = max(took[i] for i in refused), max(took[i] for i in answered)
-    assert slowest_refusal < slowest_answer
-    sample = results[refused[0]]
-    print(f"300 concurrent requests: {len(answered)} answered (the last after {slowest_answer:.2f} s), "
-          f"{len(by_engine)} refused by a replica's engine, {len(refused) - len(by_engine)} by Serve's proxy "
-          f"(the last after {slowest_refusal:.2f} s; e.g. {sample.text[:100]!r}, "
-          f"Retry-After {sample.headers.get('retry-after')})")
-
-
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_a_replica_killed_under_load_loses_no_request_and_is_replaced(service: ServeDriver,
                                                                            anyio_backend: str):
     """SIGKILL one replica's process while clients keep it busy. A request in flight there is
@@ -338,19 +299,19 @@ async def test_a_replica_killed_under_load_loses_no_request_and_is_replaced(serv
           f"answered {first_new - t_kill:.1f} s after the kill")
 
 
-# --------------------------------------------------------------------------- shutdown (last)
+# --------------------------------------------------------------------------- shutdown, then another service
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_shutdown_drains_the_work_in_flight(service: ServeDriver, anyio_backend: str):
     """SIGTERM to the driver while both replicas have queued work: every request is answered,
     right, before the replicas go; the driver exits 0. (This test ends the module's service.)"""
-    # Full batches: 80 requests of MAX_BATCH rows are about 40 batches per replica at 100 ms each
-    # (within what a replica holds), 4 s of work. The signal comes once a quarter of them are
+    # Full batches: 48 requests of MAX_BATCH rows are about 24 batches per replica at 100 ms each
+    # (well within the 48 a replica holds waiting: Serve does not split them evenly), 2.4 s of work. The signal comes once a quarter of them are
     # answered: by then the rest have long reached the replicas. (Asking each replica via /health
     # does not work under load: Serve routes a request to the less busy of the two.)
     bodies = [np.random.default_rng(3 + i).standard_normal((MAX_BATCH, IN_DIM)).astype(np.float32).tolist()
-              for i in range(80)]
+              for i in range(48)]
     results: list = []
     answered_at: list[float] = []
     t_signal = 0.0
@@ -390,6 +351,58 @@ async def test_shutdown_drains_the_work_in_flight(service: ServeDriver, anyio_ba
     assert rc == 0, log
     assert "shutting down: draining the replicas" in log and "drained in" in log
     print(f"{pending} of {len(bodies)} requests unanswered at SIGTERM: all answered right; the driver exited 0")
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_a_burst_beyond_what_a_slow_service_holds_gets_503s(cluster: Any, service: ServeDriver, tmp_path: Path,
+                                                                   anyio_backend: str):
+    """Back-pressure through Serve, on a service of its own (after the module's has stopped): a
+    slow model (500 ms a batch) whose replicas each hold a batch and 4 requests waiting. Serve
+    hands a replica more than that (up to its max_ongoing_requests), and its engine refuses them
+    at once: 503 "queue full" with Retry-After, naming the replica; anything refused by Serve's
+    proxy (more than 8 waiting there) is a 503 too; every request taken is answered right."""
+    assert service.stop() == 0  # Serve is one per cluster: the module's service goes first (if still up)
+    driver = ServeDriver(cluster, tmp_path / "driver.log", "--replicas", "2", "--max-batch", str(MAX_BATCH),
+                         "--streams", "1", "--batch-window-ms", "0", "--delay-ms", "500", "--max-queue", "4",
+                         "--max-queued-requests", "8")
+    try:
+        replicas = set(driver.replicas(2))
+        # Full batches (one request each): the replicas answer 4 a second between them, whatever
+        # the proxy's pace, so the burst outruns them.
+        bodies = [np.random.default_rng(100 + i).standard_normal((MAX_BATCH, IN_DIM)).astype(np.float32).tolist()
+                  for i in range(48)]
+        results: list = [None] * len(bodies)
+        took: list[float] = [0.0] * len(bodies)
+        limits = httpx.Limits(max_connections=len(bodies), max_keepalive_connections=len(bodies))
+        async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+
+            async def one(i: int) -> None:
+                t = time.monotonic()
+                results[i] = await client.post(driver.url + "/infer", json={"inputs": bodies[i]})
+                took[i] = time.monotonic() - t
+
+            with anyio.fail_after(90):
+                async with anyio.create_task_group() as tg:
+                    for i in range(len(bodies)):
+                        tg.start_soon(one, i)
+    finally:
+        rc = driver.stop()
+    answered = [i for i, r in enumerate(results) if r is not None and r.status_code == 200]
+    refused = [i for i, r in enumerate(results) if r is not None and r.status_code == 503]
+    assert len(answered) + len(refused) == len(bodies), Counter(r.status_code for r in results if r is not None)
+    for i in answered:
+        _check_answer(results[i], bodies[i])
+    by_engine = [i for i in refused if results[i].headers.get("content-type") == "application/json"]
+    assert by_engine, f"no replica refused anything: {len(answered)} answered, {len(refused)} refused by the proxy"
+    for i in by_engine:
+        assert results[i].json()["error"] == "queue full" and results[i].headers["retry-after"] == "1"
+        assert results[i].json()["replica"] in replicas
+    slowest_refusal, slowest_answer = max(took[i] for i in by_engine), max(took[i] for i in answered)
+    assert slowest_refusal < slowest_answer  # a refusal does not wait for the queue
+    assert rc == 0, driver.log()
+    print(f"{len(bodies)} concurrent requests: {len(answered)} answered (the last after {slowest_answer:.2f} s), "
+          f"{len(by_engine)} refused by a replica's engine (the last after {slowest_refusal:.2f} s), "
+          f"{len(refused) - len(by_engine)} by Serve's proxy")
 
 
 # --------------------------------------------------------------------------- no cluster needed
