@@ -46,7 +46,7 @@ _kept_alive: list[Any] = []  # what abandoned work uses, kept until the process 
 class AclDevice:
     """One opened ACL device, shared by all aiocann users of that device index."""
 
-    __slots__ = ("index", "ctx", "reporter", "reporter_tid", "users", "abandoned")
+    __slots__ = ("index", "ctx", "reporter", "reporter_tid", "users", "abandoned", "logic_id")
 
     def __init__(self, index: int, ctx: Any, reporter: Any) -> None:
         self.index = index
@@ -55,6 +55,7 @@ class AclDevice:
         self.reporter_tid = int(lib.aiocann_reporter_thread_id(reporter))
         self.users = 0
         self.abandoned = False  # some stream's work was abandoned: never reset it
+        self.logic_id = logic_device_id(index)
 
 
 def abandon(dev: AclDevice, keep: Any) -> None:
@@ -63,6 +64,19 @@ def abandon(dev: AclDevice, keep: Any) -> None:
     a finalizer, in a thread that holds ``_lock`` (both stores are atomic)."""
     dev.abandoned = True
     _kept_alive.append(keep)
+
+
+def logic_device_id(index: int) -> int | None:
+    """The machine's (logical) id of user device ``index``: the same unless
+    ASCEND_RT_VISIBLE_DEVICES renumbers the devices this process sees. None where the runtime
+    lacks aclrtGetLogicDevIdByUserDevId (CANN releases before it)."""
+    out = ffi.new("int32_t*")
+    rc = lib.aclrtGetLogicDevIdByUserDevId(index, out)
+    if rc == errors.ApiNotSupportedError.codes[0]:
+        lib.aclGetRecentErrMsg()
+        return None
+    check(rc, "aclrtGetLogicDevIdByUserDevId")
+    return int(out[0])
 
 
 def check_process() -> None:

@@ -270,6 +270,15 @@ class Device:
         return self._dispatcher
 
     @property
+    def logic_id(self) -> int | None:
+        """The machine's id of this NPU (``aclrtGetLogicDevIdByUserDevId``). ``index`` counts the
+        devices this process sees: with ``ASCEND_RT_VISIBLE_DEVICES=2,3``, ``Device(0)`` is the
+        machine's device 2. None if the runtime predates the call."""
+        if self._acl is None:
+            raise errors.ClosedError(f"Device({self.index}) is not open yet")
+        return self._acl.logic_id
+
+    @property
     def reporter_thread_id(self) -> int:
         assert self._acl is not None
         return self._acl.reporter_tid

@@ -76,7 +76,9 @@ async def _worker(
     tiling = np.zeros(2, np.uint32)
     args = await add.args().ptr(x).ptr(y).ptr(z).placeholder(tiling)
     sample_args = await add.args().ptr(x).ptr(y).ptr(zs).placeholder(tiling)
-    bad_args = await poke.args().ptr(dev.empty(64, np.uint8)).u64(1 << 24)
+    # Just past the buffer's page, inside the unmapped gap that follows every allocation: a far
+    # offset could land in another live allocation, which the simulator cannot catch.
+    bad_args = await poke.args().ptr(dev.empty(64, np.uint8)).u64(4096 + 64)
     window: collections.deque[tuple[ac.Completion, bool]] = collections.deque()
     failed = False  # the stream has a failure no synchronize has reported yet
 

@@ -5,7 +5,7 @@ The fixtures are in ``acl_fixtures.py`` (a test module declares ``pytest_plugins
 ``aclInit`` + ``aclrtSetDevice(0)`` -- and always closes it (``aclrtResetDevice`` +
 ``aclFinalize``), even when the test fails, so every test starts from a fresh runtime.
 ``acl_session(**env)`` does the same for tests that configure the simulator through its
-environment variables (they are read at ``aclInit``).
+environment variables (they are read at ``aclInit``); ``acl_init(**env)`` only initialises.
 
 ``expect(code, rc, *fragments)`` is the one way these tests check a failing call: it asserts
 the exact code, that the runtime recorded a recent error message for it (every failing ACL call
@@ -280,10 +280,15 @@ class Runtime:
 
 
 @contextlib.contextmanager
-def acl_session(device: int = 0, **env: str) -> Iterator[Runtime]:
-    """aclInit (with the simulator configured by env) + aclrtSetDevice; always torn down."""
+def acl_init(**env: str | None) -> Iterator[None]:
+    """aclInit with the simulator configured by env (read at aclInit; None unsets a variable for
+    it); aclFinalize always follows."""
     saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
+    for k, v in env.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
     try:
         rc = lib.aclInit(ffi.NULL)
         if rc == REPEAT_INITIALIZE:  # someone left the runtime up: start from a clean one
@@ -298,12 +303,46 @@ def acl_session(device: int = 0, **env: str) -> Iterator[Runtime]:
             else:
                 os.environ[k] = v
     try:
-        check(lib.aclrtSetDevice(device), "aclrtSetDevice")
-        yield Runtime()
+        yield
     finally:
-        lib.aclrtResetDevice(device)
         lib.aclFinalize()
         last_error()
+
+
+@contextlib.contextmanager
+def acl_session(device: int = 0, **env: str | None) -> Iterator[Runtime]:
+    """aclInit (with the simulator configured by env) + aclrtSetDevice; always torn down."""
+    with acl_init(**env):
+        try:
+            check(lib.aclrtSetDevice(device), "aclrtSetDevice")
+            yield Runtime()
+        finally:
+            lib.aclrtResetDevice(device)
+
+
+# --------------------------------------------------------------------------- exception reports
+
+
+class Reports:
+    """An exception-info callback (a cffi callback: Python runs on the runtime's thread here,
+    which aiocann itself never does -- fine for a test) that records every report."""
+
+    def __init__(self) -> None:
+        self.got: list[dict[str, int]] = []
+        self.order: list[str] = []
+        self.cb = ffi.callback("aclrtExceptionInfoCallback", self._on)
+
+    def _on(self, info: object) -> None:
+        self.got.append(
+            {
+                "task": lib.aclrtGetTaskIdFromExceptionInfo(info),
+                "stream": lib.aclrtGetStreamIdFromExceptionInfo(info),
+                "thread": lib.aclrtGetThreadIdFromExceptionInfo(info),
+                "device": lib.aclrtGetDeviceIdFromExceptionInfo(info),
+                "code": lib.aclrtGetErrorCodeFromExceptionInfo(info),
+            }
+        )
+        self.order.append("exception")
 
 
 # --------------------------------------------------------------------------- report thread

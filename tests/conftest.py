@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE_KERNELS = ROOT / "examples" / "kernels"
+EXAMPLES = ROOT / "examples"
+EXAMPLE_KERNELS = EXAMPLES / "kernels"
 TEST_KERNELS = Path(__file__).resolve().parent / "kernels"
+
+
+def load_example(name: str) -> ModuleType:
+    """Import examples/<name>.py as the module ``name``, as running it from examples/ would
+    (examples import each other: server.py and ray_serve.py share inference.py)."""
+    if str(EXAMPLES) not in sys.path:
+        sys.path.insert(0, str(EXAMPLES))
+    return importlib.import_module(name)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -34,6 +34,8 @@ REAL_FUNCTIONS = {
     'aclrtResetDeviceForce': ('aclError', ('int32_t',)),
     'aclrtGetDevice': ('aclError', ('int32_t *',)),
     'aclrtGetDeviceCount': ('aclError', ('uint32_t *',)),
+    'aclrtGetLogicDevIdByUserDevId': ('aclError', ('const int32_t', 'int32_t * const')),
+    'aclrtGetUserDevIdByLogicDevId': ('aclError', ('const int32_t', 'int32_t * const')),
     'aclrtSynchronizeDevice': ('aclError', ()),
     'aclrtCreateContext': ('aclError', ('aclrtContext *', 'int32_t')),
     'aclrtDestroyContext': ('aclError', ('aclrtContext',)),

@@ -172,14 +172,16 @@ def test_device_attributes(device):
 
 
 def test_device_ids_and_uuid(runtime):
-    for fn in (
-        acl.rt.get_logic_dev_id_by_user_dev_id,
-        acl.rt.get_user_dev_id_by_logic_dev_id,
-        acl.rt.get_logic_dev_id_by_phy_dev_id,
-        acl.rt.get_phy_dev_id_by_logic_dev_id,
+    # a negative id: RT_ERROR_DEVICE_ID for the user/logic pair (ApiErrorDecorator::
+    # GetLogicDevIdByUserDevId, GetUserDevIdByLogicDevId), 107000 for the physical one
+    for fn, negative in (
+        (acl.rt.get_logic_dev_id_by_user_dev_id, RT_INVALID_DEVICEID),
+        (acl.rt.get_user_dev_id_by_logic_dev_id, RT_INVALID_DEVICEID),
+        (acl.rt.get_logic_dev_id_by_phy_dev_id, RT_PARAM_INVALID),
+        (acl.rt.get_phy_dev_id_by_logic_dev_id, RT_PARAM_INVALID),
     ):
         assert fn(1) == (1, SUCCESS)
-        assert fn(-1)[1] == RT_PARAM_INVALID
+        assert fn(-1)[1] == negative
         assert fn(DEVICES)[1] == RT_INVALID_DEVICEID
     u0, ret = acl.rt.device_get_uuid(0)
     assert ret == SUCCESS and len(u0["bytes"]) == 16

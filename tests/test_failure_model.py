@@ -9,8 +9,15 @@ import threading
 import time
 
 import numpy as np
-import pytest
-from acl_util import INVALID_PARAM, RT_AICORE_EXCEPTION, RT_INVALID_HANDLE, RT_PARAM_INVALID, acl_session, sync_rc
+from acl_util import (
+    INVALID_PARAM,
+    RT_AICORE_EXCEPTION,
+    RT_INVALID_HANDLE,
+    RT_PARAM_INVALID,
+    Reports,
+    acl_session,
+    sync_rc,
+)
 
 from aiocann._lib import check, ffi, lib
 
@@ -18,28 +25,6 @@ pytest_plugins = ["acl_fixtures"]
 
 RT_CONTEXT_NULL = 107002
 RT_FEATURE_NOT_SUPPORT = 207000
-
-
-class Reports:
-    """An exception-info callback (a cffi callback: Python runs on the runtime's thread here,
-    which aiocann itself never does -- fine for a test) that records every report."""
-
-    def __init__(self) -> None:
-        self.got: list[dict[str, int]] = []
-        self.order: list[str] = []
-        self.cb = ffi.callback("aclrtExceptionInfoCallback", self._on)
-
-    def _on(self, info: object) -> None:
-        self.got.append(
-            {
-                "task": lib.aclrtGetTaskIdFromExceptionInfo(info),
-                "stream": lib.aclrtGetStreamIdFromExceptionInfo(info),
-                "thread": lib.aclrtGetThreadIdFromExceptionInfo(info),
-                "device": lib.aclrtGetDeviceIdFromExceptionInfo(info),
-                "code": lib.aclrtGetErrorCodeFromExceptionInfo(info),
-            }
-        )
-        self.order.append("exception")
 
 
 def last_task_id() -> int:

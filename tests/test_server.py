@@ -4,7 +4,6 @@ and draining on SIGTERM/SIGINT (every in-flight request answered, exit status 0)
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -19,7 +18,7 @@ import anyio
 import httpx
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, load_example
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -27,20 +26,12 @@ SERVER = ROOT / "examples" / "server.py"
 IN_DIM, OUT_DIM, SEED = 64, 10, 0
 
 
-def _load_server_module():
-    spec = importlib.util.spec_from_file_location("aiocann_example_server", SERVER)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-server_module = _load_server_module()
-W, B = server_module.model_weights(IN_DIM, OUT_DIM, SEED)
+inference = load_example("inference")  # the model, the engine and the app; server.py drives them
+W, B = inference.model_weights(IN_DIM, OUT_DIM, SEED)
 
 
 def expected(x) -> np.ndarray:
-    return server_module.reference(np.asarray(x, np.float32), W, B)
+    return inference.reference(np.asarray(x, np.float32), W, B)
 
 
 def _free_port() -> int:
@@ -267,7 +258,7 @@ async def test_oversized_bodies_get_413_before_they_are_read(server):
     one as soon as the bytes read pass the limit; the connection is closed, since the rest of
     the body is never read. Nothing is parsed, so nothing is slow."""
     limit = server.health()["config"]["max_body_bytes"]
-    assert limit == server_module.ServerConfig(max_batch=16, in_dim=IN_DIM).body_limit
+    assert limit == inference.ServerConfig(max_batch=16, in_dim=IN_DIM).body_limit
     head = b"POST /infer HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
     announced = head + b"Content-Length: 60000000\r\n\r\n"  # and not one byte of the body
     pending_chunks = head + b"Transfer-Encoding: chunked\r\n\r\n" + _chunked(b'{"inputs": [' + b"0.5, " * limit)
@@ -308,9 +299,9 @@ async def test_the_body_limit_is_configurable(tmp_path, anyio_backend):
         srv.kill()
     assert rc == 0, srv.log()
     with pytest.raises(ValueError, match="max_body_bytes"):
-        server_module.ServerConfig(max_body_bytes=0)
-    cfg = server_module.ServerConfig(max_batch=4, in_dim=8)
-    assert cfg.body_limit == server_module.JSON_ENVELOPE_BYTES + 4 * 8 * server_module.JSON_BYTES_PER_NUMBER
+        inference.ServerConfig(max_body_bytes=0)
+    cfg = inference.ServerConfig(max_batch=4, in_dim=8)
+    assert cfg.body_limit == inference.JSON_ENVELOPE_BYTES + 4 * 8 * inference.JSON_BYTES_PER_NUMBER
 
 
 # --------------------------------------------------------------------------- back-pressure
@@ -409,7 +400,7 @@ async def test_shutdown_answers_every_request_in_flight_then_exits_0(tmp_path, a
 async def test_lifespan_shutdown_drains_queued_and_running_batches():
     # In process, the lifespan alone: requests still queued and batches still on the device when
     # shutdown begins are all finished and answered before the Device closes.
-    app = server_module.create_app(max_batch=4, streams=2, batch_window_ms=0, delay_ms=100,
+    app = inference.create_app(max_batch=4, streams=2, batch_window_ms=0, delay_ms=100,
                                    in_dim=IN_DIM, out_dim=OUT_DIM, seed=SEED)
     rng = np.random.default_rng(9)
     xs = [rng.standard_normal((1 + i % 3, IN_DIM)).astype(np.float32) for i in range(12)]  # 24 rows
@@ -428,7 +419,7 @@ async def test_lifespan_shutdown_drains_queued_and_running_batches():
     stats = app.state.final_health["stats"]
     assert stats["requests"] == 12 and stats["rows"] == 24 and stats["max_batch_rows"] <= 4
     assert app.state.final_health["status"] == "draining" and app.state.final_health["queue"] == 0
-    with pytest.raises(server_module.ShuttingDown):
+    with pytest.raises(inference.ShuttingDown):
         engine.submit(xs[0])
 
 
@@ -436,7 +427,7 @@ async def test_a_failed_batch_fails_only_its_requests_and_the_lane_recovers():
     # A real device fault: a matmul told its inner dimension is 2**24 reads past its input into
     # the guard page. The batch's requests get the error; the next batch, on the same (only)
     # lane, runs on a fresh stream and is correct.
-    app = server_module.create_app(max_batch=4, streams=1, batch_window_ms=0, in_dim=IN_DIM, out_dim=OUT_DIM,
+    app = inference.create_app(max_batch=4, streams=1, batch_window_ms=0, in_dim=IN_DIM, out_dim=OUT_DIM,
                                    seed=SEED)
     x = np.random.default_rng(10).standard_normal((2, IN_DIM)).astype(np.float32)
     with anyio.fail_after(30):
@@ -453,3 +444,21 @@ async def test_a_failed_batch_fails_only_its_requests_and_the_lane_recovers():
     assert good.error is None
     np.testing.assert_allclose(good.result, expected(x), rtol=1e-5, atol=1e-6)
     assert app.state.final_health["stats"]["batches"] == 2
+
+
+async def test_a_replica_names_itself_in_every_answer_and_in_health():
+    # As one replica of several (examples/ray_serve.py), the app says which replica answered, and
+    # /health reports the replica and its device (index here, the machine's id for it).
+    app = inference.create_app(replica={"id": "r-1", "npu_ids": ["0"]}, max_batch=4, streams=1,
+                               in_dim=IN_DIM, out_dim=OUT_DIM, seed=SEED)
+    x = np.random.default_rng(12).standard_normal(IN_DIM).astype(np.float32)
+    with anyio.fail_after(30):
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://replica") as client:
+                r = await client.post("/infer", json={"inputs": x.tolist()})
+                health = (await client.get("/health")).json()
+    _check_answer(r, x)
+    assert r.json()["replica"] == "r-1"
+    assert health["replica"] == {"id": "r-1", "npu_ids": ["0"]}
+    assert health["device"] == {"index": 0, "logic_id": 0}

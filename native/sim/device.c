@@ -494,6 +494,24 @@ void sim_device_teardown(sim_device *d)
     sim_memory_fini(&d->mem);
 }
 
+/* 107001 for a user device id this process does not have, saying why. */
+static aclError invalid_device(const char *func, int32_t id)
+{
+    const sim_config *c = &g_rt.cfg;
+    if (c->visible == SIM_VISIBLE_UNSET)
+        return sim_fail_(func, ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist (%d devices; set AIOCANN_SIM_DEVICES)",
+                         id, c->num_devices);
+    const char *problem = sim_visible_problem();
+    if (problem)
+        return sim_fail_(func, ACL_ERROR_RT_INVALID_DEVICEID,
+                         "device %d is not visible: ASCEND_RT_VISIBLE_DEVICES=\"%s\" is invalid (%s), so no device is",
+                         id, c->visible_str, problem);
+    return sim_fail_(func, ACL_ERROR_RT_INVALID_DEVICEID,
+                     "device %d is not visible: ASCEND_RT_VISIBLE_DEVICES=\"%s\" makes %d of the %d devices visible, "
+                     "as devices 0..%d",
+                     id, c->visible_str, c->num_devices, c->physical_devices, c->num_devices - 1);
+}
+
 /* Takes one reference on device id, activating it if needed. Returns it locked. */
 static sim_device *retain(int32_t id, const char *func, aclError *rc)
 {
@@ -503,8 +521,7 @@ static sim_device *retain(int32_t id, const char *func, aclError *rc)
     }
     sim_device *d = sim_device_of(id);
     if (!d) {
-        *rc = sim_fail_(func, ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist (%d devices; set AIOCANN_SIM_DEVICES)",
-                        id, g_rt.cfg.num_devices);
+        *rc = invalid_device(func, id);
         return NULL;
     }
     pthread_mutex_lock(&d->lock);
@@ -539,7 +556,7 @@ static aclError reset(int32_t deviceId, bool force, const char *func)
     SIM_REQUIRE_INIT();
     sim_device *d = sim_device_of(deviceId);
     if (!d)
-        return sim_fail_(func, ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist", deviceId);
+        return invalid_device(func, deviceId);
     pthread_mutex_lock(&d->lock);
     if (force)
         d->refcount = 1;
@@ -568,8 +585,53 @@ SIM_API aclError aclrtGetDeviceCount(uint32_t *count)
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(count);
     SIM_REQUIRE_INIT();
+    const char *problem = sim_visible_problem();
+    if (problem) /* ApiImpl::GetDeviceCount: RT_ERROR_DRV_NO_DEVICE, EE2002 */
+        return sim_fail(ACL_ERROR_RT_NO_DEVICE, "no device: ASCEND_RT_VISIBLE_DEVICES=\"%s\" is invalid (%s)",
+                        g_rt.cfg.visible_str, problem);
     *count = (uint32_t)g_rt.cfg.num_devices;
     return ACL_SUCCESS;
+}
+
+/* The user device id an application passes (aclrtSetDevice) is an index into the devices
+ * ASCEND_RT_VISIBLE_DEVICES lists; the logical id is the machine's. Without the variable they are
+ * the same. (ApiErrorDecorator / ApiImpl::GetLogicDevIdByUserDevId, GetUserDevIdByLogicDevId;
+ * Runtime::ChgUserDevIdToDeviceId, GetUserDevIdByDeviceId.) The simulator has no containers,
+ * so its logical ids are also its physical ones. */
+SIM_API aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t *const logicDevId)
+{
+    SIM_CHECK_PROCESS();
+    SIM_REQUIRE_INIT();
+    if (userDevid < 0)
+        return sim_fail(ACL_ERROR_RT_INVALID_DEVICEID, "userDevid must be >= 0, got %d", userDevid);
+    if (!logicDevId)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "logicDevId must not be NULL");
+    if (userDevid >= g_rt.cfg.num_devices)
+        return invalid_device(__func__, userDevid);
+    *logicDevId = g_rt.cfg.logic_id[userDevid];
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int32_t *const userDevid)
+{
+    SIM_CHECK_PROCESS();
+    SIM_REQUIRE_INIT();
+    const sim_config *c = &g_rt.cfg;
+    if (logicDevId < 0)
+        return sim_fail(ACL_ERROR_RT_INVALID_DEVICEID, "logicDevId must be >= 0, got %d", logicDevId);
+    if (!userDevid)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "userDevid must not be NULL");
+    if (logicDevId >= c->physical_devices)
+        return sim_fail(ACL_ERROR_RT_INVALID_DEVICEID, "logical device %d does not exist (%d devices)", logicDevId,
+                        c->physical_devices);
+    for (int i = 0; i < c->num_devices; i++)
+        if (c->logic_id[i] == logicDevId) {
+            *userDevid = i;
+            return ACL_SUCCESS;
+        }
+    return sim_fail(ACL_ERROR_RT_INVALID_DEVICEID,
+                    "logical device %d is not visible to this process (ASCEND_RT_VISIBLE_DEVICES=\"%s\")", logicDevId,
+                    c->visible_str);
 }
 
 /* Context::Synchronize: the context's stop-on-failure error first (CheckStatus); otherwise

@@ -252,17 +252,8 @@ static aclError map_id(int32_t in, int32_t *out, const char *func)
     return ACL_SUCCESS;
 }
 
-SIM_API aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t *const logicDevId)
-{
-    SIM_CHECK_PROCESS();
-    return map_id(userDevid, logicDevId, __func__);
-}
-
-SIM_API aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int32_t *const userDevid)
-{
-    SIM_CHECK_PROCESS();
-    return map_id(logicDevId, userDevid, __func__);
-}
+/* aclrtGetLogicDevIdByUserDevId / aclrtGetUserDevIdByLogicDevId live in device.c: they follow
+ * ASCEND_RT_VISIBLE_DEVICES. */
 
 SIM_API aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId, int32_t *const logicDevId)
 {

@@ -3,7 +3,7 @@
  *
  * Configuration is read from the environment at aclInit, so a process can change it between
  * aclFinalize and the next aclInit:
- *   AIOCANN_SIM_DEVICES      number of devices                      (default 2, 1..64)
+ *   AIOCANN_SIM_DEVICES      number of (physical) devices           (default 2, 1..64)
  *   AIOCANN_SIM_CORES        AI-core threads per device              (default 8, 1..256)
  *   AIOCANN_SIM_MEMORY       device memory per device, e.g. 512m, 4g (default 4g)
  *   AIOCANN_SIM_MAX_STREAMS  streams per device incl. default ones   (default 1984)
@@ -13,8 +13,11 @@
  *   AIOCANN_SIM_MODEL_DESTROY_WAIT_MS  how long aclmdlRIDestroy waits for a model's running
  *                            replays before it gives up with 107037 (default 10000, as
  *                            Context::ModelDestroy polls 10000 x 1 ms)
+ *   ASCEND_RT_VISIBLE_DEVICES the real runtime's variable: which of those devices this process
+ *                            sees, renumbered from 0 (read_visible_devices)
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,13 +119,106 @@ static aclError env_size(const char *name, size_t dflt, size_t *out)
     return ACL_SUCCESS;
 }
 
+/*
+ * ASCEND_RT_VISIBLE_DEVICES, parsed as the real runtime parses it: Runtime::GetVisibleDevices
+ * and SplitString in src/runtime/core/src/runtime.cc (hicann/runtime 681ef7610).
+ *
+ * - Unset: every device, user id = logical id. Set, even to "": only what it lists.
+ * - The first 128 characters are read (RT_SET_DEVICE_STR_MAX_LEN).
+ * - Splitting: a value not starting with a digit gives no id at all (so "", " 1", "-1", ",1").
+ *   Digits make an id; a comma ends it; any other character, or a second comma in a row, stops
+ *   the reading there ("1, 2,3" is 1; "1,,2" is 1; "1a" is 1).
+ * - Ids in order: the first that is not a device (>= the device count, or too large to be a
+ *   number) stops the reading; the ids before it count ("1,3,8" with 4 devices is 1,3). An id
+ *   smaller than the one before it, or one seen before, makes the whole setting invalid.
+ *   Reading also stops once there are as many ids as devices, so what follows is never checked.
+ * - No id read, or an invalid setting: the process sees no device. aclInit still succeeds (the
+ *   runtime ignores GetVisibleDevices' result); aclrtGetDeviceCount fails with 207004 and
+ *   aclrtSetDevice with 107001 (ApiImpl::GetDeviceCount, ApiErrorDecorator::SetDevice).
+ * The devices it lists become user devices 0, 1, ... in that order.
+ */
+static void read_visible_devices(sim_config *c)
+{
+    int physical = c->physical_devices;
+    const char *v = getenv("ASCEND_RT_VISIBLE_DEVICES");
+    c->visible_str[0] = '\0';
+    if (!v) {
+        c->visible = SIM_VISIBLE_UNSET;
+        c->num_devices = physical;
+        for (int i = 0; i < physical; i++)
+            c->logic_id[i] = i;
+        return;
+    }
+    size_t len = strnlen(v, SIM_VISIBLE_STR_MAX);
+    memcpy(c->visible_str, v, len);
+    c->visible_str[len] = '\0';
+    c->num_devices = 0;
+
+    /* SplitString, then the loop over its tokens, in one pass: a token is complete when its
+     * digits end (or the string does). */
+    const char *p = c->visible_str;
+    int n = 0;
+    if (isdigit((unsigned char)p[0])) {
+        int commas = 0;
+        while (*p) {
+            if (!isdigit((unsigned char)*p)) {
+                if (*p != ',' || ++commas > 1)
+                    break;
+                p++;
+                continue;
+            }
+            commas = 0;
+            /* std::stoi of the digits; a value past any device (however long) stops the reading */
+            long id = 0;
+            for (; isdigit((unsigned char)*p); p++)
+                if (id <= SIM_MAX_DEVICES)
+                    id = id * 10 + (*p - '0');
+            if (id > physical - 1)
+                break;
+            if (n > 0 && id < c->logic_id[n - 1]) {
+                c->visible = SIM_VISIBLE_ORDER;
+                return;
+            }
+            for (int j = 0; j < n; j++)
+                if (c->logic_id[j] == id) {
+                    c->visible = SIM_VISIBLE_DUPLICATED;
+                    return;
+                }
+            c->logic_id[n++] = (int32_t)id;
+            if (n >= physical)
+                break;
+        }
+    }
+    if (n == 0) {
+        c->visible = SIM_VISIBLE_NONE;
+        return;
+    }
+    c->visible = SIM_VISIBLE_OK;
+    c->num_devices = n;
+}
+
+const char *sim_visible_problem(void)
+{
+    switch (g_rt.cfg.visible) {
+    case SIM_VISIBLE_DUPLICATED:
+        return "an id cannot be repeated";
+    case SIM_VISIBLE_ORDER:
+        return "the ids must be in ascending order";
+    case SIM_VISIBLE_NONE:
+        return "it names no device: comma-separated ids in [0, physical device count), nothing else";
+    default:
+        return NULL;
+    }
+}
+
 static aclError read_config(sim_config *c)
 {
     long v;
     aclError rc;
-    if ((rc = env_long("AIOCANN_SIM_DEVICES", 1, 64, 2, &v)))
+    if ((rc = env_long("AIOCANN_SIM_DEVICES", 1, SIM_MAX_DEVICES, 2, &v)))
         return rc;
-    c->num_devices = (int)v;
+    c->physical_devices = (int)v;
+    read_visible_devices(c);
     if ((rc = env_long("AIOCANN_SIM_CORES", 1, 256, 8, &v)))
         return rc;
     c->cores_per_device = (int)v;

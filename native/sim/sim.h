@@ -57,8 +57,25 @@ typedef struct sim_function sim_function;
 
 /* ------------------------------------------------------------------ configuration -------- */
 
+#define SIM_MAX_DEVICES 64 /* AIOCANN_SIM_DEVICES at most */
+
+/* What ASCEND_RT_VISIBLE_DEVICES made of the physical devices (Runtime::GetVisibleDevices). */
+typedef enum sim_visible_state {
+    SIM_VISIBLE_UNSET,      /* not in the environment: user id = logical id, every device */
+    SIM_VISIBLE_OK,         /* the listed devices, renumbered from 0 */
+    SIM_VISIBLE_DUPLICATED, /* an id repeats: no device usable */
+    SIM_VISIBLE_ORDER,      /* ids not ascending: no device usable */
+    SIM_VISIBLE_NONE,       /* no valid id before the first invalid one (or empty): none usable */
+} sim_visible_state;
+
+#define SIM_VISIBLE_STR_MAX 128 /* RT_SET_DEVICE_STR_MAX_LEN: the runtime reads this much of it */
+
 typedef struct sim_config {
-    int num_devices;         /* AIOCANN_SIM_DEVICES, default 2 */
+    int physical_devices;    /* AIOCANN_SIM_DEVICES, default 2: the machine's devices */
+    int num_devices;         /* the devices this process sees (user ids 0..num_devices-1) */
+    sim_visible_state visible;
+    int32_t logic_id[SIM_MAX_DEVICES];       /* user id -> logical (physical) id */
+    char visible_str[SIM_VISIBLE_STR_MAX + 1]; /* ASCEND_RT_VISIBLE_DEVICES as read */
     int cores_per_device;    /* AIOCANN_SIM_CORES, default 8 */
     size_t device_memory;    /* AIOCANN_SIM_MEMORY (bytes, k/m/g suffix), default 4 GiB */
     int max_streams;         /* AIOCANN_SIM_MAX_STREAMS, default 1984 (incl. default streams) */
@@ -162,8 +179,6 @@ const char *sim_fault_describe(int sig);
 
 /* ------------------------------------------------------------------ runtime -------------- */
 
-#define SIM_MAX_DEVICES 64
-
 /* The runtime's default operator timeout on A2/A3: 254 x 4294967.296 us, about 1091 s
  * (docs/zh/api_ref/14: a launch without a timeout attribute gets it; 0 means never). */
 #define SIM_DEFAULT_OP_TIMEOUT_US (254ull * 4294967296ull / 1000ull)
@@ -188,6 +203,8 @@ aclError sim_forked_error(const char *func);
 #define SIM_CHECK_PROCESS() \
     do { if (atomic_load_explicit(&g_sim_forked, memory_order_relaxed)) return sim_forked_error(__func__); } while (0)
 bool sim_is_initialized(void);
+/* Why ASCEND_RT_VISIBLE_DEVICES leaves no device usable, or NULL if it does not. */
+const char *sim_visible_problem(void);
 #define SIM_REQUIRE_INIT() \
     do { if (!sim_is_initialized()) return sim_fail(ACL_ERROR_UNINITIALIZE, "aclInit has not been called"); } while (0)
 

@@ -571,6 +571,47 @@ static void test_capture(const char *kernel_path)
     OK(aclrtFreeHost(host));
 }
 
+/* ASCEND_RT_VISIBLE_DEVICES, read at aclInit (the Python tests go through every rule; here the
+ * parsing runs under the sanitizers, long values included). */
+static void test_visible_devices(void)
+{
+    static const struct {
+        const char *value;
+        int count; /* -1: no device (aclrtGetDeviceCount fails) */
+        int32_t first_logic_id;
+    } cases[] = {
+        {"1", 1, 1},      {"0,1", 2, 0},  {"1,0", -1, 0}, {"1,1", -1, 0}, {"", -1, 0},
+        {"1, 0", 1, 1},   {"0,1,1", 2, 0}, {"9", -1, 0},
+    };
+    char long_value[300];
+    memset(long_value, '0', sizeof long_value - 2);
+    long_value[sizeof long_value - 2] = '1'; /* past the 128 characters the runtime reads */
+    long_value[sizeof long_value - 1] = '\0';
+    setenv("AIOCANN_SIM_DEVICES", "2", 1);
+    for (size_t i = 0; i <= sizeof cases / sizeof cases[0]; i++) {
+        const char *value = i < sizeof cases / sizeof cases[0] ? cases[i].value : long_value;
+        int want = i < sizeof cases / sizeof cases[0] ? cases[i].count : 1; /* 128 zeros: device 0 */
+        int32_t logic = -1, first = i < sizeof cases / sizeof cases[0] ? cases[i].first_logic_id : 0;
+        uint32_t count = 0;
+        setenv("ASCEND_RT_VISIBLE_DEVICES", value, 1);
+        OK(aclInit(NULL));
+        if (want < 0) {
+            CHECK_RC(aclrtGetDeviceCount(&count), ACL_ERROR_RT_NO_DEVICE);
+            CHECK_RC(aclrtSetDevice(0), ACL_ERROR_RT_INVALID_DEVICEID);
+        } else {
+            OK(aclrtGetDeviceCount(&count));
+            CHECK((int)count == want);
+            OK(aclrtGetLogicDevIdByUserDevId(0, &logic));
+            CHECK(logic == first);
+            OK(aclrtSetDevice(0));
+            OK(aclrtResetDevice(0));
+            CHECK_RC(aclrtSetDevice(want), ACL_ERROR_RT_INVALID_DEVICEID);
+        }
+        OK(aclFinalize());
+    }
+    unsetenv("ASCEND_RT_VISIBLE_DEVICES");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -591,6 +632,7 @@ int main(int argc, char **argv)
     OK(aclrtResetDevice(0));
     OK(aclFinalize());
     CHECK_RC(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+    test_visible_devices();
     if (g_failures)
         fprintf(stderr, "%d check(s) failed\n", g_failures);
     else
