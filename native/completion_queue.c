@@ -68,7 +68,6 @@ typedef struct pending {
     aiocann_cq_stream *qs;
     uint64_t token;
     uint32_t work_task;  /* task id of the work it completes, or NO_TASK (a marker) */
-    uint32_t cb_task;    /* task id of the callback itself, once known */
     int32_t status;      /* set by on_exception */
     char *message;
 } pending;
@@ -375,11 +374,13 @@ static void on_complete(void *user)
         if (qs->tail == p)
             qs->tail = prev;
     }
-    /* Reports of tasks before this callback that no completion claimed were not aiocann's. */
-    if (p->cb_task != NO_TASK) {
+    /* Reports of tasks before this completion's work that no completion claimed were not
+     * aiocann's: completions register in submission order, so one for such a task would have
+     * claimed its report when it registered. */
+    if (p->work_task != NO_TASK) {
         for (parked **kp = &qs->parked; *kp;) {
             parked *k = *kp;
-            if (task_before(k->task, p->cb_task)) {
+            if (task_before(k->task, p->work_task)) {
                 *kp = k->next;
                 push(qs->cq, AIOCANN_STREAM_REPORT | qs->key, k->code, k->message);
                 free(k);
@@ -402,7 +403,7 @@ aclError aiocann_cq_enqueue(aiocann_cq_stream *qs, uint64_t token, int work)
     pending *p = malloc(sizeof *p);
     if (!p)
         return ACL_ERROR_BAD_ALLOC;
-    *p = (pending){.qs = qs, .token = token, .work_task = NO_TASK, .cb_task = NO_TASK};
+    *p = (pending){.qs = qs, .token = token, .work_task = NO_TASK};
     atomic_fetch_add(&qs->refs, 1); /* dropped by on_complete, or below if never queued */
     if (work && aclrtGetThreadLastTaskId(&p->work_task) != ACL_SUCCESS)
         p->work_task = NO_TASK;
@@ -426,10 +427,10 @@ aclError aiocann_cq_enqueue(aiocann_cq_stream *qs, uint64_t token, int work)
     pthread_mutex_unlock(&qs->lock);
     /* From here on_complete may run at any moment on the report thread. */
     rc = aclrtLaunchCallback(on_complete, p, ACL_CALLBACK_NO_BLOCK, qs->stream);
-    pthread_mutex_lock(&qs->lock);
     if (rc) {
         /* Never queued: unlink and forget it (a report it had claimed goes with it: the caller
          * raises the launch failure, and the work keeps running without a completion). */
+        pthread_mutex_lock(&qs->lock);
         pending **pp = &qs->head, *prev = NULL;
         while (*pp && *pp != p) {
             prev = *pp;
@@ -446,12 +447,6 @@ aclError aiocann_cq_enqueue(aiocann_cq_stream *qs, uint64_t token, int work)
         stream_put(qs);
         return rc;
     }
-    /* The callback may already have run and freed p. If it is still in flight it is the
-     * newest entry: only the thread that owns the stream's submissions appends. */
-    uint32_t cb;
-    if (qs->tail == p && aclrtGetThreadLastTaskId(&cb) == ACL_SUCCESS)
-        p->cb_task = cb;
-    pthread_mutex_unlock(&qs->lock);
     return ACL_SUCCESS;
 }
 
