@@ -357,13 +357,9 @@ void aiocann_cq_stream_free(aiocann_cq_stream *qs)
 aclrtContext aiocann_cq_stream_context(aiocann_cq_stream *qs) { return qs->cq->ctx; }
 aclrtStream aiocann_cq_stream_handle(aiocann_cq_stream *qs) { return qs->stream; }
 
-/* Runs on the report thread, inside aclrtProcessReport. */
-static void on_complete(void *user)
+/* Takes p out of the stream's completions in flight. qs->lock held. */
+static void unlink_locked(aiocann_cq_stream *qs, pending *p)
 {
-    pending *p = user;
-    aiocann_cq_stream *qs = p->qs;
-    pthread_mutex_lock(&qs->lock);
-    /* Callbacks of one stream run in order, so p is the oldest in flight. */
     pending **pp = &qs->head, *prev = NULL;
     while (*pp && *pp != p) {
         prev = *pp;
@@ -374,6 +370,15 @@ static void on_complete(void *user)
         if (qs->tail == p)
             qs->tail = prev;
     }
+}
+
+/* Runs on the report thread, inside aclrtProcessReport. */
+static void on_complete(void *user)
+{
+    pending *p = user;
+    aiocann_cq_stream *qs = p->qs;
+    pthread_mutex_lock(&qs->lock);
+    unlink_locked(qs, p); /* callbacks of one stream run in order: p is the oldest, found at once */
     /* Reports of tasks before this completion's work that no completion claimed were not
      * aiocann's: completions register in submission order, so one for such a task would have
      * claimed its report when it registered. */
@@ -431,16 +436,7 @@ aclError aiocann_cq_enqueue(aiocann_cq_stream *qs, uint64_t token, int work)
         /* Never queued: unlink and forget it (a report it had claimed goes with it: the caller
          * raises the launch failure, and the work keeps running without a completion). */
         pthread_mutex_lock(&qs->lock);
-        pending **pp = &qs->head, *prev = NULL;
-        while (*pp && *pp != p) {
-            prev = *pp;
-            pp = &(*pp)->next;
-        }
-        if (*pp) {
-            *pp = p->next;
-            if (qs->tail == p)
-                qs->tail = prev;
-        }
+        unlink_locked(qs, p);
         pthread_mutex_unlock(&qs->lock);
         free(p->message);
         free(p);
