@@ -64,6 +64,18 @@ static aclError check_queryable(const sim_event *e, const char *func)
     return ACL_SUCCESS;
 }
 
+/* The event, +1 ref, unless a capture still holds its record (ApiErrorDecorator: 107028
+ * comes first); NULL with the error in *rc. */
+static sim_event *lookup_queryable(aclrtEvent event, const char *func, aclError *rc)
+{
+    sim_event *e = lookup(event, func, rc);
+    if (e && (*rc = sim_capture_event_busy(e, func))) {
+        sim_obj_put(&e->obj);
+        return NULL;
+    }
+    return e;
+}
+
 /* Deprecated. NOT_READY while its latest record is submitted but not executed; otherwise
  * (executed, or never recorded) COMPLETE -- Event::Query. */
 SIM_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
@@ -72,13 +84,9 @@ SIM_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
     SIM_CHECK_NOT_NULL(event);
     SIM_CHECK_NOT_NULL(status);
     aclError rc;
-    sim_event *e = lookup(event, __func__, &rc);
+    sim_event *e = lookup_queryable(event, __func__, &rc);
     if (!e)
         return rc;
-    if ((rc = sim_capture_event_busy(e, __func__))) { /* ApiErrorDecorator: 107028 first */
-        sim_obj_put(&e->obj);
-        return rc;
-    }
     pthread_mutex_lock(&e->lock);
     rc = check_queryable(e, __func__);
     if (!rc)
@@ -96,13 +104,9 @@ SIM_API aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatu
     SIM_CHECK_NOT_NULL(event);
     SIM_CHECK_NOT_NULL(status);
     aclError rc;
-    sim_event *e = lookup(event, __func__, &rc);
+    sim_event *e = lookup_queryable(event, __func__, &rc);
     if (!e)
         return rc;
-    if ((rc = sim_capture_event_busy(e, __func__))) { /* ApiErrorDecorator: 107028 first */
-        sim_obj_put(&e->obj);
-        return rc;
-    }
     pthread_mutex_lock(&e->lock);
     rc = check_queryable(e, __func__);
     if (!rc)
