@@ -138,13 +138,13 @@ class Dispatcher:
             status = self._st_view[:n].tolist()
             for i, (token, code) in enumerate(zip(tokens, status, strict=True)):
                 message = None
-                if code:
+                if code:  # a failure: its message, and maybe a stream report (never code 0)
                     message = self._take_message(i)
-                if token & _STREAM_REPORT:
-                    owner = streams.get(token ^ _STREAM_REPORT)  # the key, in the low bits
-                    if owner is not None:
-                        owner.stream_failure(code, message)
-                    continue
+                    if token & _STREAM_REPORT:
+                        owner = streams.get(token ^ _STREAM_REPORT)  # the key, in the low bits
+                        if owner is not None:
+                            owner.stream_failure(code, message)
+                        continue
                 owner = streams.get(token >> KEY_SHIFT)
                 if owner is not None:
                     self.resolved += 1

@@ -154,12 +154,14 @@ class Submissions:
         on_done: Any = None,
     ) -> Completion:
         """Register the Completion for work just enqueued with ``token``."""
-        c = Completion(self.stream, what, keep, arrays, on_done)
+        stream = self._stream()  # alive: the submitter holds it (the property, inlined)
+        assert stream is not None
+        c = Completion(stream, what, keep, arrays, on_done)
         self.pending[token] = c
         self.in_flight += 1
         self.last = c
         if profile._active is not None:
-            profile._active._on_submit(self.stream, c)
+            profile._active._on_submit(stream, c)
         return c
 
     def enqueue_failed(self, rc: int, api: str, keep: Any = None) -> None:

@@ -108,46 +108,43 @@ class Completion:
         return errors.error_for(self._code, self._message, self.what)
 
     def __await__(self) -> Generator[Any, None, None]:
-        return self._wait().__await__()
-
-    async def _wait(self) -> None:
+        # A generator rather than ``return self._wait().__await__()``: this runs once per
+        # awaited launch, and waiting on the loop's own future here spares two coroutine
+        # objects and their frames (benchmarks/bench_completions.py measures it).
         device = self._stream._device
         if _get_ident() != device._thread:
             device._wrong_thread()
         if self._done:
             # Like awaiting a finished future: no trip through the event loop (this is the
             # common case when a batch of completions is awaited), but still a cancel point.
-            await anyio.lowlevel.checkpoint_if_cancelled()
+            yield from anyio.lowlevel.checkpoint_if_cancelled().__await__()
         else:
-            # The loop's own primitives rather than anyio.Event: this runs once per awaited
-            # launch, and each waiter is detached alone if its task is cancelled.
+            # The loop's own primitives rather than anyio.Event, and each waiter is detached
+            # alone if its task is cancelled.
             if self._waiters is None:
                 self._waiters = []
+            waiters = self._waiters
             loop = device._loop
             if loop is not None:
                 if _running_loop() is not loop:
                     device._wrong_thread()
-                await _wait_asyncio(loop, self._waiters)
+                fut = loop.create_future()
+                waiters.append(fut)
+                try:
+                    yield from fut
+                finally:
+                    if not fut.done():  # cancelled: detach this waiter only
+                        waiters.remove(fut)
             else:
                 if not device._on_own_loop():
                     device._wrong_thread()
-                await _wait_trio(self._waiters)
+                yield from _wait_trio(waiters).__await__()
         if self._code:
             raise errors.error_for(self._code, self._message, self.what)
 
     def __repr__(self) -> str:
         state = "pending" if not self._done else ("failed" if self._code else "done")
         return f"<Completion {self.what} {state}>"
-
-
-async def _wait_asyncio(loop: Any, waiters: list[Any]) -> None:
-    fut = loop.create_future()
-    waiters.append(fut)
-    try:
-        await fut
-    finally:
-        if not fut.done():  # cancelled: detach this waiter only
-            waiters.remove(fut)
 
 
 async def _wait_trio(waiters: list[Any]) -> None:
