@@ -126,9 +126,9 @@ class Completion:
             waiters = self._waiters
             loop = device._loop
             if loop is not None:
+                fut = loop.create_future()
                 if _running_loop() is not loop:
                     device._wrong_thread()
-                fut = loop.create_future()
                 waiters.append(fut)
                 try:
                     yield from fut
