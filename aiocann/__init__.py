@@ -13,7 +13,7 @@
             await done
             out = await z.get()
 
-Layers: ``aiocann.acl`` is the pyACL-compatible synchronous module; ``aiocann.sim`` builds
+Layers: ``aiocann.acl`` is the pyACL-compatible synchronous module; ``aiocann.compiler`` builds
 simulator kernels; this package is the async core (anyio: asyncio, uvloop, trio).
 """
 
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from .launch import LaunchConfig, launch
     from .memory import DeviceArray
     from .memory_pool import MemoryPool, PoolStats
-    from .profile import Trace, trace
     from .stream import Stream, current_stream
+    from .tracing import Trace, trace
 
 # The async core (and anyio with it) is imported on first use, not here: `import aiocann.acl`
 # runs this file too, and a pyACL program must not pay for an event-loop library it never uses.
@@ -57,8 +57,8 @@ _LAZY = {
     "DeviceArray": "memory",
     "MemoryPool": "memory_pool",
     "PoolStats": "memory_pool",
-    "Trace": "profile",
-    "trace": "profile",
+    "Trace": "tracing",
+    "trace": "tracing",
     "Stream": "stream",
     "current_stream": "stream",
 }
@@ -71,8 +71,9 @@ _SUBMODULES = {
     "launch",
     "memory",
     "memory_pool",
-    "profile",
+    "tracing",
     "stream",
+    "compiler",
     "sim",
 }
 

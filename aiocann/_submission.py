@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from . import errors, profile
+from . import errors, tracing
 from ._lib import bind_context, check, ffi, lib
 from .completion import Completion
 
@@ -148,7 +148,7 @@ class Submissions:
     def track(
         self,
         token: int,
-        what: str,
+        label: str,
         keep: Any = None,
         arrays: tuple[DeviceArray, ...] = (),
         on_done: Any = None,
@@ -156,12 +156,12 @@ class Submissions:
         """Register the Completion for work just enqueued with ``token``."""
         stream = self._stream()  # alive: the submitter holds it (the property, inlined)
         assert stream is not None
-        c = Completion(stream, what, keep, arrays, on_done)
+        c = Completion(stream, label, keep, arrays, on_done)
         self.pending[token] = c
         self.in_flight += 1
         self.last = c
-        if profile._active is not None:
-            profile._active._on_submit(stream, c)
+        if tracing._active is not None:
+            tracing._active._on_submit(stream, c)
         return c
 
     def enqueue_failed(self, rc: int, api: str, keep: Any = None) -> None:
@@ -175,7 +175,7 @@ class Submissions:
         check(rc, api)
 
     def complete_after(
-        self, rc: int, api: str, what: str, keep: Any = None, arrays: tuple[DeviceArray, ...] = ()
+        self, rc: int, api: str, label: str, keep: Any = None, arrays: tuple[DeviceArray, ...] = ()
     ) -> Completion:
         """Work was just submitted by this thread with return code ``rc`` (by ``api``; "" when
         there was none, for a marker): enqueue the completion callback behind it and track it.
@@ -186,13 +186,13 @@ class Submissions:
         if self.capture is not None:
             if not api:
                 raise RuntimeError(f"cannot wait for work on {self.stream!r} while it captures into a graph")
-            return self.capture._record(what, keep, arrays)
+            return self.capture._record(label, keep, arrays)
         token = self.new_token()
         rc = lib.aiocann_cq_enqueue(self.qs, token, 1 if api else 0)
         if rc:
             self.launched[0] = 1
             self.enqueue_failed(rc, "aclrtLaunchCallback", (keep, arrays))
-        return self.track(token, what, keep, arrays)
+        return self.track(token, label, keep, arrays)
 
     # -- resolution (the dispatcher, on the event loop) ------------------------------------
 
@@ -235,10 +235,10 @@ class Submissions:
             self.last = None  # it holds the stream, and the dispatcher holds us
         if self.waiters:
             self._wake_next()
-        if profile._active is not None:
-            profile._active._on_resolve(completion, code)
+        if tracing._active is not None:
+            tracing._active._on_resolve(completion, code)
         if code:
-            self._failed(errors.error_for(code, message, completion.what))
+            self._failed(errors.error_for(code, message, completion.label))
 
     def expire(self, boundary: int, timeout: float) -> None:
         """Fail the completions with tokens below ``boundary`` (registered more than
@@ -249,7 +249,7 @@ class Submissions:
             held = (completion._keep, completion._arrays, completion._on_done)
             completion._on_done = None  # runs when the late callback arrives (resolve)
             message = (
-                f"no completion callback for {completion.what} within {timeout:g} s "
+                f"no completion callback for {completion.label} within {timeout:g} s "
                 "(device hung or callback lost); its buffers stay allocated until it completes"
             )
             completion._arrays = ()  # still in use by the device: not idle, never unused

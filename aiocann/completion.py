@@ -40,14 +40,14 @@ class Completion:
         "_code",
         "_message",
         "_waiters",
-        "what",
+        "label",
         "__weakref__",
     )
 
     def __init__(
         self,
         stream: Stream,
-        what: str,
+        label: str,
         keep: Any = None,
         arrays: tuple[DeviceArray, ...] = (),
         on_done: Callable[[], None] | None = None,
@@ -67,7 +67,7 @@ class Completion:
         self._code = 0
         self._message: str | None = None
         self._waiters: list[Any] | None = None
-        self.what = what
+        self.label = label
 
     # -- called by the dispatcher, on the event loop --------------------------------------
 
@@ -105,7 +105,7 @@ class Completion:
         """The failure of finished work, or None (also None while pending)."""
         if not self._done or not self._code:
             return None
-        return errors.error_for(self._code, self._message, self.what)
+        return errors.error_for(self._code, self._message, self.label)
 
     def __await__(self) -> Generator[Any, None, None]:
         # A generator rather than ``return self._wait().__await__()``: this runs once per
@@ -140,11 +140,11 @@ class Completion:
                     device._wrong_thread()
                 yield from _wait_trio(waiters).__await__()
         if self._code:
-            raise errors.error_for(self._code, self._message, self.what)
+            raise errors.error_for(self._code, self._message, self.label)
 
     def __repr__(self) -> str:
         state = "pending" if not self._done else ("failed" if self._code else "done")
-        return f"<Completion {self.what} {state}>"
+        return f"<Completion {self.label} {state}>"
 
 
 async def _wait_trio(waiters: list[Any]) -> None:

@@ -33,7 +33,7 @@ import anyio.lowlevel
 import anyio.to_thread
 import numpy as np
 
-from . import _runtime, errors, profile
+from . import _runtime, errors, tracing
 from ._dispatch import Dispatcher
 from ._lib import bind_context, check, ffi, lib
 from .memory import DeviceArray, StagingPool, allocate_pinned, shape_and_dtype
@@ -146,7 +146,7 @@ class Device:
             raise
         self._state = "open"
         self._cv_token = _current_device.set(self)
-        profile._device_opened()
+        tracing._device_opened()
         return self
 
     async def __aexit__(self, et: Any, ev: Any, tb: Any) -> None:
@@ -186,7 +186,7 @@ class Device:
                     binary.unload()
             finally:
                 await self._teardown()
-                profile._device_closed()
+                tracing._device_closed()
         crash = self._dispatcher.error if self._dispatcher is not None else None
         if crash is not None:
             raise RuntimeError(f"the dispatcher of {self!r} failed while resolving completions") from crash

@@ -54,10 +54,10 @@ class CapturedWork(Completion):
 
     __slots__ = ("graph",)
 
-    def __init__(self, graph: Graph, what: str) -> None:  # no device work to track
+    def __init__(self, graph: Graph, label: str) -> None:  # no device work to track
         self.graph = graph
         self._stream = graph._stream
-        self.what = what
+        self.label = label
 
     def done(self) -> bool:
         return False
@@ -67,13 +67,13 @@ class CapturedWork(Completion):
 
     def __await__(self) -> Generator[Any, None, None]:
         raise RuntimeError(
-            f"{self.what} was captured into {self.graph!r}, not run: it runs when the graph is "
+            f"{self.label} was captured into {self.graph!r}, not run: it runs when the graph is "
             "launched (await graph.launch(stream=...))"
         )
         yield  # pragma: no cover - makes this a generator
 
     def __repr__(self) -> str:
-        return f"<CapturedWork {self.what} in {self.graph!r}>"
+        return f"<CapturedWork {self.label} in {self.graph!r}>"
 
 
 def _destroy(ctx: Any, handle: Any) -> None:
@@ -101,7 +101,7 @@ class Graph:
 
     # -- capture (the stream's submission owner calls these) ----------------------------------
 
-    def _record(self, what: str, keep: Any, arrays: tuple[DeviceArray, ...]) -> CapturedWork:
+    def _record(self, label: str, keep: Any, arrays: tuple[DeviceArray, ...]) -> CapturedWork:
         """Work was just recorded into the graph (captured, or launched into a task group's
         update): hold what it uses for the graph's lifetime."""
         self._keep.append(keep)
@@ -109,7 +109,7 @@ class Graph:
             self._arrays.extend(arrays)
         else:
             self._lifetimes.append(Completion(self._stream, "graph lifetime", None, arrays))
-        return CapturedWork(self, what)
+        return CapturedWork(self, label)
 
     def _captured(self, handle: Any) -> None:
         self._handle = handle

@@ -11,7 +11,7 @@ The builder is awaitable because host arrays passed to it are uploaded as part o
 Scalars must say their width -- a numpy scalar (``np.uint32(7)``) or a typed method
 (``.u32(7)``, ``.f32(0.5)``): a bare Python int or float is refused, never silently turned into
 a pointer or a double. Where the binary records its kernels' signatures (simulator binaries
-built by ``aiocann.sim.build_kernel`` do), the count, kinds and sizes of the arguments are
+built by ``aiocann.compiler.build_kernel`` do), the count, kinds and sizes of the arguments are
 checked against it before anything reaches the runtime.
 """
 
@@ -30,8 +30,8 @@ import numpy as np
 
 from . import errors
 from ._lib import bind_context, check, ffi, in_context, lib
+from .compiler import ParamSpec, read_signatures
 from .memory import DeviceArray
-from .sim import ParamSpec, read_signatures
 
 if TYPE_CHECKING:
     from .device import Device

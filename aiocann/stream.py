@@ -308,9 +308,9 @@ class Stream:
                 "aiocann has no copies between devices (copy through host memory)"
             )
 
-    async def _marker(self, what: str) -> Completion:
+    async def _marker(self, label: str) -> Completion:
         """A Completion that resolves when everything enqueued so far has run."""
-        return (await self._admit()).complete_after(0, "", what)
+        return (await self._admit()).complete_after(0, "", label)
 
     # -- public operations ---------------------------------------------------------------
 
@@ -458,7 +458,7 @@ class Stream:
         src: int,
         nbytes: int,
         kind: int,
-        what: str,
+        label: str,
         keep: Any,
         arrays: tuple[DeviceArray, ...],
         on_done: Any = None,
@@ -469,14 +469,14 @@ class Stream:
                 ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, self._handle
             )
             check(rc, "aclrtMemcpyAsync")
-            return sub.capture._record(what, keep, arrays)  # on_done never runs: the graph keeps it
+            return sub.capture._record(label, keep, arrays)  # on_done never runs: the graph keeps it
         token = sub.new_token()
         rc = lib.aiocann_memcpy(
             sub.qs, ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, token, sub.launched
         )
         if rc:
             sub.enqueue_failed(rc, "aclrtMemcpyAsync", (keep, arrays))
-        return sub.track(token, what, keep, arrays, on_done)
+        return sub.track(token, label, keep, arrays, on_done)
 
 
 def _addr(a: np.ndarray) -> int:

@@ -249,7 +249,7 @@ def _is_open(s: Stream) -> bool:
 
 
 def _pending(s: Stream) -> list[str]:
-    return [c.what for c in s._sub.pending.values()] if s._sub is not None else []
+    return [c.label for c in s._sub.pending.values()] if s._sub is not None else []
 
 
 def _unreported(s: Stream) -> AclError | None:

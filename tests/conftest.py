@@ -1,27 +1,26 @@
-"""Shared fixtures. Every async test runs on asyncio, uvloop and trio (anyio's pytest plugin)."""
+"""What the whole suite shares. The tests live by family, each folder with its own conftest:
+
+* ``sim/``   the simulator's ACL C API through the raw binding, its loader and C tests;
+* ``acl/``   the pyACL-compatible module ``aiocann.acl``;
+* ``core/``  the async API (devices, streams, launches, memory, graphs, traces);
+* ``tools/`` the command line, the pytest plugin, docs, packaging, examples and servers.
+
+Helpers the test modules import by name (``acl_util``, ``pyacl_support``, ``async_util``,
+``examples``) are in ``support/``, on the path through ``pythonpath`` in pyproject.toml. Every
+async test runs on asyncio, uvloop and trio (anyio's pytest plugin).
+"""
 
 from __future__ import annotations
 
-import importlib
 import os
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples"
-EXAMPLE_KERNELS = EXAMPLES / "kernels"
-TEST_KERNELS = Path(__file__).resolve().parent / "kernels"
+# Before anything imports them, so their asserts report like a test's own.
+pytest.register_assert_rewrite("acl_util", "pyacl_support", "async_util")
 
-
-def load_example(name: str) -> ModuleType:
-    """Import examples/<name>.py as the module ``name``, as running it from examples/ would
-    (examples import each other: server.py and ray_serve.py share inference.py)."""
-    if str(EXAMPLES) not in sys.path:
-        sys.path.insert(0, str(EXAMPLES))
-    return importlib.import_module(name)
+from examples import EXAMPLE_KERNELS, TEST_KERNELS  # noqa: E402
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -40,7 +39,7 @@ def anyio_backend(request: pytest.FixtureRequest) -> object:
 
 @pytest.fixture(scope="session")
 def vector_add_path() -> Path:
-    from aiocann.sim import build_kernel
+    from aiocann.compiler import build_kernel
 
     return build_kernel(EXAMPLE_KERNELS / "vector_add.c")
 
@@ -48,6 +47,6 @@ def vector_add_path() -> Path:
 @pytest.fixture(scope="session")
 def test_kernels_path() -> Path:
     """tests/kernels/test_kernels.c: probe, wait_us, spin_us, write_value, faulting kernels."""
-    from aiocann.sim import build_kernel
+    from aiocann.compiler import build_kernel
 
     return build_kernel(TEST_KERNELS / "test_kernels.c")

@@ -1,5 +1,5 @@
 /*
- * Kernels for the kernel-args tests (tests/test_kernel_args.py): they report what the kernel
+ * Kernels for the kernel-args tests (tests/sim/test_kernel_args.py): they report what the kernel
  * received, so a test can compare it with the args layout it built. Built with
  * aiocann.sim.build_kernel (the args_kernels_path fixture of tests/acl_util.py).
  */

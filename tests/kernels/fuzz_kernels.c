@@ -1,5 +1,5 @@
 /*
- * Kernels for the kernel-args fuzz test (tests/test_fuzz_kernel_args.py): they report the raw
+ * Kernels for the kernel-args fuzz test (tests/sim/test_fuzz_kernel_args.py): they report the raw
  * args block a launch delivered, so the test can compare it byte for byte with its model.
  *
  * A kernel sees its parameters by value (the generated entry unpacks parameter i from byte
