@@ -9,10 +9,10 @@ and (build_py, for a wheel) copies in what the installed package needs from the 
 which stays the one canonical copy:
   * native/include             -> aiocann/include      headers for build_kernel and C programs
   * examples/kernels/*.c,
-    tests/kernels/test_kernels.c -> aiocann/_kernels   kernel sources, aiocann.sim.example_kernel()
+    tests/kernels/test_kernels.c -> aiocann/_kernels   kernel sources, aiocann.compiler.example_kernel()
   * examples/*.py              -> aiocann/_examples    python -m aiocann demo
   * benchmarks/*.py            -> aiocann/_benchmarks  python -m aiocann bench
-An editable install copies nothing: aiocann.sim and the CLI find these in the checkout.
+An editable install copies nothing: aiocann.compiler and the CLI find these in the checkout.
 """
 
 import glob
@@ -68,7 +68,7 @@ class BuildExt(build_ext):
         super().run()
 
 
-# Kernel sources the installed package carries (aiocann.sim.example_kernel). test_kernels.c is
+# Kernel sources the installed package carries (aiocann.compiler.example_kernel). test_kernels.c is
 # what the benchmarks launch (empty, wait_us, poke, ...); the tests' other kernels stay behind.
 KERNEL_SOURCES = sorted(glob.glob("examples/kernels/*.c")) + ["tests/kernels/test_kernels.c"]
 
@@ -77,7 +77,7 @@ class BuildPy(build_py):
     def run(self):
         super().run()
         if self.editable_mode:
-            return  # the checkout itself is used: aiocann.sim and the CLI look there
+            return  # the checkout itself is used: aiocann.compiler and the CLI look there
         pkg = Path(self.build_lib) / "aiocann"
         shutil.copytree("native/include", pkg / "include", dirs_exist_ok=True)
         kernels = pkg / "_kernels"

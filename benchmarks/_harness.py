@@ -54,8 +54,8 @@ def percentile(values: list[float], p: float) -> float:
 
 def kernel(name: str) -> Path:
     """Build one of the kernels aiocann ships (examples/kernels, tests/kernels/test_kernels.c),
-    cached. ``aiocann.sim.example_kernel`` finds them in a checkout and in an installed wheel."""
-    from aiocann.sim import build_kernel, example_kernel
+    cached. ``aiocann.compiler.example_kernel`` finds them in a checkout and in an installed wheel."""
+    from aiocann.compiler import build_kernel, example_kernel
 
     return build_kernel(example_kernel(name))
 

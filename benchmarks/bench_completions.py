@@ -56,7 +56,7 @@ def _c_baseline() -> float:
     import tempfile
     from pathlib import Path
 
-    from aiocann.sim import include_dir, library_path
+    from aiocann.compiler import include_dir, library_path
 
     lib_dir = library_path().parent
     src = Path(__file__).resolve().parent / "c" / "completions.c"

@@ -9,7 +9,7 @@ memory growth and thread / file descriptor counts before and after.
 
     python benchmarks/soak.py [--launches 1000000] [--devices 2] [--streams 4]
 
-``tests/test_soak.py`` runs a short version.
+``tests/tools/test_soak.py`` runs a short version.
 """
 
 from __future__ import annotations

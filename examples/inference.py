@@ -59,7 +59,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import aiocann as ac
-from aiocann.sim import build_kernel
+from aiocann.compiler import build_kernel
 
 KERNELS_DIR = Path(__file__).resolve().parent / "kernels"
 BLOCKS = 8  # the simulator's default AI cores per device

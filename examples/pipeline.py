@@ -69,7 +69,7 @@ import anyio.to_thread
 import numpy as np
 
 import aiocann as ac
-from aiocann.sim import build_kernel, example_kernel
+from aiocann.compiler import build_kernel, example_kernel
 
 KERNEL_NAMES = ("vector_add", "softmax", "matmul", "matvec")
 BLOCKS = 8  # the simulator's default AI cores per device

@@ -26,7 +26,7 @@ try:  # under `python -m aiocann.acl`, this is aiocann.acl ...
 except ImportError:  # ... run directly: the same module under its own name
     import aiocann.acl as acl
 
-from aiocann.sim import build_kernel, example_kernel
+from aiocann.compiler import build_kernel, example_kernel
 
 DEVICE = 0
 N = 1 << 16  # elements

@@ -2,7 +2,7 @@
  * The completion queue and the report thread (native/completion_queue.c) as a C program, built
  * with the extension's own sources -- completion_queue.c, fastpath.c, loader.c -- and the
  * runtime loaded through aiocann_load(), as the extension does. The test-suite builds it with
- * ThreadSanitizer and AddressSanitizer (tests/test_cq_c.py), against the simulator built with
+ * ThreadSanitizer and AddressSanitizer (tests/sim/test_cq_c.py), against the simulator built with
  * the same sanitizer, so that every lock and lifetime of the completion path runs under them:
  *
  *  1. two threads launch on their own streams through the fast path (kernels, markers, and
