@@ -106,9 +106,7 @@ def _load() -> tuple[str, str, tuple[str, ...]]:
     for name, path in candidates:
         if lib.aiocann_load(str(path).encode(), err, len(err)) == 0:
             if skipped:
-                warnings.warn(
-                    f"aiocann: using {path}; skipped: {'; '.join(skipped)}", RuntimeWarning, stacklevel=3
-                )
+                warnings.warn(f"aiocann: using {path}; skipped: {'; '.join(skipped)}", RuntimeWarning, stacklevel=3)
             return name, str(path), tuple(skipped)
         reason = ffi.string(err).decode(errors="replace")
         if choice != "auto":

@@ -77,8 +77,7 @@ async def _load(url: str, seconds: float, check: int = 20) -> tuple[int, int, di
             per_replica[body["replica"]] = per_replica.get(body["replica"], 0) + 1
             if checked < check:
                 checked += 1
-                np.testing.assert_allclose(body["outputs"], inference.reference(x[None], w, b)[0],
-                                           rtol=1e-5, atol=1e-6)
+                np.testing.assert_allclose(body["outputs"], inference.reference(x[None], w, b)[0], rtol=1e-5, atol=1e-6)
 
     limits = httpx.Limits(max_connections=CLIENTS, max_keepalive_connections=CLIENTS)
     async with httpx.AsyncClient(timeout=60, limits=limits) as http:
@@ -129,8 +128,7 @@ def main() -> Result:
     url = f"http://127.0.0.1:{port}"
     t0 = time.perf_counter()
     with ray_serve.LocalCluster(npus=2, cpus=2) as cluster:
-        ray.init(address=cluster.address, runtime_env={"working_dir": str(ray_serve.EXAMPLES_DIR)},
-                 log_to_driver=False)
+        ray.init(address=cluster.address, runtime_env={"working_dir": str(ray_serve.EXAMPLES_DIR)}, log_to_driver=False)
         try:
             serve.start(http_options={"host": "127.0.0.1", "port": port})
             one, per_one = measure(1, url, config)  # the baseline first, then scale out to 2
@@ -148,9 +146,16 @@ def main() -> Result:
         GOAL,
         goal_met(ratio, GOAL),
         {
-            "rps_1": one, "rps_2": two, "per_replica_1": per_one, "per_replica_2": per_two,
-            "device_bound_rps_per_replica": bound, "delay_ms": DELAY_MS, "max_batch": MAX_BATCH,
-            "clients": CLIENTS, "seconds": SECONDS, "total_s": time.perf_counter() - t0,
+            "rps_1": one,
+            "rps_2": two,
+            "per_replica_1": per_one,
+            "per_replica_2": per_two,
+            "device_bound_rps_per_replica": bound,
+            "delay_ms": DELAY_MS,
+            "max_batch": MAX_BATCH,
+            "clients": CLIENTS,
+            "seconds": SECONDS,
+            "total_s": time.perf_counter() - t0,
         },
     )
 
@@ -159,5 +164,7 @@ if __name__ == "__main__":
     result = main()
     print(result.line())
     d = result.details
-    print(f"  device-bound limit {d['device_bound_rps_per_replica']:.0f} req/s per replica; answers per replica: "
-          f"{d['per_replica_1']} / {d['per_replica_2']}; whole run {d['total_s']:.0f} s")
+    print(
+        f"  device-bound limit {d['device_bound_rps_per_replica']:.0f} req/s per replica; answers per replica: "
+        f"{d['per_replica_1']} / {d['per_replica_2']}; whole run {d['total_s']:.0f} s"
+    )

@@ -151,11 +151,7 @@ def test_one_thread_serves_two_streams(device, sigint_restored):
         ok(acl.rt.subscribe_report(tid, s2))
         got: list[tuple[int, int]] = []
         for i in range(10):
-            ok(
-                acl.rt.launch_callback(
-                    lambda d: got.append((d, threading.get_ident())), i, i % 2, (s1, s2)[i % 2]
-                )
-            )
+            ok(acl.rt.launch_callback(lambda d: got.append((d, threading.get_ident())), i, i % 2, (s1, s2)[i % 2]))
         ok(acl.rt.synchronize_stream(s1))
         ok(acl.rt.synchronize_stream(s2))
         deadline = time.monotonic() + 5  # the non-blocking ones may still be running

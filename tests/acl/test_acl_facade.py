@@ -26,7 +26,6 @@ from pyacl_support import (
     REPEAT_INITIALIZE,
     RT_CONTEXT_NULL,
     RT_EVENT_SYNC_TIMEOUT,
-    RT_EVENT_TIMESTAMP_INVALID,
     RT_EVENT_TIMESTAMP_REVERSAL,
     RT_FEATURE_NOT_SUPPORT,
     RT_FILE_OPEN,
@@ -481,10 +480,7 @@ def test_launch_with_config_misuse(stream, vector_add):
     assert acl.rt.launch_kernel_with_config(f + 1, BLOCKS, stream, [], args, 0) == RT_INVALID_HANDLE
     assert acl.rt.launch_kernel_with_config(f, BLOCKS, 0xDEAD, [], args, 0) == RT_INVALID_HANDLE
     schem = ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE
-    assert (
-        acl.rt.launch_kernel_with_config(f, BLOCKS, stream, [{"id": schem, "value": 7}], args, 0)
-        == RT_PARAM_INVALID
-    )
+    assert acl.rt.launch_kernel_with_config(f, BLOCKS, stream, [{"id": schem, "value": 7}], args, 0) == RT_PARAM_INVALID
     for bad in (None, ({"id": schem, "value": 1},)):
         with pytest.raises(ValueError):
             acl.rt.launch_kernel_with_config(f, BLOCKS, stream, bad, args, 0)

@@ -686,8 +686,13 @@ class FacadeBaseline:
             return
         if not name.startswith("rt.") or (result[-1] if isinstance(result, tuple) else result) != 0:
             return
-        if name in ("rt.malloc", "rt.malloc_align32", "rt.malloc_cached", "rt.malloc_with_cfg",
-                    "rt.malloc_for_task_scheduler"):
+        if name in (
+            "rt.malloc",
+            "rt.malloc_align32",
+            "rt.malloc_cached",
+            "rt.malloc_with_cfg",
+            "rt.malloc_for_task_scheduler",
+        ):
             acl.rt.free(result[0])
         elif name in ("rt.malloc_host", "rt.malloc_host_with_cfg"):
             acl.rt.free_host(result[0])

@@ -33,4 +33,3 @@ def test_package_exports_are_documented_objects():
         obj = getattr(aiocann, attr)
         assert obj.__doc__, f"aiocann.{attr} has no docstring"
     assert {"Device", "Stream", "Event", "launch", "Completion", "AclError", "trace"} <= set(aiocann.__all__)
-

@@ -130,9 +130,7 @@ _CANN_ENV = ("AIOCANN_BACKEND", "AIOCANN_ACL_LIBRARY", "ASCEND_HOME_PATH", "ASCE
 def run_python(code: str, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
     e = {k: v for k, v in os.environ.items() if k not in _CANN_ENV}
     e.update(env)
-    return subprocess.run(
-        [sys.executable, "-c", code, *argv], env=e, capture_output=True, text=True, timeout=60
-    )
+    return subprocess.run([sys.executable, "-c", code, *argv], env=e, capture_output=True, text=True, timeout=60)
 
 
 def fake_cann(root: Path, name: str = "libascendcl.so") -> Path:
@@ -157,9 +155,7 @@ def test_fake_cann_install_runs_the_seed_flow(tmp_path, vector_add_path, backend
 
 def test_explicit_sim_wins_over_an_install(tmp_path, vector_add_path):
     fake_cann(tmp_path / "Ascend")
-    proc = run_python(
-        SEED_FLOW, str(vector_add_path), AIOCANN_BACKEND="sim", ASCEND_HOME_PATH=str(tmp_path / "Ascend")
-    )
+    proc = run_python(SEED_FLOW, str(vector_add_path), AIOCANN_BACKEND="sim", ASCEND_HOME_PATH=str(tmp_path / "Ascend"))
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["name"] == "sim" and Path(result["library"]).resolve() == library_path().resolve()

@@ -320,18 +320,14 @@ NULL_OR_ZERO: dict[str, Any] = {
     "Append/out": lambda k: lib.aclrtKernelArgsAppend(k.args.handle, V8, 8, NULL),
     "AppendPlaceHolder/handle": lambda k: lib.aclrtKernelArgsAppendPlaceHolder(NULL, new_ph()),
     "AppendPlaceHolder/out": lambda k: lib.aclrtKernelArgsAppendPlaceHolder(k.args.handle, NULL),
-    "GetPlaceHolderBuffer/handle": lambda k: lib.aclrtKernelArgsGetPlaceHolderBuffer(
-        NULL, k.ph, 8, ffi.new("void **")
-    ),
+    "GetPlaceHolderBuffer/handle": lambda k: lib.aclrtKernelArgsGetPlaceHolderBuffer(NULL, k.ph, 8, ffi.new("void **")),
     "GetPlaceHolderBuffer/param": lambda k: lib.aclrtKernelArgsGetPlaceHolderBuffer(
         k.args.handle, NULL, 8, ffi.new("void **")
     ),
     "GetPlaceHolderBuffer/size0": lambda k: lib.aclrtKernelArgsGetPlaceHolderBuffer(
         k.args.handle, k.ph, 0, ffi.new("void **")
     ),
-    "GetPlaceHolderBuffer/out": lambda k: lib.aclrtKernelArgsGetPlaceHolderBuffer(
-        k.args.handle, k.ph, 8, NULL
-    ),
+    "GetPlaceHolderBuffer/out": lambda k: lib.aclrtKernelArgsGetPlaceHolderBuffer(k.args.handle, k.ph, 8, NULL),
     "ParaUpdate/handle": lambda k: lib.aclrtKernelArgsParaUpdate(NULL, k.p_value, V8, 8),
     "ParaUpdate/param_handle": lambda k: lib.aclrtKernelArgsParaUpdate(k.args.handle, NULL, V8, 8),
     "ParaUpdate/param": lambda k: lib.aclrtKernelArgsParaUpdate(k.args.handle, k.p_value, NULL, 8),
@@ -364,9 +360,7 @@ def test_after_finalize_the_layout_is_closed(kit):
     kit.args.finalize()
     out = ffi.new("void **")
     expect(RT_FEATURE_NOT_SUPPORT, lib.aclrtKernelArgsAppend(kit.args.handle, V8, 8, new_ph()), "Finalize")
-    expect(
-        RT_FEATURE_NOT_SUPPORT, lib.aclrtKernelArgsAppendPlaceHolder(kit.args.handle, new_ph()), "Finalize"
-    )
+    expect(RT_FEATURE_NOT_SUPPORT, lib.aclrtKernelArgsAppendPlaceHolder(kit.args.handle, new_ph()), "Finalize")
     expect(RT_FEATURE_NOT_SUPPORT, lib.aclrtKernelArgsGetPlaceHolderBuffer(kit.args.handle, kit.ph, 8, out))
 
 
@@ -427,9 +421,7 @@ def test_param_handles_from_before_a_reinit_are_stale(acl, kit):
     user.scalar("int64_t", 1)
     expect(RT_INVALID_HANDLE, lib.aclrtKernelArgsParaUpdate(user.handle, q, V8, 8), "param handle")
     for bogus in (0x1234567, 0xFFFF_FFFF_FFFF_FFFF, 1):
-        expect(
-            RT_INVALID_HANDLE, lib.aclrtKernelArgsParaUpdate(user.handle, vp(bogus), V8, 8), "param handle"
-        )
+        expect(RT_INVALID_HANDLE, lib.aclrtKernelArgsParaUpdate(user.handle, vp(bogus), V8, 8), "param handle")
 
 
 def test_launch_needs_a_finalized_handle_not_updated_since(kit):
@@ -589,9 +581,7 @@ def test_user_mem_handle_follows_the_same_state_machine(kit):
     check(launch_rc(kit.fn, 1, kit.stream, a))
     a.update(p_value, "int64_t", 50)  # UPDATING
     expect(RT_PARAM_INVALID, launch_rc(kit.fn, 1, kit.stream, a))
-    expect(
-        RT_FEATURE_NOT_SUPPORT, lib.aclrtKernelArgsGetPlaceHolderBuffer(a.handle, ph, 8, ffi.new("void **"))
-    )
+    expect(RT_FEATURE_NOT_SUPPORT, lib.aclrtKernelArgsGetPlaceHolderBuffer(a.handle, ph, 8, ffi.new("void **")))
     a.finalize()  # FINAL again
     check(launch_rc(kit.fn, 1, kit.stream, a))
     check(sync_rc(kit.stream))

@@ -33,9 +33,7 @@ def compiler() -> str:
     return cc
 
 
-def run_sim_test(
-    exe: Path, kernel: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
+def run_sim_test(exe: Path, kernel: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     e = {k: v for k, v in os.environ.items() if not k.startswith("AIOCANN_SIM_")}
     e.update(env or {})
     return subprocess.run([str(exe), str(kernel)], capture_output=True, text=True, timeout=90, env=e)
@@ -114,11 +112,7 @@ def test_simulator_runs_clean_under_sanitizer(sanitizer_builds, vector_add_path,
     except subprocess.TimeoutExpired:
         proc.kill()
         pytest.fail(f"the {sanitizer} sanitizer build did not finish in 120 s")
-    if (
-        proc.returncode != 0
-        and "sanitize" in output
-        and ("cannot find" in output or "unrecognized" in output)
-    ):
+    if proc.returncode != 0 and "sanitize" in output and ("cannot find" in output or "unrecognized" in output):
         pytest.skip(f"the compiler has no {sanitizer} sanitizer runtime: {output.strip()}")
     assert proc.returncode == 0, output
     env = {"TSAN_OPTIONS": "halt_on_error=0 second_deadlock_stack=1", "ASAN_OPTIONS": "detect_leaks=1"}

@@ -1,6 +1,7 @@
 """Streams and events through the raw binding: in-order execution on one stream, concurrency of
 two streams (shown by event timestamps), event waits across streams, query and timeouts, stale
-and foreign stream handles, and how a faulting kernel's error is reported (the real runtime's continue-on-failure model).
+and foreign stream handles, and how a faulting kernel's error is reported (the real runtime's
+continue-on-failure model).
 
 Kernels come from tests/kernels/test_kernels.c; ``wait_us`` sleeps off the CPU, so timing
 assertions hold on a 2-core machine."""

@@ -113,8 +113,12 @@ def test_the_process_sees_the_listed_devices_renumbered_from_0(devices: int, val
         if value is None:
             expect(RT_INVALID_DEVICEID, rc, f"device {len(seen)} does not exist")
         else:
-            expect(RT_INVALID_DEVICEID, rc, f"device {len(seen)} is not visible",
-                   f"makes {len(seen)} of the {devices} devices visible")
+            expect(
+                RT_INVALID_DEVICEID,
+                rc,
+                f"device {len(seen)} is not visible",
+                f"makes {len(seen)} of the {devices} devices visible",
+            )
         expect(RT_INVALID_DEVICEID, logic_id(len(seen))[0])
 
 

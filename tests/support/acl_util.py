@@ -158,9 +158,7 @@ class KernelArgs:
 
     def update(self, ph: Any, ctype: str, value: Any) -> None:
         v = ffi.new(f"{ctype} *", value)
-        check(
-            lib.aclrtKernelArgsParaUpdate(self.handle, ph, v, ffi.sizeof(ctype)), "aclrtKernelArgsParaUpdate"
-        )
+        check(lib.aclrtKernelArgsParaUpdate(self.handle, ph, v, ffi.sizeof(ctype)), "aclrtKernelArgsParaUpdate")
 
     def finalize(self) -> KernelArgs:
         check(lib.aclrtKernelArgsFinalize(self.handle), "aclrtKernelArgsFinalize")

@@ -57,10 +57,15 @@ async def test_softmax_matches_numpy(example_kernels, rows, cols, blocks):
 
 async def test_softmax_is_numerically_stable_and_works_in_place(example_kernels):
     # exp(100) overflows float32: a kernel that does not subtract the row max returns inf/nan.
-    x = np.array([[1000.0, 999.0, 998.0, -1000.0],
-                  [-1e4, -1e4, -1e4, -1e4],     # equal values: uniform, despite exp(-1e4) == 0
-                  [88.0, 89.0, 90.0, 0.0],
-                  [0.0, 0.0, 0.0, 50.0]], dtype=np.float32)
+    x = np.array(
+        [
+            [1000.0, 999.0, 998.0, -1000.0],
+            [-1e4, -1e4, -1e4, -1e4],  # equal values: uniform, despite exp(-1e4) == 0
+            [88.0, 89.0, 90.0, 0.0],
+            [0.0, 0.0, 0.0, 50.0],
+        ],
+        dtype=np.float32,
+    )
     async with ac.Device(0) as dev:
         sm = (await dev.load_binary(example_kernels["softmax"])).function("softmax_rows")
         async with dev.stream() as s:
