@@ -312,6 +312,15 @@ class Stream:
         """A Completion that resolves when everything enqueued so far has run."""
         return (await self._admit()).complete_after(0, "", label)
 
+    async def _empty_copy(self) -> Completion:
+        """A copy of zero bytes: nothing to enqueue. Eagerly a marker, so that the Completion
+        still resolves in stream order; during capture nothing is recorded (a marker would
+        wait for the capture)."""
+        sub = await self._admit()
+        if sub.capture is not None:
+            return sub.capture._record("empty copy", None, ())
+        return sub.complete_after(0, "", "empty copy")
+
     # -- public operations ---------------------------------------------------------------
 
     async def synchronize(self) -> None:
@@ -375,7 +384,7 @@ class Stream:
         if host.nbytes != dst.nbytes:
             raise ValueError(f"size mismatch: {host.nbytes} host bytes for a {dst.nbytes}-byte {dst!r}")
         if host.nbytes == 0:
-            return await self._marker("empty copy")
+            return await self._empty_copy()
         if is_pinned(host):
             src, keep, on_done = host, host, None
         else:
@@ -432,6 +441,50 @@ class Stream:
         )
         return out
 
+    async def copy_to_host(self, dst: np.ndarray, src: DeviceArray) -> Completion:
+        """Copy the device array ``src`` into the page-locked numpy array ``dst``; returns once
+        the copy is enqueued, and ``dst`` holds the data when the returned Completion is done.
+
+        Unlike :meth:`download`, it does not wait, so it can be captured: inside
+        ``s.capture()`` it records a copy that writes ``dst`` at every replay of the graph (the
+        graph keeps ``dst`` alive), and the replay's Completion says when ``dst`` is ready.
+        ``dst`` must be pinned because the device writes it after this call returns, with no
+        staging copy in between -- and the runtime refuses to capture a copy of pageable memory.
+
+        :param dst: a writeable, C-contiguous numpy array in pinned host memory
+            (``dev.pinned_empty(...)``, or a view of one), with ``src``'s dtype and number of
+            elements (its shape may differ, e.g. a flat view).
+        :param src: a :class:`DeviceArray` of this stream's device.
+        :returns: the copy's :class:`Completion` (a :class:`CapturedWork` during capture).
+        :raises TypeError: ``dst`` is not a numpy array, ``src`` not a DeviceArray, or their
+            dtypes differ.
+        :raises ValueError: ``dst`` is read-only, not C-contiguous, not pinned, or holds a
+            different number of elements; ``src`` is on another device.
+        :raises ClosedError: the stream or ``src`` is closed.
+        :raises AclError: the runtime refused the copy (``aclrtMemcpyAsync``).
+        """
+        self._own(_array(src, "src"))
+        if not isinstance(dst, np.ndarray):
+            raise TypeError(f"dst must be a numpy array in pinned memory, not {type(dst).__name__}")
+        if dst.dtype != src.dtype:
+            raise TypeError(f"dtype mismatch: a {dst.dtype} dst for {src!r}")
+        if dst.size != src.size:
+            raise ValueError(f"size mismatch: a dst of {dst.size} elements for {src!r} ({src.size} elements)")
+        if not dst.flags.c_contiguous or not dst.flags.writeable:
+            raise ValueError("dst must be a writeable C-contiguous array")
+        self._usable()
+        if src.nbytes == 0:
+            return await self._empty_copy()
+        if not is_pinned(dst):
+            raise ValueError(
+                "dst is pageable host memory: copy_to_host writes it asynchronously, with no staging, "
+                "so it must be page-locked -- allocate it with dev.pinned_empty(...), or use "
+                "await stream.download(src, out=dst), which stages pageable memory and waits"
+            )
+        return await self._copy(
+            _addr(dst), src.ptr, src.nbytes, lib.ACL_MEMCPY_DEVICE_TO_HOST, "copy to host", dst, (src,)
+        )
+
     async def copy(self, dst: DeviceArray, src: DeviceArray) -> Completion:
         """Device-to-device copy (same size); returns once enqueued."""
         self._own(_array(dst, "dst"))
@@ -439,7 +492,7 @@ class Stream:
         if dst.nbytes != src.nbytes:
             raise ValueError(f"size mismatch: {src!r} -> {dst!r}")
         if src.nbytes == 0:
-            return await self._marker("empty copy")
+            return await self._empty_copy()
         return await self._copy(dst.ptr, src.ptr, src.nbytes, lib.ACL_MEMCPY_DEVICE_TO_DEVICE, "copy", None, (dst, src))
 
     async def memset(self, dst: DeviceArray, value: int) -> Completion:

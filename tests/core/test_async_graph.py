@@ -124,3 +124,37 @@ async def test_capture_misuse_is_clear():
                 await g.launch()
             with anyio.fail_after(5):
                 await s.synchronize()  # the stream works normally after all that
+
+
+async def test_a_graph_copies_in_and_out_of_pinned_memory_at_every_replay(test_kernels_path):
+    # The serving pattern (examples/inference.py): the host writes pinned inputs, one replay
+    # uploads them, runs the kernels and writes pinned outputs, and its one Completion says
+    # when the outputs are there.
+    async with ac.Device(0) as dev:
+        add = (await dev.load_binary(test_kernels_path)).function("add_value")
+        host_in, host_out = dev.pinned_empty(8, np.int32), dev.pinned_empty(8, np.int32)
+        x = dev.empty(8, np.int32)
+        async with dev.stream() as s:
+            async with s.capture() as g:
+                await s.copy_from_host(x, host_in)  # pinned: read at each replay
+                await ac.launch(add, await add.args().ptr(x).u32(3).i32(100), blocks=1)
+                out = await s.copy_to_host(host_out, x)
+                assert isinstance(out, ac.CapturedWork)
+                with pytest.raises(RuntimeError, match="captured"):
+                    await out
+                # zero-byte copies record nothing, and neither hangs nor fails the capture
+                nothing, none = np.empty(0, np.int32), dev.empty(0, np.int32)
+                assert isinstance(await s.copy_to_host(nothing, none), ac.CapturedWork)
+                assert isinstance(await s.copy_from_host(none, nothing), ac.CapturedWork)
+            host_out[:] = -1
+            assert host_out.tolist() == [-1] * 8  # recorded, not run
+            for i in range(4):
+                host_in[:] = np.arange(8) * (i + 1)
+                await (await g.launch(stream=s))
+                want = np.arange(8) * (i + 1)
+                want[3] += 100
+                assert host_out.tolist() == want.tolist()
+            g.close()
+        del out
+        gc.collect()  # the graph held host_out; it is still the caller's, and valid
+        assert host_out[3] == 3 * 4 + 100

@@ -196,3 +196,54 @@ async def test_memory_errors_are_clear():
         dev.empty(4)
     with pytest.raises(ac.ClosedError):
         _ = d.ptr  # freed with its device
+
+
+async def test_copy_to_host_into_pinned_memory_returns_a_completion():
+    host = np.arange(48, dtype=np.float32).reshape(12, 4)
+    async with ac.Device(0) as dev:
+        async with dev.stream() as s:
+            d = dev.empty((12, 4), np.float32)
+            await d.set(host)
+            await s.synchronize()  # the upload's staging block is back in the pool
+            staged = dev.staging._cached
+            out = dev.pinned_empty((12, 4), np.float32)
+            done = await s.copy_to_host(out, d)
+            assert isinstance(done, ac.Completion) and not isinstance(done, ac.CapturedWork)
+            await done
+            np.testing.assert_array_equal(out, host)
+            # a flat view of a pinned block: same dtype and number of elements, any shape
+            big = dev.pinned_empty(64, np.float32)
+            await (await s.copy_to_host(big[8:56], d))
+            np.testing.assert_array_equal(big[8:56].reshape(12, 4), host)
+            # zero elements: nothing to copy, the Completion still resolves in stream order
+            await (await s.copy_to_host(np.empty(0, np.float32), dev.empty(0, np.float32)))
+            assert dev.staging._cached == staged  # no staging block was used
+
+
+async def test_copy_to_host_errors_are_clear():
+    async with ac.Device(0) as dev, ac.Device(1) as other:
+        src = dev.empty((4, 4), np.float32)
+        pinned = dev.pinned_empty((4, 4), np.float32)
+        async with dev.stream() as s:
+            with pytest.raises(ValueError, match="pageable"):
+                await s.copy_to_host(np.empty((4, 4), np.float32), src)
+            with pytest.raises(TypeError, match="dtype mismatch"):
+                await s.copy_to_host(pinned.view(np.int32), src)
+            with pytest.raises(ValueError, match="size mismatch"):
+                await s.copy_to_host(pinned[:3], src)
+            wide = dev.pinned_empty((4, 8), np.float32)
+            with pytest.raises(ValueError, match="C-contiguous"):
+                await s.copy_to_host(wide[:, ::2], src)
+            readonly = pinned.view()
+            readonly.flags.writeable = False
+            with pytest.raises(ValueError, match="writeable"):
+                await s.copy_to_host(readonly, src)
+            with pytest.raises(TypeError, match="numpy array"):
+                await s.copy_to_host(memoryview(pinned), src)  # type: ignore[arg-type]
+            with pytest.raises(TypeError, match="DeviceArray"):
+                await s.copy_to_host(pinned, pinned)  # type: ignore[arg-type]
+            with pytest.raises(ValueError, match="device 1"):
+                await s.copy_to_host(pinned, other.empty((4, 4), np.float32))
+            assert s.in_flight == 0  # nothing was enqueued by any of them
+        with pytest.raises(ac.ClosedError):
+            await s.copy_to_host(pinned, src)
