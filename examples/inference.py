@@ -7,6 +7,15 @@ and ``b`` drawn from a seeded generator (``model_weights``) and kept on the devi
 rows runs as two kernels on one stream: ``matmul`` (examples/kernels/matmul.c, with ``W.T`` as
 its right operand and ``b`` as its bias) and ``softmax_rows`` (softmax.c).
 
+Each stream of the engine (a *lane*) captures the whole batch once, when the app starts, into a
+graph (``stream.capture()``, ACL Graph) sized for ``max_batch`` rows: the upload of the rows from
+the lane's pinned input buffer, the upload of the kernels' tiling blocks, the two kernels, and
+the download into the lane's pinned output buffer. A batch then costs one replay -- one
+submission, one Completion -- instead of five. The number of rows is a runtime parameter of the
+kernels: their tiling blocks sit in device memory that the graph fills at every replay from
+pinned host memory the lane owns, where the batcher writes the batch's row count before the
+replay. Rows past it are left as they are and never read back.
+
 Request flow
 ------------
 ``POST /infer`` takes ``{"inputs": [[...], ...]}`` (rows of ``in_dim`` floats) or
@@ -22,8 +31,12 @@ runs as one replica of several, ``"replica"``: the id of the replica that answer
 
 * **Dynamic batching.** Handlers only queue their rows. One batcher task waits for a free
   stream, takes the oldest request, then gathers more for up to ``batch_window_ms`` or until
-  ``max_batch`` rows, and runs the batch -- upload, kernels, download -- on that stream while
-  it goes on to form the next batch for another stream. Each request gets back its own rows.
+  ``max_batch`` rows, and runs the batch -- one replay of the stream's graph: upload, kernels,
+  download -- on that stream while it goes on to form the next batch for another stream. Each
+  request gets back its own rows.
+* **Failures.** A replay that fails (a kernel fault, say) fails exactly the requests of its
+  batch, with the runtime's error (``500``); the lane gets a fresh stream, keeps its graph, and
+  serves the next batch.
 * **Back-pressure.** At most ``max_queue`` requests wait for a batch; beyond that ``/infer``
   answers at once with ``503`` and ``Retry-After`` (JSON ``{"error": "queue full", ...}``), so a
   client learns quickly that it should back off, instead of piling up behind a slow device.
@@ -152,17 +165,16 @@ class _Request:
 
 @dataclass
 class _Lane:
-    """One stream and the buffers of one batch in flight on it (sized for max_batch rows)."""
+    """One stream, the graph that runs a batch on it, and the pinned host buffers that graph
+    reads and writes at every replay (sized for max_batch rows). The graph holds the device
+    buffers and the kernels' args."""
 
     stream: ac.Stream
-    x_host: np.ndarray  # pinned: the upload reads it asynchronously, with no staging copy
-    out_host: np.ndarray  # pinned
-    x: ac.DeviceArray
-    logits: ac.DeviceArray
-    probs: ac.DeviceArray
-    matmul: ac.KernelArgs
-    softmax: ac.KernelArgs
-    delay: ac.KernelArgs | None
+    graph: ac.Graph
+    x_host: np.ndarray  # [max_batch, in_dim]: the batch's rows, uploaded by each replay
+    out_host: np.ndarray  # [max_batch, out_dim]: the probabilities, downloaded by each replay
+    mm_tiling: np.ndarray  # matmul's tiling block, uploaded by each replay: the row count
+    sm_tiling: np.ndarray  # softmax's
 
 
 class Engine:
@@ -219,22 +231,41 @@ class Engine:
         for _ in range(cfg.streams):
             s = await dev.create_stream()  # closed by the Device on the way out
             self._streams.append(s)  # held here: the lane queue drops its lanes when it closes
-            x = dev.empty((cfg.max_batch, cfg.in_dim), np.float32)
-            logits = dev.empty((cfg.max_batch, cfg.out_dim), np.float32)
-            probs = dev.empty((cfg.max_batch, cfg.out_dim), np.float32)
-            mm, sm = self._kernels["matmul"], self._kernels["softmax"]
-            # Row counts change per batch: the tiling placeholders are updated before each launch.
-            lane = _Lane(
-                s,
-                dev.pinned_empty((cfg.max_batch, cfg.in_dim), np.float32),
-                dev.pinned_empty((cfg.max_batch, cfg.out_dim), np.float32),
-                x, logits, probs,
-                await mm.args().ptr(x).ptr(wt).ptr(bias).ptr(logits)
-                    .placeholder(self._mm_tiling(cfg.max_batch)),
-                await sm.args().ptr(logits).ptr(probs).placeholder(self._sm_tiling(cfg.max_batch)),
-                await self._kernels["delay"].args().u64(round(cfg.delay_ms * 1000)) if cfg.delay_ms else None,
-            )
-            self._lanes_in.send_nowait(lane)
+            self._lanes_in.send_nowait(await self._capture_lane(dev, s, wt, bias))
+
+    async def _capture_lane(self, dev: ac.Device, s: ac.Stream, wt: ac.DeviceArray,
+                            bias: ac.DeviceArray) -> _Lane:
+        """A lane on stream ``s``: its pinned buffers, and the graph of one batch, captured."""
+        cfg = self.config
+        k = self._kernels
+        x_host = dev.pinned_empty((cfg.max_batch, cfg.in_dim), np.float32)
+        out_host = dev.pinned_empty((cfg.max_batch, cfg.out_dim), np.float32)
+        mm_host, sm_host = dev.pinned_empty(4, np.uint32), dev.pinned_empty(2, np.uint32)
+        x = dev.empty((cfg.max_batch, cfg.in_dim), np.float32)
+        logits = dev.empty((cfg.max_batch, cfg.out_dim), np.float32)
+        probs = dev.empty((cfg.max_batch, cfg.out_dim), np.float32)
+        # The tiling blocks live in device memory rather than in placeholders: a placeholder's
+        # data is copied into the args when the kernel is captured, and the row count changes
+        # with every batch. The kernels take a pointer to their tiling either way.
+        mm_tiling, sm_tiling = dev.empty(4, np.uint32), dev.empty(2, np.uint32)
+        mm = await k["matmul"].args().ptr(x).ptr(wt).ptr(bias).ptr(logits).ptr(mm_tiling)
+        sm = await k["softmax"].args().ptr(logits).ptr(probs).ptr(sm_tiling)
+        delay = await k["delay"].args().u64(round(cfg.delay_ms * 1000)) if cfg.delay_ms else None
+        async with s.capture() as graph:
+            # Copies of pinned memory are captured as such: each replay reads the lane's
+            # buffers as the batcher left them, and writes the outputs back into out_host.
+            await s.copy_from_host(x, x_host)
+            await s.copy_from_host(mm_tiling, mm_host)
+            await s.copy_from_host(sm_tiling, sm_host)
+            if delay is not None:
+                await ac.launch(k["delay"], delay, blocks=1, stream=s)
+            # Every block count is fixed at capture: blocks past the batch's rows find no row
+            # of their own (the kernels split rows, not a row's arithmetic, across blocks), so
+            # the results are the same as with fewer blocks.
+            await ac.launch(k["matmul"], mm, blocks=BLOCKS, stream=s)
+            await ac.launch(k["softmax"], sm, blocks=BLOCKS, stream=s)
+            await s.copy_to_host(out_host, probs)
+        return _Lane(s, graph, x_host, out_host, mm_host, sm_host)
 
     def _mm_tiling(self, rows: int) -> np.ndarray:
         return np.array([rows, self.config.out_dim, self.config.in_dim, 0], np.uint32)
@@ -304,34 +335,27 @@ class Engine:
         batch_id = self._next_batch_id
         self._next_batch_id += 1
         info = {"id": batch_id, "rows": rows, "requests": len(batch)}
-        s = lane.stream
         try:
             offset = 0
             for r in batch:
                 lane.x_host[offset:offset + r.rows] = r.x
                 offset += r.rows
-            # The whole max_batch-row buffer goes up (a fixed-size pinned copy); the kernels'
-            # tiling says how many rows are real.
-            await s.copy_from_host(lane.x, lane.x_host)
-            if lane.delay is not None:
-                await ac.launch(self._kernels["delay"], lane.delay, blocks=1, stream=s)
-            lane.matmul.update(4, self._mm_tiling(rows))
-            lane.softmax.update(2, self._sm_tiling(rows))
-            blocks = min(BLOCKS, rows)
-            mm = await ac.launch(self._kernels["matmul"], lane.matmul, blocks=blocks, stream=s)
-            sm = await ac.launch(self._kernels["softmax"], lane.softmax, blocks=blocks, stream=s)
-            out = await s.download(lane.probs, out=lane.out_host)
-            # Streams go on after a failed kernel (ACL's continue-on-failure model), so the
-            # download succeeds even if a kernel failed: the kernels' own Completions say
-            # whether the rows are real. (They are done already: the download came after them.)
-            await mm
-            await sm
+            # The whole max_batch-row buffer goes up (a fixed-size copy in the graph); the
+            # kernels' tiling, uploaded by the same replay, says how many rows are real.
+            lane.mm_tiling[:] = self._mm_tiling(rows)
+            lane.sm_tiling[:] = self._sm_tiling(rows)
+            replay = await lane.graph.launch(stream=lane.stream)
+            self.stats["graph_replays"] += 1
+            # The replay fails if any of its tasks did (the first failure's error): then the
+            # rows in out_host are not this batch's answers.
+            await replay
             offset = 0
             for r in batch:
-                r.result = out[offset:offset + r.rows].copy()
+                r.result = lane.out_host[offset:offset + r.rows].copy()
                 offset += r.rows
         except Exception as exc:  # a device error fails this batch's requests, not the server
             log.exception("batch %d failed", batch_id)
+            self.stats["failed_batches"] += 1
             for r in batch:
                 r.error = f"{type(exc).__name__}: {exc}"
             await self._replace_stream(lane)
@@ -352,7 +376,9 @@ class Engine:
     async def _replace_stream(self, lane: _Lane) -> None:
         # The stream itself goes on after a failure, but it still holds the failure for its next
         # synchronize point: give the lane a fresh stream and close the old one without
-        # reporting, since this batch's requests were already answered with the error.
+        # reporting, since this batch's requests were already answered with the error. The
+        # graph stays: a captured model replays on any stream of its device, and outlives the
+        # stream it was captured on (the runtime records it into streams of the model's own).
         assert self._device is not None
         old = lane.stream
         try:
@@ -396,6 +422,8 @@ class Engine:
                 "rejected": self.stats["rejected"],
                 "requests": self.stats["requests"],
                 "batches": batches,
+                "failed_batches": self.stats["failed_batches"],
+                "graph_replays": self.stats["graph_replays"],  # one per batch that reached the device
                 "rows": self.stats["rows"],
                 "max_batch_rows": max(self.batch_sizes, default=0),
                 "mean_batch_rows": self.stats["rows"] / batches if batches else 0.0,
