@@ -225,8 +225,8 @@ class Trace:
             )
 
         for i, (key, dev, code, label, t0, t1) in enumerate(self._host):
-            tid, label = stream_label(key)
-            thread(host_pid, tid, f"{label} (NPU {dev})", tid)
+            tid, track = stream_label(key)
+            thread(host_pid, tid, f"{track} (NPU {dev})", tid)
             common = {"cat": "completion", "name": label, "pid": host_pid, "tid": tid, "id": i}
             events.append({**common, "ph": "b", "ts": self._us(t0), "args": {"error": code} if code else {}})
             events.append({**common, "ph": "e", "ts": self._us(t1)})

@@ -62,6 +62,7 @@ async def test_trace_structure(tmp_path, test_kernels_path):
     begins = [e for e in events if e["ph"] == "b"]
     ends = {e["id"]: e for e in events if e["ph"] == "e"}
     assert len(begins) == 3 + 1 + 1 + 2
+    assert sorted(b["name"] for b in begins) == ["event record", "upload"] + ["wait_us"] * 5  # their labels
     assert all(ends[b["id"]]["ts"] >= b["ts"] for b in begins)
     # and every block ran within its kernel's span
     for b in blocks:
