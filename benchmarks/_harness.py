@@ -60,4 +60,14 @@ def kernel(name: str) -> Path:
     return build_kernel(example_kernel(name))
 
 
-__all__ = ["Result", "best_of", "goal_met", "kernel", "percentile", "statistics", "timed"]
+def examples_dir() -> Path:
+    """The examples (examples/inference.py, server.py, ...): examples/ next to benchmarks/ in a
+    checkout, aiocann/_examples next to aiocann/_benchmarks in an installed wheel."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here.parent / "examples", here.parent / "_examples"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"no examples directory next to {here}")
+
+
+__all__ = ["Result", "examples_dir", "best_of", "goal_met", "kernel", "percentile", "statistics", "timed"]

@@ -31,7 +31,7 @@ import numpy as np
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import ROOT, Result, goal_met  # noqa: E402
+from _harness import Result, examples_dir, goal_met  # noqa: E402
 
 # The local cluster's token: Ray reads its auth settings when it is imported (by ray_serve), and
 # this process is the cluster's driver (ray_serve.LocalCluster takes the token from here).
@@ -39,8 +39,7 @@ if "ray" not in sys.modules:
     os.environ.setdefault("RAY_AUTH_MODE", "token")
     if os.environ["RAY_AUTH_MODE"] == "token":
         os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(16))
-# examples/ in a source tree; aiocann/_examples next to aiocann/_benchmarks in an installed wheel
-sys.path.insert(0, str(next(d for d in (ROOT / "examples", ROOT / "_examples") if d.is_dir())))
+sys.path.insert(0, str(examples_dir()))
 import inference  # noqa: E402
 import ray_serve  # noqa: E402
 

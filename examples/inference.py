@@ -58,7 +58,7 @@ import json
 import logging
 from collections import Counter, deque
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -432,6 +432,45 @@ class Engine:
         }
 
 
+class HostEngine(Engine):
+    """The same model in numpy on the host, each request answered as it is submitted: no
+    device, no batching. ``create_app(numpy=True)`` (``server.py --numpy``) serves with it --
+    what the HTTP stack alone serves on this machine, the baseline of benchmarks/bench_server.py.
+    Answers agree with the device's to float32 rounding (numpy computes in float64)."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        super().__init__(config)
+        self._lanes_in.close()  # no streams, no lanes
+        self._lanes_out.close()
+
+    async def open(self, dev: ac.Device | None) -> None:
+        self._w, self._b = model_weights(self.config.in_dim, self.config.out_dim, self.config.seed)
+
+    def submit(self, x: np.ndarray) -> _Request:
+        if self._closing:
+            raise ShuttingDown
+        req = _Request(x)
+        req.result = reference(x, self._w, self._b).astype(np.float32)
+        req.batch = {"id": self._next_batch_id, "rows": req.rows, "requests": 1}
+        self._next_batch_id += 1
+        self.stats.update(accepted=1, requests=1, batches=1, rows=req.rows)
+        self.batch_sizes[req.rows] += 1
+        req.done.set()
+        return req
+
+    async def run(self) -> None:
+        """Nothing to batch: wait until closed."""
+        self._running = True
+        try:
+            while not self._closing:
+                await self._wait_arrival()
+        finally:
+            self._running = False
+
+    def health(self) -> dict[str, Any]:
+        return {**super().health(), "device": None}
+
+
 # --------------------------------------------------------------------------- HTTP
 
 
@@ -463,18 +502,20 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 
 def create_app(config: ServerConfig | None = None, *, replica: dict[str, Any] | None = None,
-               **overrides: Any) -> Starlette:
+               numpy: bool = False, **overrides: Any) -> Starlette:
     """The Starlette app. ``create_app(max_queue=8, delay_ms=50)`` or with a ServerConfig.
 
     ``replica``: when the app is one replica of several, what identifies it (its ``"id"`` and
-    whatever else ``/health`` should report); every ``/infer`` answer then names it."""
+    whatever else ``/health`` should report); every ``/infer`` answer then names it.
+    ``numpy``: answer with the model in numpy on the host, opening no device (``HostEngine``)."""
     cfg = ServerConfig(**overrides) if config is None else ServerConfig(**{**asdict(config), **overrides})
     tag: dict[str, Any] = {} if replica is None else {"replica": replica["id"]}
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with ac.Device(cfg.device) as dev:
-            engine = Engine(cfg)
+        async with AsyncExitStack() as stack:
+            dev = None if numpy else await stack.enter_async_context(ac.Device(cfg.device))
+            engine = HostEngine(cfg) if numpy else Engine(cfg)
             await engine.open(dev)
             async with anyio.create_task_group() as tg:
                 tg.start_soon(engine.run)

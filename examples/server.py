@@ -1,7 +1,7 @@
 """An async inference server: Starlette on uvicorn, dynamic batching onto a pool of streams.
 
     python examples/server.py [--host 127.0.0.1] [--port 8000] [--max-queue 256] [--max-batch 32]
-                              [--max-body-bytes N]
+                              [--max-body-bytes N] [--numpy]
     curl -s localhost:8000/infer -d '{"inputs": [0.1, 0.2, ...]}'      # in_dim floats
     curl -s localhost:8000/health
 
@@ -34,13 +34,15 @@ async def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     log_level: str = "info",
+    numpy: bool = False,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Serve on the running asyncio loop until SIGINT/SIGTERM, drain, and return the final
-    ``/health`` document (its ``stats`` hold the batching figures)."""
+    ``/health`` document (its ``stats`` hold the batching figures). ``numpy``: answer with the
+    model in numpy on the host instead (no device)."""
     import uvicorn
 
-    app = create_app(config, **overrides)
+    app = create_app(config, numpy=numpy, **overrides)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on"))
     # uvicorn handles SIGINT/SIGTERM with a graceful shutdown, then re-raises the signal under
     # the handlers that were in place before it started, so that the process dies of it. A
@@ -80,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-body-bytes", type=int, default=None,
                         help="largest request body; larger ones get 413 unread (default: room for "
                              f"--max-batch rows of --in-dim numbers, {JSON_BYTES_PER_NUMBER} bytes each)")
+    parser.add_argument("--numpy", action="store_true",
+                        help="answer with the model in numpy on the host, no device and no batching "
+                             "(what the HTTP stack alone serves: benchmarks/bench_server.py's baseline)")
     parser.add_argument("--log-level", default="info")
     args = parser.parse_args(argv)
     try:
@@ -92,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(name)s: %(message)s")
     try:
-        final = asyncio.run(serve(config, host=args.host, port=args.port, log_level=args.log_level))
+        final = asyncio.run(serve(config, host=args.host, port=args.port, log_level=args.log_level,
+                                  numpy=args.numpy))
     except RuntimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -1,16 +1,21 @@
 """The inference engine (examples/inference.py) serves by replaying captured graphs (issue 13,
 point 4): one replay per batch, as a trace shows; every batch size up to max_batch answered
 exactly as the same kernels launched one by one answer it; a failing replay fails the requests
-of its batch only, and every lane goes on serving."""
+of its batch only, and every lane goes on serving. And the server benchmark's baseline (the same
+app answering with numpy) and the benchmark itself (benchmarks/bench_server.py) run."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import anyio
+import httpx
 import numpy as np
 import pytest
 
 import aiocann as ac
-from examples import load_example
+from examples import ROOT, load_example
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -144,3 +149,40 @@ async def test_a_failing_replay_fails_its_batch_only_and_every_lane_keeps_servin
     # After the failure both lanes -- the one that got a fresh stream too -- replayed batches.
     replays = [e for e in tr.events if e.get("cat") == "completion" and e["ph"] == "b"]
     assert len(replays) == 6 and len({e["tid"] for e in replays}) == 2
+
+
+async def test_the_numpy_app_answers_the_same_without_a_device():
+    # The benchmark's baseline (server.py --numpy): the same app, each request answered at once
+    # with numpy on the host; no Device is opened.
+    app = _app(numpy=True, max_batch=4)
+    x = np.random.default_rng(23).standard_normal((3, IN_DIM)).astype(np.float32)
+    with anyio.fail_after(30):
+        async with app.router.lifespan_context(app):
+            assert app.state.device is None
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://numpy") as client:
+                r = await client.post("/infer", json={"inputs": x.tolist()})
+                too_many = await client.post("/infer", json={"inputs": np.zeros((5, IN_DIM)).tolist()})
+                health = (await client.get("/health")).json()
+    assert r.status_code == 200, r.text
+    np.testing.assert_allclose(r.json()["outputs"], inference.reference(x, W, B), rtol=1e-6)
+    assert r.json()["batch"] == {"id": 0, "rows": 3, "requests": 1}
+    assert too_many.status_code == 413  # the same checks as the device's app
+    assert health["device"] is None and health["stats"]["requests"] == 1 and health["stats"]["graph_replays"] == 0
+    assert app.state.final_health["status"] == "draining"
+
+
+def test_the_server_benchmark_runs(tmp_path):
+    # benchmarks/bench_server.py with tiny counts (python -m aiocann bench runs it in full): both
+    # servers start, answer correctly under 64 connections, and stop.
+    script = ROOT / "benchmarks" / "bench_server.py"
+    r = subprocess.run(
+        [sys.executable, str(script), "--seconds", "0.3", "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "server 64 clients: example server (NPU, graphs)" in r.stdout and "numpy on the host" in r.stdout
+    assert "graph replays for" in r.stdout
