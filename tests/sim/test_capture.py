@@ -205,6 +205,25 @@ def test_a_capture_records_tasks_and_a_replay_runs_them_as_one_task(acl, k):
     expect(RT_INVALID_HANDLE, execute(model, s), "not a live model")
 
 
+def test_a_model_outlives_the_stream_it_was_captured_on(acl, k):
+    # The capture records into streams of the model's own (Context::StreamAddToCaptureModelProc
+    # creates them), so destroying the stream the capture began on leaves the model whole.
+    s, other = acl.stream(), acl.stream()
+    out = acl.malloc(64)
+    acl.zeros(out, 64)
+    check(begin(s))
+    acl.launch(k.add_value, 1, s, ("ptr", out), ("uint32_t", 0), ("int32_t", 5))
+    model = end_ok(s)
+    check(execute(model, s))
+    check(sync_rc(s))
+    expect(0, lib.aclrtDestroyStream(s))
+    for _ in range(2):
+        expect(0, execute(model, other))
+    check(sync_rc(other))
+    assert ints(acl, out, 1) == [15]
+    check(lib.aclmdlRIDestroy(model))
+
+
 def test_replays_run_in_capture_order_on_the_executing_stream(acl, k):
     s, x = acl.stream(), acl.stream()
     out = acl.malloc(64)
