@@ -11,7 +11,7 @@ Each stream of the engine (a *lane*) captures the whole batch once, when the app
 graph (``stream.capture()``, ACL Graph) sized for ``max_batch`` rows: the upload of the rows from
 the lane's pinned input buffer, the upload of the kernels' tiling blocks, the two kernels, and
 the download into the lane's pinned output buffer. A batch then costs one replay -- one
-submission, one Completion -- instead of five. The number of rows is a runtime parameter of the
+submission, one Completion -- instead of one per copy and kernel. The number of rows is a runtime parameter of the
 kernels: their tiling blocks sit in device memory that the graph fills at every replay from
 pinned host memory the lane owns, where the batcher writes the batch's row count before the
 replay. Rows past it are left as they are and never read back.
