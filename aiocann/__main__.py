@@ -185,9 +185,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if (any(o in p.stem for o in args.only) if args.only else p.stem not in ON_REQUEST)
     )
     rows = []
+    skipped = []
     for script in scripts:
         sys.stderr.write(f"running {script.name} ...\n")
-        result = _load(script).main()
+        try:
+            module = _load(script)
+        except ModuleNotFoundError as exc:
+            # An optional dependency (bench_server needs the server extra, pip install
+            # 'aiocann[server]'): say so and go on with the others rather than lose the run.
+            why = f"{script.stem}: needs the module {exc.name!r}, which is not installed"
+            skipped.append(why)
+            sys.stderr.write(f"  skipped: {why}\n")
+            continue
+        result = module.main()
         rows.append(result)
         sys.stderr.write(f"  {result.line()}\n")
     print()
@@ -196,6 +206,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for r in rows:
         mark = "ok" if r.met else "missed"
         print(f"{r.name:<{name_w}}  {r.ratio:>8.3g}  {r.goal:<18}  {mark:<6}  {r.subject} / {r.baseline}")
+    for why in skipped:
+        print(f"skipped: {why}")
     if args.json:
         Path(args.json).write_text(json.dumps([r.asdict() for r in rows], indent=1))
     return 0

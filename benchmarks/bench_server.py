@@ -34,10 +34,11 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
-import httpx
 import numpy as np
 
 if __package__ in (None, ""):
@@ -89,15 +90,17 @@ class _Server:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"the server exited with {self.proc.returncode}:\n{self.output()}")
             try:
-                if httpx.get(self.url + "/health", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
+                with urllib.request.urlopen(self.url + "/health", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass  # not listening yet (a 503 while starting is an HTTPError, also a URLError)
             time.sleep(0.05)
         raise RuntimeError(f"the server at {self.url} was not healthy after {timeout} s")
 
     def stats(self) -> dict[str, Any]:
-        stats: dict[str, Any] = httpx.get(self.url + "/health", timeout=10).json()["stats"]
+        with urllib.request.urlopen(self.url + "/health", timeout=10) as r:
+            stats: dict[str, Any] = json.loads(r.read())["stats"]
         return stats
 
     def stop(self) -> None:

@@ -59,3 +59,15 @@ def test_help_is_plain_text():
         assert r.returncode == 0 and r.stdout.startswith("usage: python -m aiocann"), r.stderr
         assert "``" not in r.stdout and ":func:" not in r.stdout, r.stdout
     assert "--trace FILE" in run("demo", "--help").stdout
+
+
+def test_bench_skips_a_script_whose_dependency_is_missing(tmp_path, monkeypatch, capsys):
+    import aiocann.__main__ as cli
+
+    bench = tmp_path / "benchmarks"
+    bench.mkdir()
+    (bench / "bench_needs_more.py").write_text("import aiocann_no_such_module\n")
+    monkeypatch.setattr(cli, "_find", lambda name: bench)
+    assert cli.main(["bench"]) == 0
+    out = capsys.readouterr().out
+    assert "skipped: bench_needs_more: needs the module 'aiocann_no_such_module', which is not installed" in out
