@@ -163,6 +163,45 @@
     X(aclmdlRICaptureTaskGrpEnd) \
     X(aclmdlRICaptureTaskUpdateBegin) \
     X(aclmdlRICaptureTaskUpdateEnd) \
+    /* issue 11, memory family */ \
+    X(aclrtReserveMemAddress) \
+    X(aclrtReleaseMemAddress) \
+    X(aclrtMallocPhysical) \
+    X(aclrtFreePhysical) \
+    X(aclrtMapMem) \
+    X(aclrtUnmapMem) \
+    X(aclrtMemGetAllocationGranularity) \
+    X(aclrtMemExportToShareableHandle) \
+    X(aclrtMemSetPidToShareableHandle) \
+    X(aclrtMemImportFromShareableHandle) \
+    X(aclrtIpcMemGetExportKey) \
+    X(aclrtIpcMemSetImportPid) \
+    X(aclrtIpcMemImportByKey) \
+    X(aclrtIpcMemClose) \
+    X(aclrtHostRegister) \
+    X(aclrtHostRegisterV2) \
+    X(aclrtHostGetDevicePointer) \
+    X(aclrtHostUnregister) \
+    X(aclrtGetMemcpyDescSize) \
+    X(aclrtSetMemcpyDesc) \
+    X(aclrtMemcpyAsyncWithDesc) \
+    X(aclrtMemcpyAsyncWithCondition) \
+    X(aclrtReduceAsync) \
+    X(aclrtCmoAsync) \
+    X(aclrtValueWrite) \
+    X(aclrtValueWait) \
+    X(aclrtGetMemUceInfo) \
+    X(aclrtMemUceRepair) \
+    X(aclrtAllocatorCreateDesc) \
+    X(aclrtAllocatorDestroyDesc) \
+    X(aclrtAllocatorSetObjToDesc) \
+    X(aclrtAllocatorSetAllocFuncToDesc) \
+    X(aclrtAllocatorSetFreeFuncToDesc) \
+    X(aclrtAllocatorSetAllocAdviseFuncToDesc) \
+    X(aclrtAllocatorSetGetAddrFromBlockFuncToDesc) \
+    X(aclrtAllocatorRegister) \
+    X(aclrtAllocatorGetByStream) \
+    X(aclrtAllocatorUnregister) \
     X(aclsimTraceStart) \
     X(aclsimTraceStop) \
     X(aclsimTraceDrain)
@@ -317,6 +356,45 @@ extern aiocann_acl_table aiocann_acl;
 #define aclmdlRICaptureTaskGrpEnd (aiocann_acl.aclmdlRICaptureTaskGrpEnd)
 #define aclmdlRICaptureTaskUpdateBegin (aiocann_acl.aclmdlRICaptureTaskUpdateBegin)
 #define aclmdlRICaptureTaskUpdateEnd (aiocann_acl.aclmdlRICaptureTaskUpdateEnd)
+/* issue 11, memory family */
+#define aclrtReserveMemAddress (aiocann_acl.aclrtReserveMemAddress)
+#define aclrtReleaseMemAddress (aiocann_acl.aclrtReleaseMemAddress)
+#define aclrtMallocPhysical (aiocann_acl.aclrtMallocPhysical)
+#define aclrtFreePhysical (aiocann_acl.aclrtFreePhysical)
+#define aclrtMapMem (aiocann_acl.aclrtMapMem)
+#define aclrtUnmapMem (aiocann_acl.aclrtUnmapMem)
+#define aclrtMemGetAllocationGranularity (aiocann_acl.aclrtMemGetAllocationGranularity)
+#define aclrtMemExportToShareableHandle (aiocann_acl.aclrtMemExportToShareableHandle)
+#define aclrtMemSetPidToShareableHandle (aiocann_acl.aclrtMemSetPidToShareableHandle)
+#define aclrtMemImportFromShareableHandle (aiocann_acl.aclrtMemImportFromShareableHandle)
+#define aclrtIpcMemGetExportKey (aiocann_acl.aclrtIpcMemGetExportKey)
+#define aclrtIpcMemSetImportPid (aiocann_acl.aclrtIpcMemSetImportPid)
+#define aclrtIpcMemImportByKey (aiocann_acl.aclrtIpcMemImportByKey)
+#define aclrtIpcMemClose (aiocann_acl.aclrtIpcMemClose)
+#define aclrtHostRegister (aiocann_acl.aclrtHostRegister)
+#define aclrtHostRegisterV2 (aiocann_acl.aclrtHostRegisterV2)
+#define aclrtHostGetDevicePointer (aiocann_acl.aclrtHostGetDevicePointer)
+#define aclrtHostUnregister (aiocann_acl.aclrtHostUnregister)
+#define aclrtGetMemcpyDescSize (aiocann_acl.aclrtGetMemcpyDescSize)
+#define aclrtSetMemcpyDesc (aiocann_acl.aclrtSetMemcpyDesc)
+#define aclrtMemcpyAsyncWithDesc (aiocann_acl.aclrtMemcpyAsyncWithDesc)
+#define aclrtMemcpyAsyncWithCondition (aiocann_acl.aclrtMemcpyAsyncWithCondition)
+#define aclrtReduceAsync (aiocann_acl.aclrtReduceAsync)
+#define aclrtCmoAsync (aiocann_acl.aclrtCmoAsync)
+#define aclrtValueWrite (aiocann_acl.aclrtValueWrite)
+#define aclrtValueWait (aiocann_acl.aclrtValueWait)
+#define aclrtGetMemUceInfo (aiocann_acl.aclrtGetMemUceInfo)
+#define aclrtMemUceRepair (aiocann_acl.aclrtMemUceRepair)
+#define aclrtAllocatorCreateDesc (aiocann_acl.aclrtAllocatorCreateDesc)
+#define aclrtAllocatorDestroyDesc (aiocann_acl.aclrtAllocatorDestroyDesc)
+#define aclrtAllocatorSetObjToDesc (aiocann_acl.aclrtAllocatorSetObjToDesc)
+#define aclrtAllocatorSetAllocFuncToDesc (aiocann_acl.aclrtAllocatorSetAllocFuncToDesc)
+#define aclrtAllocatorSetFreeFuncToDesc (aiocann_acl.aclrtAllocatorSetFreeFuncToDesc)
+#define aclrtAllocatorSetAllocAdviseFuncToDesc (aiocann_acl.aclrtAllocatorSetAllocAdviseFuncToDesc)
+#define aclrtAllocatorSetGetAddrFromBlockFuncToDesc (aiocann_acl.aclrtAllocatorSetGetAddrFromBlockFuncToDesc)
+#define aclrtAllocatorRegister (aiocann_acl.aclrtAllocatorRegister)
+#define aclrtAllocatorGetByStream (aiocann_acl.aclrtAllocatorGetByStream)
+#define aclrtAllocatorUnregister (aiocann_acl.aclrtAllocatorUnregister)
 #define aclsimTraceStart (aiocann_acl.aclsimTraceStart)
 #define aclsimTraceStop (aiocann_acl.aclsimTraceStop)
 #define aclsimTraceDrain (aiocann_acl.aclsimTraceDrain)

@@ -13,6 +13,7 @@ NATIVE = Path("native")
 CDEF_HEADERS = [
     NATIVE / "include" / "acl" / "acl_base.h",
     NATIVE / "include" / "acl" / "acl_rt.h",
+    NATIVE / "include" / "acl" / "acl_rt_allocator.h",
     NATIVE / "include" / "aclsim_ext.h",
     NATIVE / "aiocann_native.h",
     NATIVE / "aiocann_python.h",

@@ -410,6 +410,196 @@ static aclError missing_aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrt
     (void)stream, (void)handle;
     return ACL_ERROR_API_NOT_SUPPORT;
 }
+/* issue 11, memory family: all optional (older runtimes lack some of them). */
+static aclError missing_aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags)
+{
+    (void)virPtr, (void)size, (void)alignment, (void)expectPtr, (void)flags;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtReleaseMemAddress(void *virPtr)
+{
+    (void)virPtr;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop, uint64_t flags)
+{
+    (void)handle, (void)size, (void)prop, (void)flags;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtFreePhysical(aclrtDrvMemHandle handle)
+{
+    (void)handle;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags)
+{
+    (void)virPtr, (void)size, (void)offset, (void)handle, (void)flags;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtUnmapMem(void *virPtr)
+{
+    (void)virPtr;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option, size_t *granularity)
+{
+    (void)prop, (void)option, (void)granularity;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType, uint64_t flags, uint64_t *shareableHandle)
+{
+    (void)handle, (void)handleType, (void)flags, (void)shareableHandle;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum)
+{
+    (void)shareableHandle, (void)pid, (void)pidNum;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId, aclrtDrvMemHandle *handle)
+{
+    (void)shareableHandle, (void)deviceId, (void)handle;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags)
+{
+    (void)devPtr, (void)size, (void)key, (void)len, (void)flags;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)
+{
+    (void)key, (void)pid, (void)num;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)
+{
+    (void)devPtr, (void)key, (void)flags;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtIpcMemClose(const char *key)
+{
+    (void)key;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr)
+{
+    (void)ptr, (void)size, (void)type, (void)devPtr;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag)
+{
+    (void)ptr, (void)size, (void)flag;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag)
+{
+    (void)pHost, (void)pDevice, (void)flag;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtHostUnregister(void *ptr)
+{
+    (void)ptr;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSize)
+{
+    (void)kind, (void)descSize;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtSetMemcpyDesc(void *desc, aclrtMemcpyKind kind, void *srcAddr, void *dstAddr, size_t count, void *config)
+{
+    (void)desc, (void)kind, (void)srcAddr, (void)dstAddr, (void)count, (void)config;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMemcpyAsyncWithDesc(void *desc, aclrtMemcpyKind kind, aclrtStream stream)
+{
+    (void)desc, (void)kind, (void)stream;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind, aclrtStream stream)
+{
+    (void)dst, (void)destMax, (void)src, (void)count, (void)kind, (void)stream;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtReduceAsync(void *dst, const void *src, uint64_t count, aclrtReduceKind kind, aclDataType type, aclrtStream stream, void *reserve)
+{
+    (void)dst, (void)src, (void)count, (void)kind, (void)type, (void)stream, (void)reserve;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtCmoAsync(void *src, size_t size, aclrtCmoType cmoType, aclrtStream stream)
+{
+    (void)src, (void)size, (void)cmoType, (void)stream;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)
+{
+    (void)devAddr, (void)value, (void)flag, (void)stream;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)
+{
+    (void)devAddr, (void)value, (void)flag, (void)stream;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtGetMemUceInfo(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray, size_t arraySize, size_t *retSize)
+{
+    (void)deviceId, (void)memUceInfoArray, (void)arraySize, (void)retSize;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtMemUceRepair(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray, size_t arraySize)
+{
+    (void)deviceId, (void)memUceInfoArray, (void)arraySize;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclrtAllocatorDesc missing_aclrtAllocatorCreateDesc(void)
+{
+    return NULL;
+}
+static aclError missing_aclrtAllocatorDestroyDesc(aclrtAllocatorDesc allocatorDesc)
+{
+    (void)allocatorDesc;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtAllocatorSetObjToDesc(aclrtAllocatorDesc allocatorDesc, aclrtAllocator allocator)
+{
+    (void)allocatorDesc, (void)allocator;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtAllocatorSetAllocFuncToDesc(aclrtAllocatorDesc allocatorDesc, aclrtAllocatorAllocFunc func)
+{
+    (void)allocatorDesc, (void)func;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtAllocatorSetFreeFuncToDesc(aclrtAllocatorDesc allocatorDesc, aclrtAllocatorFreeFunc func)
+{
+    (void)allocatorDesc, (void)func;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtAllocatorSetAllocAdviseFuncToDesc(aclrtAllocatorDesc allocatorDesc, aclrtAllocatorAllocAdviseFunc func)
+{
+    (void)allocatorDesc, (void)func;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtAllocatorSetGetAddrFromBlockFuncToDesc(aclrtAllocatorDesc allocatorDesc, aclrtAllocatorGetAddrFromBlockFunc func)
+{
+    (void)allocatorDesc, (void)func;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtAllocatorRegister(aclrtStream stream, aclrtAllocatorDesc allocatorDesc)
+{
+    (void)stream, (void)allocatorDesc;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtAllocatorGetByStream(aclrtStream stream, aclrtAllocatorDesc *allocatorDesc, aclrtAllocator *allocator, aclrtAllocatorAllocFunc *allocFunc, aclrtAllocatorFreeFunc *freeFunc, aclrtAllocatorAllocAdviseFunc *allocAdviseFunc, aclrtAllocatorGetAddrFromBlockFunc *getAddrFromBlockFunc)
+{
+    (void)stream, (void)allocatorDesc, (void)allocator, (void)allocFunc, (void)freeFunc, (void)allocAdviseFunc, (void)getAddrFromBlockFunc;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtAllocatorUnregister(aclrtStream stream)
+{
+    (void)stream;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
 static int missing_aclsimTraceStart(size_t capacity)
 {
     (void)capacity;

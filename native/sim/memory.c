@@ -23,9 +23,17 @@
  * The copy engine: one thread per device executes copies and memsets in FIFO order, under a
  * fault guard, so a copy from a bad host pointer fails with 507013 instead of crashing, and
  * copies overlap with kernels running on the AI cores.
+ *
+ * issue 11: the reserved range is a mapping of a memfd as large as the range (sparse: only
+ * pages in use take memory), the device's "HBM", so that the pages of an allocation can be
+ * shared with another process (aclrtIpcMemGetExportKey, ipc.c); freeing punches the pages out
+ * of the file. Where memory lives (sim_where_is) also knows the other memory the runtime
+ * hands out: virtual memory mapped by aclrtMapMem and IPC imports (vmm.c), and registered host
+ * memory (host_register.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,24 +67,33 @@ int sim_memory_init(sim_memory *m, size_t capacity)
      * three pages: four times the capacity plus 1 GiB leaves room for that and for
      * fragmentation. It is address space only (PROT_NONE, MAP_NORESERVE). */
     size_t reserve = round_up(capacity * 4 + (1ull << 30), page_size());
-    void *base = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (base == MAP_FAILED)
-        return errno;
+    /* The device's memory is a file so that its pages can be shared (see the top). A system
+     * without memfd gets private memory, which cannot be exported. */
+    int fd = memfd_create("aclsim-hbm", MFD_CLOEXEC);
+    if (fd >= 0 && ftruncate(fd, (off_t)reserve) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    void *base = fd >= 0 ? mmap(NULL, reserve, PROT_NONE, MAP_SHARED | MAP_NORESERVE, fd, 0)
+                         : mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) {
+        int err = errno;
+        if (fd >= 0)
+            close(fd);
+        return err;
+    }
     pthread_mutex_lock(&m->lock);
     m->base = (uintptr_t)base;
     m->reserved = reserve;
+    m->fd = fd;
     atomic_store(&m->space_lo, m->base);
     atomic_store(&m->space_hi, m->base + reserve);
     m->capacity = capacity;
     m->used = 0;
     m->nallocs = 0;
-    m->free = malloc(16 * sizeof *m->free);
-    m->cap_free = m->free ? 16 : 0;
-    m->nfree = m->free ? 1 : 0;
-    if (m->free)
-        m->free[0] = (sim_extent){m->base, reserve};
+    bool ok = sim_extents_give(&m->free, m->base, reserve);
     pthread_mutex_unlock(&m->lock);
-    return m->free ? 0 : ENOMEM;
+    return ok ? 0 : ENOMEM;
 }
 
 void sim_memory_fini(sim_memory *m)
@@ -84,16 +101,18 @@ void sim_memory_fini(sim_memory *m)
     pthread_mutex_lock(&m->lock);
     if (m->base)
         munmap((void *)m->base, m->reserved);
+    if (m->base && m->fd >= 0)
+        close(m->fd); /* pages still shared through an IPC key live on in the share's own fd */
+    m->fd = -1;
     atomic_store(&m->space_hi, 0);
     atomic_store(&m->space_lo, 0);
     m->base = 0;
     m->reserved = 0;
     m->used = 0;
     free(m->allocs);
-    free(m->free);
     m->allocs = NULL;
-    m->free = NULL;
-    m->nallocs = m->cap_allocs = m->nfree = m->cap_free = 0;
+    m->nallocs = m->cap_allocs = 0;
+    sim_extents_clear(&m->free);
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -136,29 +155,85 @@ static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
     return true;
 }
 
-static void free_extent(sim_memory *m, uintptr_t start, size_t len)
+/* ------------------------------------------------------------------ free address ranges -- */
+
+bool sim_extents_give(sim_extents *x, uintptr_t start, size_t len)
 {
     /* Insert sorted, then merge with the neighbours. */
     size_t i = 0;
-    while (i < m->nfree && m->free[i].start < start)
+    while (i < x->n && x->v[i].start < start)
         i++;
-    bool merge_prev = i > 0 && m->free[i - 1].start + m->free[i - 1].len == start;
-    bool merge_next = i < m->nfree && start + len == m->free[i].start;
+    bool merge_prev = i > 0 && x->v[i - 1].start + x->v[i - 1].len == start;
+    bool merge_next = i < x->n && start + len == x->v[i].start;
     if (merge_prev && merge_next) {
-        m->free[i - 1].len += len + m->free[i].len;
-        memmove(&m->free[i], &m->free[i + 1], (m->nfree - i - 1) * sizeof *m->free);
-        m->nfree--;
+        x->v[i - 1].len += len + x->v[i].len;
+        memmove(&x->v[i], &x->v[i + 1], (x->n - i - 1) * sizeof *x->v);
+        x->n--;
     } else if (merge_prev) {
-        m->free[i - 1].len += len;
+        x->v[i - 1].len += len;
     } else if (merge_next) {
-        m->free[i].start = start;
-        m->free[i].len += len;
-    } else if (grow((void **)&m->free, &m->cap_free, m->nfree + 1, sizeof *m->free)) {
-        memmove(&m->free[i + 1], &m->free[i], (m->nfree - i) * sizeof *m->free);
-        m->free[i] = (sim_extent){start, len};
-        m->nfree++;
+        x->v[i].start = start;
+        x->v[i].len += len;
+    } else if (grow((void **)&x->v, &x->cap, x->n + 1, sizeof *x->v)) {
+        memmove(&x->v[i + 1], &x->v[i], (x->n - i) * sizeof *x->v);
+        x->v[i] = (sim_extent){start, len};
+        x->n++;
+    } else {
+        return false;
     }
-    /* If the extent list cannot grow, the range is leaked from the reservation: harmless. */
+    return true;
+}
+
+/* Removes [start, start+len) from extent i, which holds it. False when the list cannot grow
+ * to hold the two pieces left on either side. */
+static bool carve(sim_extents *x, size_t i, uintptr_t start, size_t len)
+{
+    sim_extent e = x->v[i];
+    size_t before = start - e.start, after = e.start + e.len - (start + len);
+    if (before && after) {
+        if (!grow((void **)&x->v, &x->cap, x->n + 1, sizeof *x->v))
+            return false;
+        memmove(&x->v[i + 1], &x->v[i], (x->n - i) * sizeof *x->v);
+        x->n++;
+        x->v[i] = (sim_extent){e.start, before};
+        x->v[i + 1] = (sim_extent){start + len, after};
+    } else if (before) {
+        x->v[i].len = before;
+    } else if (after) {
+        x->v[i] = (sim_extent){start + len, after};
+    } else {
+        memmove(&x->v[i], &x->v[i + 1], (x->n - i - 1) * sizeof *x->v);
+        x->n--;
+    }
+    return true;
+}
+
+uintptr_t sim_extents_take(sim_extents *x, size_t len, size_t align, uintptr_t want)
+{
+    if (len == 0)
+        return 0;
+    for (size_t i = 0; i < x->n; i++) {
+        sim_extent e = x->v[i];
+        uintptr_t start;
+        if (want) {
+            if (want < e.start || want - e.start > e.len || len > e.start + e.len - want)
+                continue;
+            start = want;
+        } else {
+            start = align > 1 ? (e.start + align - 1) & ~(uintptr_t)(align - 1) : e.start;
+            if (start - e.start > e.len || len > e.len - (start - e.start))
+                continue;
+        }
+        return carve(x, i, start, len) ? start : 0;
+    }
+    return 0;
+}
+
+void sim_extents_clear(sim_extents *x)
+{
+    free(x->v);
+    x->v = NULL;
+    x->n = x->cap = 0;
 }
 
 static aclError dev_alloc(sim_memory *m, size_t size, bool padded, void **out, int dev_id)
@@ -175,7 +250,8 @@ static aclError dev_alloc(sim_memory *m, size_t size, bool padded, void **out, i
         pthread_mutex_unlock(&m->lock);
         return sim_fail(ACL_ERROR_RT_CONTEXT_NULL, "device %d is not active", dev_id);
     }
-    size_t avail = m->capacity - m->used;
+    size_t held = m->used + m->phys_used;
+    size_t avail = held < m->capacity ? m->capacity - held : 0;
     /* The size itself is compared first: near SIZE_MAX, rounding it wraps to a tiny block. */
     if (size > avail) {
         pthread_mutex_unlock(&m->lock);
@@ -188,27 +264,21 @@ static aclError dev_alloc(sim_memory *m, size_t size, bool padded, void **out, i
                         "device %d is out of memory: %zu bytes requested (%zu with rounding), %zu of %zu free", dev_id,
                         size, rounded, avail, m->capacity);
     }
-    size_t i = 0;
-    while (i < m->nfree && m->free[i].len < need)
-        i++;
-    if (i == m->nfree || !grow((void **)&m->allocs, &m->cap_allocs, m->nallocs + 1, sizeof *m->allocs)) {
+    uintptr_t range = 0;
+    if (!grow((void **)&m->allocs, &m->cap_allocs, m->nallocs + 1, sizeof *m->allocs) ||
+        !(range = sim_extents_take(&m->free, need, 1, 0))) {
         pthread_mutex_unlock(&m->lock);
         return sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "device %d address space is exhausted (%zu allocations live)",
                         dev_id, m->nallocs);
     }
-    uintptr_t map = m->free[i].start + gap;
+    uintptr_t map = range + gap;
     if (mprotect((void *)map, map_len, PROT_READ | PROT_WRITE) != 0) {
         int err = errno;
+        sim_extents_give(&m->free, range, need);
         pthread_mutex_unlock(&m->lock);
         return sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
                         "device %d cannot map %zu bytes: %s (too many live allocations for vm.max_map_count?)", dev_id,
                         map_len, strerror(err));
-    }
-    m->free[i].start += need;
-    m->free[i].len -= need;
-    if (m->free[i].len == 0) {
-        memmove(&m->free[i], &m->free[i + 1], (m->nfree - i - 1) * sizeof *m->free);
-        m->nfree--;
     }
     sim_alloc a = {.user = map + map_len - span, .size = size, .rounded = rounded, .map = map, .map_len = map_len};
     size_t pos = upper_bound(m, a.user);
@@ -224,6 +294,59 @@ static aclError dev_alloc(sim_memory *m, size_t size, bool padded, void **out, i
 aclError sim_dev_alloc(sim_device *d, size_t size, bool padded, void **out)
 {
     return dev_alloc(&d->mem, size, padded, out, d->id);
+}
+
+bool sim_dev_share_range(const void *p, size_t len, int *fd, uint64_t *off, size_t *maplen, size_t *in_page,
+                         int *dev, aclError *rc)
+{
+    uintptr_t a = (uintptr_t)p;
+    size_t ps = page_size();
+    for (int i = 0; i < g_rt.cfg.num_devices; i++) {
+        sim_memory *m = &sim_device_at(i)->mem;
+        pthread_mutex_lock(&m->lock);
+        if (m->base && a >= m->base && a < m->base + m->reserved) {
+            sim_alloc *al = find_alloc(m, a);
+            bool inside = al && len <= al->user + al->rounded - a;
+            if (inside && m->fd < 0) {
+                pthread_mutex_unlock(&m->lock);
+                *rc = ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+                return false;
+            }
+            if (inside) {
+                /* The pages [p, p+len) lie on: an allocation's block sits inside its own pages. */
+                uintptr_t first = a & ~(uintptr_t)(ps - 1);
+                *fd = m->fd;
+                *off = first - m->base;
+                *maplen = round_up(a + len, ps) - first;
+                *in_page = a - first;
+                *dev = i;
+            }
+            pthread_mutex_unlock(&m->lock);
+            *rc = inside ? ACL_SUCCESS : ACL_ERROR_RT_PARAM_INVALID;
+            return inside;
+        }
+        pthread_mutex_unlock(&m->lock);
+    }
+    *rc = ACL_ERROR_RT_PARAM_INVALID;
+    return false;
+}
+
+bool sim_dev_phys_account(sim_device *d, size_t bytes, bool take)
+{
+    sim_memory *m = &d->mem;
+    pthread_mutex_lock(&m->lock);
+    bool ok = true;
+    if (take) {
+        /* An inactive device has no capacity set yet: it is the configured size either way. */
+        size_t capacity = g_rt.cfg.device_memory, held = m->used + m->phys_used;
+        ok = held <= capacity && bytes <= capacity - held;
+        if (ok)
+            m->phys_used += bytes;
+    } else {
+        m->phys_used -= bytes < m->phys_used ? bytes : m->phys_used;
+    }
+    pthread_mutex_unlock(&m->lock);
+    return ok;
 }
 
 /* Frees the allocation starting at p if it is one of m's. Returns 1 freed, 0 not m's, -1 if p
@@ -246,10 +369,13 @@ static int dev_free(sim_memory *m, uintptr_t p)
     m->nallocs--;
     m->used -= a.rounded;
     /* Drop the pages and make them inaccessible again; work still using them faults. */
-    madvise((void *)a.map, a.map_len, MADV_DONTNEED);
+    if (m->fd >= 0)
+        fallocate(m->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(a.map - m->base), (off_t)a.map_len);
+    else
+        madvise((void *)a.map, a.map_len, MADV_DONTNEED);
     mprotect((void *)a.map, a.map_len, PROT_NONE);
     size_t gap = gap_len(a.map_len);
-    free_extent(m, a.map - gap, gap + a.map_len + gap);
+    sim_extents_give(&m->free, a.map - gap, gap + a.map_len + gap);
     pthread_mutex_unlock(&m->lock);
     return 1;
 }
@@ -273,7 +399,25 @@ static int classify(const void *p, size_t len, int *dev)
         }
         pthread_mutex_unlock(&m->lock);
     }
-    return 0;
+    /* Virtual memory and IPC imports (vmm.c): host physical memory mapped into a reservation
+     * is host memory (the caller finds it registered, sim_pinned_range). */
+    int v = sim_vmm_classify(p, len, dev);
+    return v == 2 ? 0 : v;
+}
+
+sim_where sim_where_is(const void *p, size_t len, int *dev)
+{
+    int d = -1;
+    switch (classify(p, len, &d)) {
+    case 1:
+        if (dev)
+            *dev = d;
+        return SIM_WHERE_DEVICE;
+    case -1:
+        return SIM_WHERE_INVALID;
+    default:
+        return sim_pinned_range(p, len) ? SIM_WHERE_HOST : SIM_WHERE_NONE;
+    }
 }
 
 bool sim_device_range(const void *p, size_t len, int *dev_id)
@@ -297,7 +441,7 @@ bool sim_in_device_space(const void *p)
             a < atomic_load_explicit(&m->space_hi, memory_order_acquire))
             return true;
     }
-    return false;
+    return sim_vmm_in_space(p);
 }
 
 /* Host addresses the runtime was handed as integers: accessible, and not device memory. */
@@ -342,6 +486,12 @@ bool sim_pinned_range(const void *p, size_t len)
     bool ok = i > 0 && a - g_pinned[i - 1].start < g_pinned[i - 1].len &&
               len <= g_pinned[i - 1].start + g_pinned[i - 1].len - a;
     pthread_mutex_unlock(&g_pinned_lock);
+    /* Registered host memory and host physical memory mapped into a reservation are page
+     * locked too: the runtime treats them as aclrtMallocHost memory (rtMemLocationType HOST). */
+    if (!ok) {
+        int dev;
+        ok = sim_host_registered(p, len) || sim_vmm_classify(p, len, &dev) == 2;
+    }
     return ok;
 }
 
@@ -451,8 +601,9 @@ SIM_API aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total)
                attr == ACL_DDR_MEM_P2P_HUGE || attr == ACL_DDR_MEM_P2P_NORMAL;
     sim_memory *m = &c->dev->mem;
     pthread_mutex_lock(&m->lock);
+    size_t held = m->used + m->phys_used;
     *total = ddr ? 0 : m->capacity;
-    *free = ddr ? 0 : m->capacity - m->used;
+    *free = ddr ? 0 : held < m->capacity ? m->capacity - held : 0;
     pthread_mutex_unlock(&m->lock);
     sim_obj_put(&c->obj);
     return ACL_SUCCESS;
@@ -469,6 +620,8 @@ struct sim_copy_req {
     size_t dpitch, spitch;
     int32_t value;
     bool is_memset;
+    void (*fn)(void *);   /* issue 11: any other engine work (reduce.c), run instead of a copy */
+    void *fn_arg;
     bool done;
     sim_fault fault;
 };
@@ -481,6 +634,10 @@ typedef struct copy_arg {
 static void do_copy(void *arg)
 {
     sim_copy_req *r = arg;
+    if (r->fn) {
+        r->fn(r->fn_arg);
+        return;
+    }
     if (r->is_memset) {
         memset(r->dst, r->value & 0xFF, r->count);
         return;
@@ -565,6 +722,13 @@ static void run_on_engine(int device, sim_copy_req *r)
     while (!r->done)
         pthread_cond_wait(&e->done_cv, &e->lock);
     pthread_mutex_unlock(&e->lock);
+}
+
+sim_fault sim_copy_run(int device, void (*fn)(void *), void *arg)
+{
+    sim_copy_req r = {.fn = fn, .fn_arg = arg};
+    run_on_engine(device, &r);
+    return r.fault;
 }
 
 aclError sim_copy_execute_2d(int device, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -755,25 +919,33 @@ static aclError submit_copy(const char *func, sim_stream *s, void *dst, const vo
     return ACL_SUCCESS;
 }
 
+aclError sim_memcpy_async(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream, const char *func)
+{
+    if (count == 0) /* aclrtMemcpyAsyncImpl: before any other check */
+        return ACL_SUCCESS;
+    if (!dst)
+        return sim_fail_(func, ACL_ERROR_INVALID_PARAM, "dst must not be NULL");
+    if (!src)
+        return sim_fail_(func, ACL_ERROR_INVALID_PARAM, "src must not be NULL");
+    aclError rc = acl_kind_check(func, kind);
+    if (rc)
+        return rc;
+    sim_stream *s = sim_stream_for_work(stream, func, &rc);
+    if (!s)
+        return rc;
+    copy_plan plan;
+    if (!(rc = plan_copy(func, dst, destMax, src, count, kind, s->dev->id, &plan)))
+        rc = submit_copy(func, s, dst, src, count, false, 0, &plan);
+    sim_obj_put(&s->obj);
+    return rc;
+}
+
 SIM_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                                   aclrtStream stream)
 {
     SIM_CHECK_PROCESS();
-    if (count == 0) /* aclrtMemcpyAsyncImpl: before any other check */
-        return ACL_SUCCESS;
-    SIM_CHECK_NOT_NULL(dst);
-    SIM_CHECK_NOT_NULL(src);
-    aclError rc = acl_kind_check(__func__, kind);
-    if (rc)
-        return rc;
-    sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
-    if (!s)
-        return rc;
-    copy_plan plan;
-    if (!(rc = plan_copy(__func__, dst, destMax, src, count, kind, s->dev->id, &plan)))
-        rc = submit_copy(__func__, s, dst, src, count, false, 0, &plan);
-    sim_obj_put(&s->obj);
-    return rc;
+    return sim_memcpy_async(dst, destMax, src, count, kind, stream, __func__);
 }
 
 static aclError plan_memset(const char *func, void *devPtr, size_t maxCount, size_t count, int current_dev,

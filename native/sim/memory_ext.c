@@ -166,8 +166,8 @@ SIM_API aclError aclrtMemInvalidate(void *devPtr, size_t size)
 
 /* ------------------------------------------------------------------ pointer attributes --- */
 
-/* Device memory: DEVICE with its device id; memory from aclrtMallocHost: HOST; any other host
- * memory: UNREGISTERED (NpuDriver::PtrGetAttributes). An address in a device's range but in no
+/* Device memory: DEVICE with its device id; memory from aclrtMallocHost or registered: HOST;
+ * any other host memory: UNREGISTERED (NpuDriver::PtrGetAttributes). An address in a device's range but in no
  * allocation (freed, say) is an error. Pages are the host's, the simulator's only page size. */
 SIM_API aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)
 {
@@ -177,14 +177,19 @@ SIM_API aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *
     SIM_REQUIRE_INIT();
     memset(attributes, 0, sizeof *attributes);
     int dev = -1;
-    if (sim_device_range(ptr, 1, &dev)) {
+    switch (sim_where_is(ptr, 1, &dev)) {
+    case SIM_WHERE_DEVICE: /* aclrtMalloc, mapped virtual memory, IPC imports */
         attributes->location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
         attributes->location.id = (uint32_t)dev;
-    } else if (sim_in_device_space(ptr)) {
+        break;
+    case SIM_WHERE_INVALID:
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "%p is in device memory but not inside a live allocation", ptr);
-    } else {
-        attributes->location.type = sim_pinned_range(ptr, 1) ? ACL_MEM_LOCATION_TYPE_HOST
-                                                             : ACL_MEM_LOCATION_TYPE_UNREGISTERED;
+    case SIM_WHERE_HOST: /* aclrtMallocHost, registered host memory */
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_HOST;
+        break;
+    default:
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_UNREGISTERED;
+        break;
     }
     attributes->pageSize = (uint32_t)sysconf(_SC_PAGESIZE);
     return ACL_SUCCESS;

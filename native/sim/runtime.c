@@ -290,6 +290,10 @@ static aclError finalize_locked(void)
     sim_callback_reset();
     sim_binary_unload_all();
     sim_pinned_free_all();
+    /* issue 11, memory family: IPC keys and imports, virtual memory, host registrations */
+    sim_ipc_reset();
+    sim_vmm_reset();
+    sim_host_register_reset();
     return ACL_SUCCESS;
 }
 

@@ -122,6 +122,10 @@ typedef enum sim_kind {
     SIM_KIND_BINARY_DESC = 6, /* aclrtCreateBinary's descriptor (not loaded) */
     SIM_KIND_MODEL = 7,       /* aclmdlRI (capture.c) */
     SIM_KIND_TASKGRP = 8,     /* aclrtTaskGrp (capture.c) */
+    /* issue 11, memory family: numbered from the top of the 4-bit kind space, clear of the
+     * kinds other work adds from the bottom. */
+    SIM_KIND_PHYS = 14,       /* aclrtDrvMemHandle: a physical memory handle (vmm.c) */
+    SIM_KIND_ALLOCATOR = 15,  /* aclrtAllocatorDesc (allocator.c) */
 } sim_kind;
 
 /* Every handle-bearing object starts with this header. The table holds one reference while
@@ -290,6 +294,21 @@ typedef struct sim_extent {
     size_t len;
 } sim_extent;
 
+/* A set of free address ranges, sorted by address (memory.c): the free space of a device's
+ * reserved range, and of the virtual-memory arena (vmm.c). Not locked: its owner's lock. */
+typedef struct sim_extents {
+    sim_extent *v;
+    size_t n, cap;
+} sim_extents;
+/* Takes len bytes from the first free range that holds them: at `want` when it is not 0
+ * (which must then be free), else at the first address aligned to `align` (a power of two).
+ * Returns the start, or 0 when nothing fits. */
+uintptr_t sim_extents_take(sim_extents *x, size_t len, size_t align, uintptr_t want);
+/* Gives [start, start+len) back, merged with its neighbours; false (the range stays lost,
+ * which costs address space only) when the list cannot grow. */
+bool sim_extents_give(sim_extents *x, uintptr_t start, size_t len);
+void sim_extents_clear(sim_extents *x);
+
 typedef struct sim_memory {
     pthread_mutex_t lock;
     uintptr_t base;
@@ -299,8 +318,14 @@ typedef struct sim_memory {
     size_t used;         /* sum of rounded sizes */
     sim_alloc *allocs;   /* sorted by user address */
     size_t nallocs, cap_allocs;
-    sim_extent *free;    /* free page ranges, sorted by address */
-    size_t nfree, cap_free;
+    sim_extents free;    /* free page ranges */
+    /* issue 11: the device's memory is a memfd mapped at `base` (-1 when the system has no
+     * memfd: private memory then, and aclrtIpcMemGetExportKey is not supported), so that
+     * pages can be shared with other processes (ipc.c); and the bytes of physical memory
+     * (vmm.c) held on the device, which count against its capacity whether it is active or
+     * not (so not reset by sim_memory_fini). */
+    int fd;
+    size_t phys_used;
 } sim_memory;
 
 #define SIM_CTX_SYS_OPTS 3 /* aclrtCtxSetSysParamOpt accepts options 0..2 */
@@ -396,6 +421,7 @@ typedef enum sim_task_type {
     SIM_TASK_CALLBACK,
     SIM_TASK_MODEL,              /* a replay of a captured model (capture.c) */
     SIM_TASK_UPDATE,             /* a task-group update: swaps a captured kernel (capture.c) */
+    SIM_TASK_OP,                 /* issue 11: a task whose behaviour its file defines (sim_op_kind) */
 } sim_task_type;
 
 struct sim_event;
@@ -406,6 +432,7 @@ struct sim_capslot;
 struct sim_capkernel;
 struct sim_capstate;
 struct sim_capevent;
+struct sim_op_kind;
 
 #define SIM_TASK_INLINE_ARGS 256
 
@@ -452,6 +479,11 @@ typedef struct sim_task {
             struct sim_capslot *slot;  /* the captured kernel it replaces */
             struct sim_capkernel *kernel; /* the new kernel, owned until applied */
         } update;
+        struct {
+            const struct sim_op_kind *kind;
+            uint64_t a[6];           /* operands, as the kind defines them */
+            void *ref;               /* an object the task holds, dropped by kind->release */
+        } op;
     } u;
     /* Launch arguments up to this size are copied here instead of into a malloc'ed block. */
     _Alignas(16) uint8_t inline_args[SIM_TASK_INLINE_ARGS];
@@ -710,5 +742,117 @@ void sim_trace_add(const aclsimTraceRecord *r);
 
 /* Runs a kernel task on the stream's device; returns 0 or the failure (message in msg). */
 aclError sim_kernel_execute(sim_stream *s, sim_task *t, char *msg, size_t msglen);
+
+/* ------------------------------------------------------------------ issue 11: memory family
+ * vmm.c            virtual address reservations, physical memory handles (memfd), mapping,
+ *                  allocation granularity, shareable handles of physical memory
+ * share.c          what crosses processes: share records (a memfd per export: the exporter,
+ *                  its memory's fd, the import-pid whitelist), found by other processes
+ *                  through /proc/PID/fd
+ * ipc.c            aclrtIpcMem*: keys for aclrtMalloc memory
+ * host_register.c  aclrtHostRegister*: host memory the device may access
+ * memcpy_desc.c    copies described in device memory; aclrtMemcpyAsyncWithCondition
+ * value.c          aclrtValueWrite / aclrtValueWait stream tasks
+ * reduce.c         aclrtReduceAsync
+ * cmo.c            aclrtCmoAsync
+ * allocator.c      the external-allocator registry (aclrtAllocator*)
+ * uce.c            aclrtGetMemUceInfo / aclrtMemUceRepair
+ * Locking: vmm.c's, share.c's, ipc.c's and host_register.c's registry locks are leaves: no
+ * other lock is taken while one is held, except the handle table's. */
+
+/* What a SIM_TASK_OP does. run executes it on stream s's worker (the task may be a captured
+ * one being replayed, which is why it is const); a failure is returned with its description
+ * in msg, and reported as every task failure is. release drops what the task holds (may be
+ * NULL). */
+typedef struct sim_op_kind {
+    const char *name;
+    aclError (*run)(sim_stream *s, const sim_task *t, char *msg, size_t msglen);
+    void (*release)(sim_task *t);
+} sim_op_kind;
+
+/* Where an address lives, as the runtime's pointer attributes say it. */
+typedef enum sim_where {
+    SIM_WHERE_NONE = 0,    /* not memory the runtime knows: plain (unregistered) host memory */
+    SIM_WHERE_DEVICE,      /* device memory of *dev: aclrtMalloc, mapped virtual memory, IPC */
+    SIM_WHERE_HOST,        /* host memory the runtime knows: aclrtMallocHost, registered, or
+                            * host physical memory mapped into a reservation */
+    SIM_WHERE_INVALID,     /* in device address space but not in live memory (freed, unmapped,
+                            * out of bounds, or spanning two allocations) */
+} sim_where;
+/* Classifies [p, p+len) (len >= 1). */
+sim_where sim_where_is(const void *p, size_t len, int *dev);
+
+/* The arena every reservation and IPC import lives in (vmm.c); in_space is lock-free. */
+bool sim_vmm_in_space(const void *p);
+/* [p, p+len) inside one mapping: 1 device memory of *dev, 2 host physical memory; 0 outside
+ * the arena; -1 in the arena but not inside one mapping. */
+int sim_vmm_classify(const void *p, size_t len, int *dev);
+/* Maps len bytes of file fd at offset off (len and off page multiples) into the arena, as
+ * device memory of dev (an IPC import); returns the address, or 0 with *rc set for func. */
+uintptr_t sim_vmm_map_import(int fd, uint64_t off, size_t len, int dev, const char *func, aclError *rc);
+/* Unmaps an import made by sim_vmm_map_import: false if va is not one. */
+bool sim_vmm_unmap_import(uintptr_t va);
+void sim_vmm_reset(void);              /* aclFinalize: every mapping, reservation and handle */
+
+/* host_register.c: [p, p+len) inside one registered host range (mapped or pinned). */
+bool sim_host_registered(const void *p, size_t len);
+void sim_host_register_reset(void);    /* aclFinalize */
+
+/* memory.c: the file range backing [p, p+len) of device memory from aclrtMalloc, page
+ * aligned: fd (the device's memfd), the offset and length of the pages, p's offset in its
+ * first page, and the device. False when [p, p+len) is not inside one allocation; *rc 207000
+ * when the device memory is not shareable (no memfd). */
+bool sim_dev_share_range(const void *p, size_t len, int *fd, uint64_t *off, size_t *maplen, size_t *in_page,
+                         int *dev, aclError *rc);
+/* Accounts (or returns, with a negative delta) physical memory of device d: false when it
+ * does not fit the device's free memory. */
+bool sim_dev_phys_account(sim_device *d, size_t bytes, bool take);
+/* Runs fn(arg) on device's copy engine, under its fault guard, after the copies queued before
+ * it; returns the fault (sig 0 when none). */
+sim_fault sim_copy_run(int device, void (*fn)(void *), void *arg);
+/* aclrtMemcpyAsync's implementation, for the calls that behave as it does. */
+aclError sim_memcpy_async(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream, const char *func);
+
+/* share.c: an export, in the exporting process. */
+typedef struct sim_share sim_share;
+/* Exports len bytes of file data_fd from offset off (page multiples); in_page and size are
+ * what the importer is told (the exported address's offset in its first page, the size).
+ * NULL with *rc on failure. */
+sim_share *sim_share_export(int data_fd, uint64_t off, uint64_t len, uint64_t in_page, uint64_t size, int device,
+                            bool no_pid_check, const char *func, aclError *rc);
+uint64_t sim_share_id(const sim_share *sh);                   /* its shareable handle */
+void sim_share_key(const sim_share *sh, char *out, size_t len); /* its IPC key */
+size_t sim_share_key_len(void);                               /* the longest key, without NUL */
+bool sim_share_parse_key(const char *key, int *pid, int *fd, uint64_t *nonce);
+/* Adds n pids to the whitelist. */
+aclError sim_share_allow(sim_share *sh, const int32_t *pid, size_t n, const char *func);
+uint32_t sim_share_importers(const sim_share *sh);
+/* Ends the export: no new import succeeds; the memory lives on in the importers' mappings. */
+void sim_share_close(sim_share *sh);
+
+/* An import, in the importing process: the memory's file (an fd of this process) and range. */
+typedef struct sim_share_import {
+    void *rec;          /* the record, mapped (counts this import until sim_share_import_done) */
+    int data_fd;
+    uint64_t off, len, in_page, size;
+    int device, owner;
+} sim_share_import;
+aclError sim_share_import_id(uint64_t id, const char *func, sim_share_import *out);
+aclError sim_share_import_key(const char *key, const char *func, sim_share_import *out);
+void sim_share_import_done(sim_share_import *imp);
+
+/* ipc.c */
+void sim_ipc_reset(void);              /* aclFinalize */
+
+/* value.c: helpers of every stream-ordered memory operation. */
+/* A non-NULL stream handle must be live (107017): rts validates it before the runtime's checks. */
+aclError sim_op_stream_valid(aclrtStream stream, const char *func);
+/* Submits a SIM_TASK_OP of kind with operands a[0..n) holding ref (released by kind->release,
+ * also when the submission fails). */
+aclError sim_op_submit(sim_stream *s, const sim_op_kind *kind, const uint64_t *a, size_t n, void *ref,
+                       const char *func);
+/* The runtime's "pointer attributes say DEVICE" check: 0 with *dev (may be NULL), or 107000. */
+aclError sim_op_device_address(const void *p, const char *what, const char *func, int *dev);
 
 #endif /* AIOCANN_SIM_H_ */

@@ -108,6 +108,10 @@ static void task_release(sim_task *t)
     case SIM_TASK_UPDATE:
         sim_capture_task_release(t);
         break;
+    case SIM_TASK_OP: /* issue 11 */
+        if (t->u.op.kind->release)
+            t->u.op.kind->release(t);
+        break;
     default:
         break;
     }
@@ -163,6 +167,8 @@ static aclError execute(sim_stream *s, sim_task *t, char *msg, size_t msglen)
     case SIM_TASK_UPDATE:
         sim_capture_apply_update(t);
         return ACL_SUCCESS;
+    case SIM_TASK_OP: /* issue 11: value write/wait, reduce, CMO, copies by descriptor */
+        return t->u.op.kind->run(s, t, msg, msglen);
     }
     return ACL_SUCCESS;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "acl_base.h"
+#include "acl_rt_allocator.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -546,6 +547,158 @@ aclError aclrtBinaryLoad(const aclrtBinary binary, aclrtBinHandle *binHandle);
 aclError aclrtGetFunctionAddr(aclrtFuncHandle funcHandle, void **aicAddr, void **aivAddr);
 aclError aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_t maxLen, char *name);
 /* ==== end of issue 11 block ==================================================================== */
+
+/* ==== issue 11, memory family: virtual memory, shareable handles, IPC, host registration,
+ * copy descriptors, reduce, CMO, stream value write/wait, memory UCE ==========================
+ * Types, values and prototypes as in CANN 9.1 include/external/acl/acl_rt.h and
+ * include/external/acl/error_codes/rt_error_codes.h (the allocator API is in
+ * acl_rt_allocator.h, as in CANN). Kept in one block to ease merging. */
+#define ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED 507910
+#define ACL_ERROR_HOST_MEMORY_NOT_REGISTERED 507911
+
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x1UL
+#define ACL_RT_VMM_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+
+#define ACL_HOST_REG_MAPPED 0x2UL
+#define ACL_HOST_REG_IOMEMORY 0x4UL
+#define ACL_HOST_REG_READONLY 0x8UL
+#define ACL_HOST_REG_PINNED 0x10000000UL
+
+#define ACL_RT_MAX_RECORD_PA_NUM_PER_DEV 20U
+#define MAX_MEM_UCE_INFO_ARRAY_SIZE 128
+#define UCE_INFO_RESERVED_SIZE 14
+
+typedef enum {
+    ACL_HOST_REGISTER_MAPPED = 0,
+    ACL_HOST_REGISTER_IOMEMORY = 0x04,
+    ACL_HOST_REGISTER_READONLY = 0x08
+} aclrtHostRegisterType;
+
+typedef enum aclrtMemAllocationType {
+    ACL_MEM_ALLOCATION_TYPE_PINNED = 0
+} aclrtMemAllocationType;
+
+typedef enum aclrtMemHandleType {
+    ACL_MEM_HANDLE_TYPE_NONE = 0,
+    ACL_MEM_HANDLE_TYPE_POSIX = 2
+} aclrtMemHandleType;
+
+typedef struct aclrtPhysicalMemProp {
+    aclrtMemHandleType handleType;
+    aclrtMemAllocationType allocationType;
+    aclrtMemAttr memAttr;
+    aclrtMemLocation location;
+    uint64_t reserve;
+} aclrtPhysicalMemProp;
+
+typedef enum aclrtMemGranularityOptions {
+    ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM = 0,
+    ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED = 1,
+    ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 0xFFFF
+} aclrtMemGranularityOptions;
+
+typedef void *aclrtDrvMemHandle;
+
+typedef struct aclrtMemUceInfo {
+    void *addr;
+    size_t len;
+    size_t reserved[14]; /* UCE_INFO_RESERVED_SIZE */
+} aclrtMemUceInfo;
+
+typedef enum aclrtCmoType {
+    ACL_RT_CMO_TYPE_PREFETCH = 0,
+    ACL_RT_CMO_TYPE_WRITEBACK = 1,
+    ACL_RT_CMO_TYPE_INVALID = 2,
+    ACL_RT_CMO_TYPE_FLUSH = 3
+} aclrtCmoType;
+
+/* acl_base_rt.h in CANN */
+typedef enum {
+    ACL_DT_UNDEFINED = -1,
+    ACL_FLOAT = 0,
+    ACL_FLOAT16 = 1,
+    ACL_INT8 = 2,
+    ACL_INT32 = 3,
+    ACL_UINT8 = 4,
+    ACL_INT16 = 6,
+    ACL_UINT16 = 7,
+    ACL_UINT32 = 8,
+    ACL_INT64 = 9,
+    ACL_UINT64 = 10,
+    ACL_DOUBLE = 11,
+    ACL_BOOL = 12,
+    ACL_STRING = 13,
+    ACL_COMPLEX64 = 16,
+    ACL_COMPLEX128 = 17,
+    ACL_BF16 = 27,
+    ACL_INT4 = 29,
+    ACL_UINT1 = 30,
+    ACL_COMPLEX32 = 33,
+    ACL_HIFLOAT8 = 34,
+    ACL_FLOAT8_E5M2 = 35,
+    ACL_FLOAT8_E4M3FN = 36,
+    ACL_FLOAT8_E8M0 = 37,
+    ACL_FLOAT6_E3M2 = 38,
+    ACL_FLOAT6_E2M3 = 39,
+    ACL_FLOAT4_E2M1 = 40,
+    ACL_FLOAT4_E1M2 = 41
+} aclDataType;
+
+typedef enum {
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM = 10,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX = 11,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN = 12,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL = 13
+} aclrtReduceKind;
+
+/* virtual memory and physical memory handles */
+aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags);
+aclError aclrtReleaseMemAddress(void *virPtr);
+aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop,
+                             uint64_t flags);
+aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags);
+aclError aclrtUnmapMem(void *virPtr);
+aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option,
+                                          size_t *granularity);
+aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType, uint64_t flags,
+                                         uint64_t *shareableHandle);
+aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum);
+aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId, aclrtDrvMemHandle *handle);
+
+/* IPC memory sharing */
+aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags);
+aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
+aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
+aclError aclrtIpcMemClose(const char *key);
+
+/* host memory registration */
+aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr);
+aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);
+aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag);
+aclError aclrtHostUnregister(void *ptr);
+
+/* copies by descriptor, reduce, cache maintenance, stream memory operations */
+aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSize);
+aclError aclrtSetMemcpyDesc(void *desc, aclrtMemcpyKind kind, void *srcAddr, void *dstAddr, size_t count,
+                            void *config);
+aclError aclrtMemcpyAsyncWithDesc(void *desc, aclrtMemcpyKind kind, aclrtStream stream);
+aclError aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, const void *src, size_t count,
+                                       aclrtMemcpyKind kind, aclrtStream stream);
+aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, aclrtReduceKind kind, aclDataType type,
+                          aclrtStream stream, void *reserve);
+aclError aclrtCmoAsync(void *src, size_t size, aclrtCmoType cmoType, aclrtStream stream);
+aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+
+/* memory uncorrectable errors */
+aclError aclrtGetMemUceInfo(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray, size_t arraySize, size_t *retSize);
+aclError aclrtMemUceRepair(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray, size_t arraySize);
+/* ==== end of issue 11 memory family block ===================================================== */
 
 /* ---- stream capture (ACL Graph) ----------------------------------------------------------
  * As declared in include/external/acl/acl_rt.h (aclrtTaskGrp: acl_base_rt.h) of the real
