@@ -17,8 +17,8 @@ formats with a narrower type than the C one is narrowed the same way (``get_devi
 int64 value goes out through ``"i"``, its low 32 bits), a struct comes back as the dict pyACL
 builds. Each such case is marked below.
 
-pyACL functions aiocann does not provide (hardware the simulator does not model: IPC,
-virtual memory, notifies, custom allocators, resource limits, ...) are still attributes:
+pyACL functions aiocann does not provide (hardware the simulator does not model: notifies,
+resource limits, ...) are still attributes:
 calling one raises NotImplementedError naming it (``__getattr__`` at the end), never an
 AttributeError deep inside a program.
 
@@ -45,11 +45,21 @@ from ._convert import addr, cstr, pyacl, vptr
 from ._unsupported import not_implemented
 
 __all__ = [
+    "allocator_create_desc",
+    "allocator_destroy_desc",
+    "allocator_register",
+    "allocator_set_alloc_advise_func_to_desc",
+    "allocator_set_alloc_func_to_desc",
+    "allocator_set_free_func_to_desc",
+    "allocator_set_get_addr_from_block_func_to_desc",
+    "allocator_set_obj_to_desc",
+    "allocator_unregister",
     "binary_get_function",
     "binary_load",
     "binary_load_from_data",
     "binary_load_from_file",
     "binary_unload",
+    "cmo_async",
     "create_binary",
     "create_context",
     "create_event",
@@ -76,6 +86,7 @@ __all__ = [
     "event_get_timestamp",
     "free",
     "free_host",
+    "free_physical",
     "get_context",
     "get_device",
     "get_device_capability",
@@ -93,6 +104,8 @@ __all__ = [
     "get_logic_dev_id_by_phy_dev_id",
     "get_logic_dev_id_by_user_dev_id",
     "get_mem_info",
+    "get_mem_uce_info",
+    "get_memcpy_desc_size",
     "get_phy_dev_id_by_logic_dev_id",
     "get_primary_ctx_state",
     "get_run_mode",
@@ -104,6 +117,14 @@ __all__ = [
     "get_thread_id_from_exception_info",
     "get_thread_last_task_id",
     "get_user_dev_id_by_logic_dev_id",
+    "host_get_device_pointer",
+    "host_register",
+    "host_register_v2",
+    "host_unregister",
+    "ipc_mem_close",
+    "ipc_mem_get_export_key",
+    "ipc_mem_import_by_key",
+    "ipc_mem_set_import_pid",
     "kernel_args_append",
     "kernel_args_append_place_holder",
     "kernel_args_finalize",
@@ -122,13 +143,22 @@ __all__ = [
     "malloc_for_task_scheduler",
     "malloc_host",
     "malloc_host_with_cfg",
+    "malloc_physical",
     "malloc_with_cfg",
+    "map_mem",
+    "mem_export_to_shareable_handle",
     "mem_flush",
+    "mem_get_allocation_granularity",
+    "mem_import_from_shareable_handle",
     "mem_invalidate",
+    "mem_set_pid_to_shareable_handle",
+    "mem_uce_repair",
     "memcpy",
     "memcpy2d",
     "memcpy2d_async",
     "memcpy_async",
+    "memcpy_async_with_condition",
+    "memcpy_async_with_desc",
     "memset",
     "memset_async",
     "peek_at_last_error",
@@ -139,6 +169,9 @@ __all__ = [
     "query_event_status",
     "query_event_wait_status",
     "record_event",
+    "reduce_async",
+    "release_mem_address",
+    "reserve_mem_address",
     "reset_device",
     "reset_device_force",
     "reset_event",
@@ -146,6 +179,7 @@ __all__ = [
     "set_device",
     "set_device_sat_mode",
     "set_exception_info_callback",
+    "set_memcpy_desc",
     "set_stream_attribute",
     "set_stream_failure_mode",
     "set_sys_param_opt",
@@ -160,7 +194,10 @@ __all__ = [
     "synchronize_event_with_timeout",
     "synchronize_stream",
     "synchronize_stream_with_timeout",
+    "unmap_mem",
     "unsubscribe_report",
+    "value_wait",
+    "value_write",
 ]
 
 _log = logging.getLogger("aiocann.acl")
@@ -222,9 +259,10 @@ def _dict_int(entry: dict[Any, Any], key: str, *, signed: bool, bits: int = 32) 
     return v & mask
 
 
-def _dict_u32_list(entry: dict[Any, Any], key: str, size: int) -> list[int] | None:
-    """GetValueFromPyDict(unsigned int*, size): a list of at most ``size`` ints, read up to
-    the first item that is not an int; None when the key is missing or not a list."""
+def _dict_u32_list(entry: dict[Any, Any], key: str, size: int, *, bits: int = 32) -> list[int] | None:
+    """GetValueFromPyDict(unsigned int*, size) (``bits`` 64: unsigned long*): a list of at most
+    ``size`` ints, read up to the first item that is not an int; None when the key is missing
+    or not a list."""
     value: Any = entry.get(key)
     if not isinstance(value, list):
         return None
@@ -238,7 +276,7 @@ def _dict_u32_list(entry: dict[Any, Any], key: str, size: int) -> list[int] | No
             break
         if not 0 <= v < (1 << 64):
             raise ValueError("PyLong_AsUnsignedLong failed")
-        out.append(v & 0xFFFF_FFFF)
+        out.append(v & ((1 << bits) - 1))
     return out
 
 
@@ -1385,6 +1423,415 @@ def launch_kernel(func_handle: int, block_dim: int, args_data: int, args_size: i
     return int(lib.aclrtLaunchKernel(vptr(func_handle), block_dim, vptr(args_data), args_size, vptr(stream)))
 
 
+# ----------------------------------------------------------------------- virtual memory
+#
+# The memory family (python/pyACL/rt/rt_memory.cpp, rt_synchronize.cpp, rt_allocator.cpp):
+# reservations, physical memory handles and their mapping, shareable handles, IPC keys, host
+# registration, copies by descriptor, reduce, cache maintenance, stream value write/wait,
+# allocators and memory UCE. Addresses and handles are ints as everywhere in this module.
+
+
+def _physical_mem_prop(prop: object) -> Any:
+    """pyACL's aclrtPhysicalMemProp dict (rt_memory.cpp GetPhysicalMemPropFromPydict): keys
+    "handleType", "allocationType", "memAttr" (GetEnumValueFromPyDict), "location" (a dict of
+    "id" and "type"; a missing one stays zero) and "reserve"; a missing or non-int value leaves
+    the field 0."""
+    if not isinstance(prop, dict):
+        raise TypeError("the aclrtPhysicalMemProp argument is not dict")
+    c = _out("aclrtPhysicalMemProp *")
+    for key in ("handleType", "allocationType", "memAttr"):
+        v = _dict_int(prop, key, signed=True)
+        if v is not None:
+            setattr(c, key, v)
+    location: Any = prop.get("location")
+    if location is not None:
+        if not isinstance(location, dict):
+            raise TypeError("the aclrtMemLocation argument is not dict")
+        loc_id = _dict_int(location, "id", signed=False)
+        if loc_id is not None:
+            c.location.id = loc_id
+        loc_type = _dict_int(location, "type", signed=True)
+        if loc_type is not None:
+            c.location.type = loc_type
+    reserve = _dict_int(prop, "reserve", signed=False, bits=64)
+    if reserve is not None:
+        c.reserve = reserve
+    return c
+
+
+def _int32_list(values: object) -> Any:
+    """A pid list as pyACL converts it (argument 2 of the whitelist calls): not a list is
+    ValueError; an item that is not an int or not an int32 fails the whole conversion
+    (GetValuesFromPyList, reported as "get values from PyList failed"). The C array has one
+    element more than the list, as pyACL's vector does, so [] is a valid pointer to none."""
+    if not isinstance(values, list):
+        raise ValueError("argument 2 only support the format of list")
+    out = ffi.new("int32_t[]", len(values) + 1)
+    for i, item in enumerate(values):
+        try:
+            v = operator.index(item)
+        except TypeError:
+            raise ValueError("get values from PyList failed") from None
+        if not -(1 << 31) <= v < (1 << 31):
+            raise ValueError("get values from PyList failed")
+        out[i] = v
+    return out
+
+
+@_rt("reserve_mem_address", "kkkK")
+def reserve_mem_address(size: int, alignment: int, expect_ptr: int, flags: int, /) -> tuple[int, int]:
+    """``(vir_ptr, ret)``: a reservation of device address space (no memory yet)."""
+    out = _out("void **")
+    ret = lib.aclrtReserveMemAddress(out, size, alignment, vptr(expect_ptr), flags)
+    return addr(out[0]), int(ret)
+
+
+@_rt("release_mem_address", "k")
+def release_mem_address(vir_ptr: int, /) -> int:
+    return int(lib.aclrtReleaseMemAddress(vptr(vir_ptr)))
+
+
+@_rt("malloc_physical", "kOK")
+def malloc_physical(size: int, prop: object, flags: int, /) -> tuple[int, int]:
+    """``(handle, ret)``: physical memory described by ``prop`` (see _physical_mem_prop)."""
+    c = _physical_mem_prop(prop)
+    out = _out("aclrtDrvMemHandle *")
+    ret = lib.aclrtMallocPhysical(out, size, c, flags)
+    return addr(out[0]), int(ret)
+
+
+@_rt("free_physical", "k")
+def free_physical(handle: int, /) -> int:
+    return int(lib.aclrtFreePhysical(vptr(handle)))
+
+
+@_rt("map_mem", "kkkkK")
+def map_mem(vir_ptr: int, size: int, offset: int, handle: int, flags: int, /) -> int:
+    return int(lib.aclrtMapMem(vptr(vir_ptr), size, offset, vptr(handle), flags))
+
+
+@_rt("unmap_mem", "k")
+def unmap_mem(vir_ptr: int, /) -> int:
+    return int(lib.aclrtUnmapMem(vptr(vir_ptr)))
+
+
+@_rt("mem_get_allocation_granularity", "Oi")
+def mem_get_allocation_granularity(prop: object, option: int, /) -> tuple[int, int]:
+    c = _physical_mem_prop(prop)
+    out = _out("size_t *")
+    ret = lib.aclrtMemGetAllocationGranularity(c, option, out)
+    return int(out[0]), int(ret)
+
+
+@_rt("mem_export_to_shareable_handle", "kiK")
+def mem_export_to_shareable_handle(handle: int, handle_type: int, flags: int, /) -> tuple[int, int]:
+    """``(shareable_handle, ret)``: a 64-bit handle another process imports."""
+    out = _out("uint64_t *")
+    ret = lib.aclrtMemExportToShareableHandle(vptr(handle), handle_type, flags, out)
+    return int(out[0]), int(ret)
+
+
+@_rt("mem_set_pid_to_shareable_handle", "KO")
+def mem_set_pid_to_shareable_handle(shareable_handle: int, pids: object, /) -> int:
+    """Adds the processes (ids from ``device_get_bare_tgid``) allowed to import it."""
+    arr = _int32_list(pids)
+    return int(lib.aclrtMemSetPidToShareableHandle(shareable_handle, arr, len(arr) - 1))
+
+
+@_rt("mem_import_from_shareable_handle", "Ki")
+def mem_import_from_shareable_handle(shareable_handle: int, device_id: int, /) -> tuple[int, int]:
+    out = _out("aclrtDrvMemHandle *")
+    ret = lib.aclrtMemImportFromShareableHandle(shareable_handle, device_id, out)
+    return addr(out[0]), int(ret)
+
+
+# ----------------------------------------------------------------------- IPC memory
+
+
+@_rt("ipc_mem_get_export_key", "kkkK")
+def ipc_mem_get_export_key(dev_ptr: int, size: int, length: int, flags: int, /) -> tuple[str, int]:
+    """``(key, ret)``; ``length`` (< 1024) is the key buffer's size, 65 as documented."""
+    if length >= 1024:
+        raise ValueError("key len should be less than 1024")
+    key = ffi.new("char[]", length + 1)
+    ret = lib.aclrtIpcMemGetExportKey(vptr(dev_ptr), size, key, length, flags)
+    return ffi.string(key).decode("utf-8", errors="replace"), int(ret)
+
+
+@_rt("ipc_mem_set_import_pid", "sO")
+def ipc_mem_set_import_pid(key: str, pids: object, /) -> int:
+    arr = _int32_list(pids)
+    return int(lib.aclrtIpcMemSetImportPid(cstr(key), arr, len(arr) - 1))
+
+
+@_rt("ipc_mem_import_by_key", "sK")
+def ipc_mem_import_by_key(key: str, flags: int, /) -> tuple[int, int]:
+    """``(dev_ptr, ret)``: the exporter's device memory, mapped in this process."""
+    out = _out("void **")
+    ret = lib.aclrtIpcMemImportByKey(out, cstr(key), flags)
+    return addr(out[0]), int(ret)
+
+
+@_rt("ipc_mem_close", "s")
+def ipc_mem_close(key: str, /) -> int:
+    return int(lib.aclrtIpcMemClose(cstr(key)))
+
+
+# ----------------------------------------------------------------------- host registration
+
+
+@_rt("host_register", "kki")
+def host_register(ptr: int, size: int, register_type: int, /) -> tuple[int, int]:
+    """``(dev_ptr, ret)``: the device address of the registered host memory."""
+    out = _out("void **")
+    ret = lib.aclrtHostRegister(vptr(ptr), size, register_type, out)
+    return addr(out[0]), int(ret)
+
+
+@_rt("host_register_v2", "KKI")
+def host_register_v2(ptr: int, size: int, flag: int, /) -> int:
+    return int(lib.aclrtHostRegisterV2(vptr(ptr), size, flag))
+
+
+@_rt("host_get_device_pointer", "KI", "acl.rt.host_get_device_pointer parse failed")  # sic, pyACL's text
+def host_get_device_pointer(host_ptr: int, flag: int, /) -> tuple[int, int]:
+    out = _out("void **")
+    ret = lib.aclrtHostGetDevicePointer(vptr(host_ptr), out, flag)
+    return addr(out[0]), int(ret)
+
+
+@_rt("host_unregister", "k")
+def host_unregister(ptr: int, /) -> int:
+    return int(lib.aclrtHostUnregister(vptr(ptr)))
+
+
+# ----------------------------------------------------------------------- copies, reduce, CMO
+
+
+@_rt("get_memcpy_desc_size", "i")
+def get_memcpy_desc_size(kind: int, /) -> tuple[int, int]:
+    out = _out("size_t *")
+    ret = lib.aclrtGetMemcpyDescSize(kind, out)
+    return int(out[0]), int(ret)
+
+
+@_rt("set_memcpy_desc", "kikkkk")
+def set_memcpy_desc(desc: int, kind: int, src: int, dst: int, count: int, config: int, /) -> tuple[int, int]:
+    """``(desc, ret)``: writes the descriptor (device memory) and hands its address back."""
+    ret = lib.aclrtSetMemcpyDesc(vptr(desc), kind, vptr(src), vptr(dst), count, vptr(config))
+    return desc, int(ret)
+
+
+@_rt("memcpy_async_with_desc", "kik")
+def memcpy_async_with_desc(desc: int, kind: int, stream: int, /) -> int:
+    return int(lib.aclrtMemcpyAsyncWithDesc(vptr(desc), kind, vptr(stream)))
+
+
+@_rt("memcpy_async_with_condition", "kkkkik")
+def memcpy_async_with_condition(dst: int, dest_max: int, src: int, count: int, kind: int, stream: int, /) -> int:
+    """Deprecated in CANN; behaves as memcpy_async."""
+    return int(lib.aclrtMemcpyAsyncWithCondition(vptr(dst), dest_max, vptr(src), count, kind, vptr(stream)))
+
+
+@_rt("reduce_async", "kkkiikk")
+def reduce_async(dst: int, src: int, count: int, kind: int, data_type: int, stream: int, reserve: int, /) -> int:
+    """``dst[i] = dst[i] op src[i]`` over ``count`` bytes; kind 10 SUM, 11 MAX, 12 MIN."""
+    return int(lib.aclrtReduceAsync(vptr(dst), vptr(src), count, kind, data_type, vptr(stream), vptr(reserve)))
+
+
+@_rt("cmo_async", "kkik", suffix="!")
+def cmo_async(src: int, size: int, cmo_type: int, stream: int, /) -> int:
+    return int(lib.aclrtCmoAsync(vptr(src), size, cmo_type, vptr(stream)))
+
+
+@_rt("value_write", "kkIk")
+def value_write(dev_addr: int, value: int, flag: int, stream: int, /) -> int:
+    """Writes the 64-bit ``value`` at ``dev_addr`` when the stream gets there."""
+    return int(lib.aclrtValueWrite(vptr(dev_addr), value, flag, vptr(stream)))
+
+
+@_rt("value_wait", "kkIk")
+def value_wait(dev_addr: int, value: int, flag: int, stream: int, /) -> int:
+    """Holds the stream until the 64 bits at ``dev_addr`` meet ``flag``: 0 GEQ (signed), 1 EQ,
+    2 AND (non-zero), 3 NOR (``~(v | value) != 0``)."""
+    return int(lib.aclrtValueWait(vptr(dev_addr), value, flag, vptr(stream)))
+
+
+# ----------------------------------------------------------------------- allocators
+#
+# pyACL (rt_allocator.cpp) keeps one Python function per kind for the whole process (global
+# slots, set when the C setter succeeds) and hands the descriptor C trampolines that call them
+# with the GIL; here the trampolines are the cffi `extern "Python"` functions of
+# native/aiocann_python.h. The runtime only stores what is registered; the model executor of
+# a real CANN install calls the functions (aclrtAllocatorGetByStream). Two things differ from
+# pyACL, both where pyACL cannot have meant what it does:
+# * allocator_set_obj_to_desc: pyACL passes the address of its local copy of the allocator
+#   (which dangles once the call returns); here the address of a copy that lives as long as
+#   the process, so what the descriptor holds -- a non-NULL pointer to the allocator's value --
+#   and every return code are pyACL's, without the dangling pointer;
+# * what a Python alloc, alloc-advise or get-addr function returns (an int address, or None for
+#   NULL) is handed back to the runtime; pyACL drops it and returns NULL, so no allocation could
+#   ever succeed. An exception in the function is logged and the C side gets NULL, as pyACL's.
+
+_allocator_lock = threading.Lock()
+_allocator_fns: dict[str, Callable[..., object]] = {}
+_allocator_cells: list[Any] = []  # the allocator values whose addresses descriptors hold
+
+
+def _allocator_trampoline_error(
+    exc_type: type[BaseException], exc_value: BaseException, tb: types.TracebackType | None
+) -> None:
+    _log.error("acl.rt allocator trampoline: internal error", exc_info=(exc_type, exc_value, tb))
+
+
+def _call_allocator(kind: str, *args: int) -> object:
+    fn = _allocator_fns.get(kind)
+    if fn is None:
+        return None
+    try:
+        return fn(*args)
+    except BaseException:  # noqa: BLE001 -- nothing may escape into C
+        _log.error("acl.rt allocator %s function %r raised; NULL is returned to the runtime", kind, fn, exc_info=True)
+        return None
+
+
+def _as_pointer(result: object) -> Any:
+    try:
+        return vptr(operator.index(result) & ((1 << 64) - 1)) if result is not None else ffi.NULL  # type: ignore[arg-type]
+    except TypeError:
+        return ffi.NULL
+
+
+@ffi.def_extern(name="aiocann_acl_allocator_alloc", onerror=_allocator_trampoline_error)  # type: ignore[untyped-decorator]
+def _allocator_alloc(allocator: Any, size: int) -> Any:
+    return _as_pointer(_call_allocator("alloc", addr(allocator), size & 0xFFFF_FFFF))  # pyACL: "kI"
+
+
+@ffi.def_extern(name="aiocann_acl_allocator_free", onerror=_allocator_trampoline_error)  # type: ignore[untyped-decorator]
+def _allocator_free(allocator: Any, block: Any) -> None:
+    _call_allocator("free", addr(allocator), addr(block))
+
+
+@ffi.def_extern(name="aiocann_acl_allocator_alloc_advise", onerror=_allocator_trampoline_error)  # type: ignore[untyped-decorator]
+def _allocator_alloc_advise(allocator: Any, size: int, address: Any) -> Any:
+    return _as_pointer(_call_allocator("alloc_advise", addr(allocator), size & 0xFFFF_FFFF, addr(address)))
+
+
+@ffi.def_extern(name="aiocann_acl_allocator_get_addr", onerror=_allocator_trampoline_error)  # type: ignore[untyped-decorator]
+def _allocator_get_addr(block: Any) -> Any:
+    return _as_pointer(_call_allocator("get_addr", addr(block)))
+
+
+@_rt("allocator_create_desc", None)
+def allocator_create_desc() -> int:
+    """The descriptor alone (no ret); 0 on failure."""
+    return addr(lib.aclrtAllocatorCreateDesc())
+
+
+@_rt("allocator_destroy_desc", "k")
+def allocator_destroy_desc(desc: int, /) -> int:
+    return int(lib.aclrtAllocatorDestroyDesc(vptr(desc)))
+
+
+@_rt("allocator_set_obj_to_desc", "kk")
+def allocator_set_obj_to_desc(desc: int, allocator: int, /) -> int:
+    cell = ffi.new("aclrtAllocator *", vptr(allocator))
+    ret = int(lib.aclrtAllocatorSetObjToDesc(vptr(desc), cell))
+    if ret == 0:
+        with _allocator_lock:
+            _allocator_cells.append(cell)
+    return ret
+
+
+def _allocator_setter(name: str, kind: str, setter: Callable[[Any, Any], int], trampoline: Any) -> Any:
+    @_rt(name, "kO")
+    def set_func(desc: int, fn: Callable[..., object], /) -> int:
+        ret = int(setter(vptr(desc), trampoline))
+        if ret == 0:
+            with _allocator_lock:
+                _allocator_fns[kind] = fn
+        return ret
+
+    set_func.__name__ = set_func.__qualname__ = name
+    set_func.__doc__ = f"Sets the process-wide {kind.replace('_', ' ')} function (pyACL keeps one per kind)."
+    return set_func
+
+
+allocator_set_alloc_func_to_desc = _allocator_setter(
+    "allocator_set_alloc_func_to_desc",
+    "alloc",
+    lambda d, f: lib.aclrtAllocatorSetAllocFuncToDesc(d, f),
+    lib.aiocann_acl_allocator_alloc,
+)
+allocator_set_free_func_to_desc = _allocator_setter(
+    "allocator_set_free_func_to_desc",
+    "free",
+    lambda d, f: lib.aclrtAllocatorSetFreeFuncToDesc(d, f),
+    lib.aiocann_acl_allocator_free,
+)
+allocator_set_alloc_advise_func_to_desc = _allocator_setter(
+    "allocator_set_alloc_advise_func_to_desc",
+    "alloc_advise",
+    lambda d, f: lib.aclrtAllocatorSetAllocAdviseFuncToDesc(d, f),
+    lib.aiocann_acl_allocator_alloc_advise,
+)
+allocator_set_get_addr_from_block_func_to_desc = _allocator_setter(
+    "allocator_set_get_addr_from_block_func_to_desc",
+    "get_addr",
+    lambda d, f: lib.aclrtAllocatorSetGetAddrFromBlockFuncToDesc(d, f),
+    lib.aiocann_acl_allocator_get_addr,
+)
+
+
+@_rt("allocator_register", "kk")
+def allocator_register(stream: int, desc: int, /) -> int:
+    return int(lib.aclrtAllocatorRegister(vptr(stream), vptr(desc)))
+
+
+@_rt("allocator_unregister", "k")
+def allocator_unregister(stream: int, /) -> int:
+    return int(lib.aclrtAllocatorUnregister(vptr(stream)))
+
+
+# ----------------------------------------------------------------------- memory UCE
+
+
+@_rt("get_mem_uce_info", "iI", suffix="!")
+def get_mem_uce_info(device_id: int, array_size: int, /) -> tuple[list[dict[str, Any]], int]:
+    """``([{"addr", "len", "reserved"}...], ret)``: the addresses hit by uncorrectable errors."""
+    try:
+        arr = ffi.new("aclrtMemUceInfo[]", array_size)
+    except MemoryError:
+        raise MemoryError("memory new failed") from None
+    count = _out("size_t *")
+    ret = lib.aclrtGetMemUceInfo(device_id, arr, array_size, count)
+    infos = [
+        {"addr": addr(arr[i].addr), "len": int(arr[i].len), "reserved": [int(w) for w in arr[i].reserved]}
+        for i in range(int(count[0]))
+    ]
+    return infos, int(ret)
+
+
+@_rt("mem_uce_repair", "iO", suffix="!")
+def mem_uce_repair(device_id: int, infos: object, /) -> int:
+    """Repairs the addresses of a get_mem_uce_info list ({"addr", "len", "reserved"} dicts)."""
+    if not isinstance(infos, list):
+        raise TypeError("aclrtMemUceInfo argument is not list")
+    arr = ffi.new("aclrtMemUceInfo[]", len(infos) + 1)
+    for i, item in enumerate(infos):
+        if not isinstance(item, dict):
+            raise TypeError("the aclrtMemUceInfo argument is not dict")
+        address = _dict_int(item, "addr", signed=False, bits=64)
+        if address is not None:
+            arr[i].addr = vptr(address)
+        length = _dict_int(item, "len", signed=False, bits=64)
+        if length is not None:
+            arr[i].len = length
+        for j, w in enumerate(_dict_u32_list(item, "reserved", 14, bits=64) or ()):
+            arr[i].reserved[j] = w
+    return int(lib.aclrtMemUceRepair(device_id, arr, len(infos)))
+
+
 # ----------------------------------------------------------------------- not provided
 #
 # The rest of pyACL's acl.rt table (python/pyACL/rt/pyrt_methods.cpp), by reason. Each name
@@ -1393,27 +1840,18 @@ def launch_kernel(func_handle: int, block_dim: int, args_data: int, args_size: i
 _NOT_MODELLED = """
     get_overflow_status reset_overflow_status set_stream_overflow_switch get_stream_overflow_switch
     set_op_wait_timeout set_op_execute_time_out set_op_execute_timeout_v2 get_op_timeout_interval
-    get_op_execute_timeout reserve_mem_address release_mem_address malloc_physical free_physical
-    map_mem unmap_mem mem_export_to_shareable_handle mem_set_pid_to_shareable_handle
-    mem_import_from_shareable_handle mem_get_allocation_granularity ipc_mem_get_export_key
-    ipc_mem_set_import_pid ipc_mem_import_by_key ipc_mem_close host_register host_unregister
-    host_register_v2 host_get_device_pointer get_memcpy_desc_size set_memcpy_desc
-    memcpy_async_with_desc memcpy_async_with_condition reduce_async cmo_async value_write value_wait
-    create_notify destroy_notify record_notify wait_and_reset_notify get_notify_id notify_batch_reset
-    notify_get_export_key notify_set_import_pid notify_import_by_key allocator_create_desc
-    allocator_destroy_desc allocator_set_obj_to_desc allocator_set_alloc_func_to_desc
-    allocator_set_free_func_to_desc allocator_set_alloc_advise_func_to_desc
-    allocator_set_get_addr_from_block_func_to_desc allocator_register allocator_unregister
-    get_device_res_limit set_device_res_limit reset_device_res_limit get_stream_res_limit
-    set_stream_res_limit reset_stream_res_limit use_stream_res_in_current_thread
-    unuse_stream_res_in_current_thread get_res_in_current_thread get_devices_topo stream_abort
-    device_task_abort register_cpu_func set_group get_group_count create_group_info
-    destroy_group_info get_all_group_info get_group_info_detail get_mem_uce_info mem_uce_repair
+    get_op_execute_timeout create_notify destroy_notify record_notify wait_and_reset_notify
+    get_notify_id notify_batch_reset notify_get_export_key notify_set_import_pid
+    notify_import_by_key get_device_res_limit set_device_res_limit reset_device_res_limit
+    get_stream_res_limit set_stream_res_limit reset_stream_res_limit
+    use_stream_res_in_current_thread unuse_stream_res_in_current_thread get_res_in_current_thread
+    get_devices_topo stream_abort device_task_abort register_cpu_func set_group get_group_count
+    create_group_info destroy_group_info get_all_group_info get_group_info_detail
 """.split()
 
 NOT_PROVIDED: dict[str, str] = {
-    n: "the simulator does not model the hardware feature it drives (IPC, virtual memory, "
-    "notifies, allocators, resource limits, overflow detection, AI CPU kernels, ...)"
+    n: "the simulator does not model the hardware feature it drives (notifies, resource "
+    "limits, overflow detection, AI CPU kernels, ...)"
     for n in _NOT_MODELLED
 }
 

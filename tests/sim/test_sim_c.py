@@ -1,11 +1,14 @@
 """The simulator as a C library: native/tests/sim_test.c (the seed flow, then many streams,
-events and callbacks processed by a subscribed thread) linked against the standalone
-libascendcl.so exactly as an ACL program would be; and the simulator's own sources built with
-ThreadSanitizer and AddressSanitizer, running the same program clean."""
+events and callbacks processed by a subscribed thread) and native/tests/sim_mem_test.c (the
+memory family of issue 11: virtual memory, shareable handles and IPC keys across two processes,
+value write/wait, host registration) linked against the standalone libascendcl.so exactly as
+an ACL program would be; and the simulator's own sources built with ThreadSanitizer and
+AddressSanitizer, running the same programs clean."""
 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,6 +19,11 @@ from aiocann.compiler import include_dir, library_path
 
 ROOT = Path(__file__).resolve().parents[2]
 SIM_TEST = ROOT / "native" / "tests" / "sim_test.c"
+# Every C test program: its source and the line it prints when every check passed.
+C_TESTS = {
+    "sim_test": (SIM_TEST, "sim_test: all checks passed"),
+    "sim_mem_test": (ROOT / "native" / "tests" / "sim_mem_test.c", "sim_mem_test: all checks passed"),
+}
 # The sources setup.py builds the simulator from.
 SIM_SOURCES = sorted((ROOT / "native" / "sim").glob("*.c")) + [ROOT / "native" / "common" / "host_probe.c"]
 # The flags setup.py builds the simulator with.
@@ -39,9 +47,11 @@ def run_sim_test(exe: Path, kernel: Path, env: dict[str, str] | None = None) -> 
     return subprocess.run([str(exe), str(kernel)], capture_output=True, text=True, timeout=90, env=e)
 
 
-def test_c_program_linked_against_the_standalone_library(tmp_path, vector_add_path):
+@pytest.mark.parametrize("program", list(C_TESTS))
+def test_c_program_linked_against_the_standalone_library(tmp_path, vector_add_path, program):
     lib = library_path()
-    exe = tmp_path / "sim_test"
+    source, passed = C_TESTS[program]
+    exe = tmp_path / program
     build = subprocess.run(
         [
             compiler(),
@@ -51,7 +61,7 @@ def test_c_program_linked_against_the_standalone_library(tmp_path, vector_add_pa
             "-Wextra",
             "-Werror",
             f"-I{include_dir()}",
-            str(SIM_TEST),
+            str(source),
             "-o",
             str(exe),
             f"-L{lib.parent}",
@@ -68,33 +78,31 @@ def test_c_program_linked_against_the_standalone_library(tmp_path, vector_add_pa
     assert str(lib.resolve()) in needed or str(lib) in needed  # the ACL API comes from the library
     proc = run_sim_test(exe, vector_add_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "sim_test: all checks passed" in proc.stdout
+    assert passed in proc.stdout
 
 
 @pytest.fixture(scope="module")
 def sanitizer_builds(tmp_path_factory) -> dict[str, tuple[subprocess.Popen[str], Path]]:
-    """Starts both sanitizer builds at once (the machine has 2 cores); tests wait for theirs."""
+    """Starts both sanitizer builds at once (the machine has 2 cores); tests wait for theirs.
+    Each compiles the simulator's sources once and links every C test program against them."""
     out = tmp_path_factory.mktemp("sanitizers")
     builds = {}
     for name, (flags, _) in SANITIZERS.items():
-        exe = out / f"sim_test_{name}"
-        cmd = [
-            compiler(),
-            *SIM_CFLAGS,
-            *flags,
-            f"-I{ROOT / 'native' / 'include'}",
-            f"-I{ROOT / 'native' / 'sim'}",
-            f"-I{ROOT / 'native' / 'common'}",
-            *map(str, SIM_SOURCES),
-            str(SIM_TEST),
-            "-o",
-            str(exe),
-            "-lpthread",
-            "-ldl",
-        ]
+        objs = out / name
+        objs.mkdir()
+        cc = [compiler(), *SIM_CFLAGS, *flags]
+        includes = [f"-I{ROOT / 'native' / d}" for d in ("include", "sim", "common")]
+        steps = [[*cc, *includes, "-c", *map(str, SIM_SOURCES)]]
+        for program, (source, _) in C_TESTS.items():
+            steps.append(
+                [*cc, *includes, "*.o", str(source), "-o", str(out / f"{program}_{name}"), "-lpthread", "-ldl"]
+            )
+        script = " && ".join(" ".join(shlex.quote(a) if a != "*.o" else a for a in step) for step in steps)
         builds[name] = (
-            subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True),
-            exe,
+            subprocess.Popen(
+                ["sh", "-c", script], cwd=objs, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            ),
+            out,
         )
     yield builds
     for proc, _ in builds.values():
@@ -104,14 +112,20 @@ def sanitizer_builds(tmp_path_factory) -> dict[str, tuple[subprocess.Popen[str],
 
 
 @pytest.mark.sanitizer
+@pytest.mark.parametrize("program", list(C_TESTS))
 @pytest.mark.parametrize("sanitizer", list(SANITIZERS))
-def test_simulator_runs_clean_under_sanitizer(sanitizer_builds, vector_add_path, sanitizer):
-    proc, exe = sanitizer_builds[sanitizer]
-    try:
-        output, _ = proc.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        pytest.fail(f"the {sanitizer} sanitizer build did not finish in 120 s")
+def test_simulator_runs_clean_under_sanitizer(sanitizer_builds, vector_add_path, sanitizer, program):
+    proc, out = sanitizer_builds[sanitizer]
+    exe = out / f"{program}_{sanitizer}"
+    log = out / f"{sanitizer}.log"  # the build's output, kept for the other programs' tests
+    if not log.exists():
+        try:
+            output, _ = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            pytest.fail(f"the {sanitizer} sanitizer build did not finish in 120 s")
+        log.write_text(output)
+    output = log.read_text()
     if proc.returncode != 0 and "sanitize" in output and ("cannot find" in output or "unrecognized" in output):
         pytest.skip(f"the compiler has no {sanitizer} sanitizer runtime: {output.strip()}")
     assert proc.returncode == 0, output
@@ -120,4 +134,4 @@ def test_simulator_runs_clean_under_sanitizer(sanitizer_builds, vector_add_path,
     report = SANITIZERS[sanitizer][1]
     assert report not in run.stderr, run.stderr
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "sim_test: all checks passed" in run.stdout
+    assert C_TESTS[program][1] in run.stdout
