@@ -784,8 +784,9 @@ sim_where sim_where_is(const void *p, size_t len, int *dev);
 
 /* The arena every reservation and IPC import lives in (vmm.c); in_space is lock-free. */
 bool sim_vmm_in_space(const void *p);
-/* [p, p+len) inside one mapping: 1 device memory of *dev, 2 host physical memory; 0 outside
- * the arena; -1 in the arena but not inside one mapping. */
+/* [p, p+len) mapped (one mapping, or contiguous mappings of one reservation, all of one
+ * place): 1 device memory of *dev, 2 host physical memory; 0 outside the arena; -1 in the
+ * arena but not all mapped. */
 int sim_vmm_classify(const void *p, size_t len, int *dev);
 /* Maps len bytes of file fd at offset off (len and off page multiples) into the arena, as
  * device memory of dev (an IPC import); returns the address, or 0 with *rc set for func. */

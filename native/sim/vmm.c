@@ -208,15 +208,25 @@ int sim_vmm_classify(const void *p, size_t len, int *dev)
 {
     if (!sim_vmm_in_space(p))
         return 0;
-    uintptr_t a = (uintptr_t)p;
-    int out = -1;
+    uintptr_t a = (uintptr_t)p, end = a + len;
+    if (end < a)
+        return -1;
+    int out = -1, device = -2;
     pthread_mutex_lock(&g_lock);
     resv *r = find_resv(a, NULL);
-    vmap *m = r ? find_map(r, a) : NULL;
-    if (m && len <= m->va + m->len - a) {
-        out = m->device >= 0 ? 1 : 2;
-        if (m->device >= 0)
-            *dev = m->device;
+    /* The range may run across several mappings, as long as they are contiguous -- that is
+     * what a reservation is for -- and hold memory of one place. */
+    while (r && a < end) {
+        vmap *m = find_map(r, a);
+        if (!m || (device != -2 && m->device != device))
+            break;
+        device = m->device;
+        a = m->va + m->len;
+    }
+    if (r && a >= end) {
+        out = device >= 0 ? 1 : 2;
+        if (device >= 0)
+            *dev = device;
     }
     pthread_mutex_unlock(&g_lock);
     return out;

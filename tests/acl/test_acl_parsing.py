@@ -34,13 +34,21 @@ BANG = {
     "set_stream_failure_mode",
     "peek_at_last_error",
     "get_last_error",
+    # issue 11, memory family
+    "cmo_async",
+    "get_mem_uce_info",
+    "mem_uce_repair",
 }
 FAILD = {"set_sys_param_opt", "get_sys_param_opt"}
+# Wrappers with a text of their own.
+OWN_TEXT = {"host_get_device_pointer": "acl.rt.host_get_device_pointer parse failed"}
 NATIVE = {"acl.rt.get_event_id", "acl.util.start_thread"}
 
 
 def _expected(api: str) -> str:
     name = api.rsplit(".", 1)[1]
+    if name in OWN_TEXT:
+        return OWN_TEXT[name]
     if name in FAILD:
         return f"{api} args parse faild"
     return f"{api} args parse failed" + ("!" if name in BANG else "")

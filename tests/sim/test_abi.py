@@ -1,9 +1,9 @@
 """ABI check: our ACL declarations against the real CANN headers.
 
 Every function, #define / static-const constant, enum member, typedef and struct/union that
-native/include/acl/acl_base.h and acl_rt.h declare is checked against facts taken from the
-real headers: hicann/runtime, include/external/acl/{acl_rt.h, acl_base_rt.h, acl_base.h,
-error_codes/rt_error_codes.h} at commit 681ef7610. The facts below are data (names, values,
+native/include/acl/acl_base.h, acl_rt.h and acl_rt_allocator.h declare is checked against facts
+taken from the real headers: hicann/runtime, include/external/acl/{acl_rt.h, acl_rt_allocator.h,
+acl_base_rt.h, acl_base.h, error_codes/rt_error_codes.h} at commit 681ef7610. The facts below are data (names, values,
 normalized signatures, sizes/offsets measured by compiling those headers with gcc on x86_64);
 no header text is copied. Simulator extensions (aclsim_ext.h: aclsim*, aiocann_native.h:
 aiocann_*) are not part of ACL and are not checked here.
@@ -22,7 +22,7 @@ import pytest
 from aiocann._lib import ffi, lib
 
 ACL_INCLUDE = Path(__file__).resolve().parents[2] / "native" / "include" / "acl"
-OUR_HEADERS = ("acl_base.h", "acl_rt.h")
+OUR_HEADERS = ("acl_base.h", "acl_rt.h", "acl_rt_allocator.h")
 
 REAL_FUNCTIONS = {
     "aclInit": ("aclError", ("const char *",)),
@@ -743,6 +743,211 @@ REAL_RECORDS.update(
     }
 )
 
+# --- issue 11, memory family ------------------------------------------------------------
+# Facts for the "issue 11, memory family" block of acl_rt.h and for acl_rt_allocator.h, taken
+# the same way from the real headers at 681ef7610 (acl_rt.h, acl_rt_allocator.h,
+# acl_base_rt.h, error_codes/rt_error_codes.h; values and layouts measured by compiling them
+# with gcc, x86_64).
+
+REAL_FUNCTIONS.update(
+    {
+        "aclrtReserveMemAddress": ("aclError", ("void **", "size_t", "size_t", "void *", "uint64_t")),
+        "aclrtReleaseMemAddress": ("aclError", ("void *",)),
+        "aclrtMallocPhysical": (
+            "aclError",
+            ("aclrtDrvMemHandle *", "size_t", "const aclrtPhysicalMemProp *", "uint64_t"),
+        ),
+        "aclrtFreePhysical": ("aclError", ("aclrtDrvMemHandle",)),
+        "aclrtMapMem": ("aclError", ("void *", "size_t", "size_t", "aclrtDrvMemHandle", "uint64_t")),
+        "aclrtUnmapMem": ("aclError", ("void *",)),
+        "aclrtMemGetAllocationGranularity": (
+            "aclError",
+            ("aclrtPhysicalMemProp *", "aclrtMemGranularityOptions", "size_t *"),
+        ),
+        "aclrtMemExportToShareableHandle": (
+            "aclError",
+            ("aclrtDrvMemHandle", "aclrtMemHandleType", "uint64_t", "uint64_t *"),
+        ),
+        "aclrtMemSetPidToShareableHandle": ("aclError", ("uint64_t", "int32_t *", "size_t")),
+        "aclrtMemImportFromShareableHandle": ("aclError", ("uint64_t", "int32_t", "aclrtDrvMemHandle *")),
+        "aclrtIpcMemGetExportKey": ("aclError", ("void *", "size_t", "char *", "size_t", "uint64_t")),
+        "aclrtIpcMemSetImportPid": ("aclError", ("const char *", "int32_t *", "size_t")),
+        "aclrtIpcMemImportByKey": ("aclError", ("void **", "const char *", "uint64_t")),
+        "aclrtIpcMemClose": ("aclError", ("const char *",)),
+        "aclrtHostRegister": ("aclError", ("void *", "uint64_t", "aclrtHostRegisterType", "void **")),
+        "aclrtHostRegisterV2": ("aclError", ("void *", "uint64_t", "uint32_t")),
+        "aclrtHostGetDevicePointer": ("aclError", ("void *", "void **", "uint32_t")),
+        "aclrtHostUnregister": ("aclError", ("void *",)),
+        "aclrtGetMemcpyDescSize": ("aclError", ("aclrtMemcpyKind", "size_t *")),
+        "aclrtSetMemcpyDesc": ("aclError", ("void *", "aclrtMemcpyKind", "void *", "void *", "size_t", "void *")),
+        "aclrtMemcpyAsyncWithDesc": ("aclError", ("void *", "aclrtMemcpyKind", "aclrtStream")),
+        "aclrtMemcpyAsyncWithCondition": (
+            "aclError",
+            ("void *", "size_t", "const void *", "size_t", "aclrtMemcpyKind", "aclrtStream"),
+        ),
+        "aclrtReduceAsync": (
+            "aclError",
+            ("void *", "const void *", "uint64_t", "aclrtReduceKind", "aclDataType", "aclrtStream", "void *"),
+        ),
+        "aclrtCmoAsync": ("aclError", ("void *", "size_t", "aclrtCmoType", "aclrtStream")),
+        "aclrtValueWrite": ("aclError", ("void *", "uint64_t", "uint32_t", "aclrtStream")),
+        "aclrtValueWait": ("aclError", ("void *", "uint64_t", "uint32_t", "aclrtStream")),
+        "aclrtGetMemUceInfo": ("aclError", ("int32_t", "aclrtMemUceInfo *", "size_t", "size_t *")),
+        "aclrtMemUceRepair": ("aclError", ("int32_t", "aclrtMemUceInfo *", "size_t")),
+        "aclrtAllocatorCreateDesc": ("aclrtAllocatorDesc", ()),
+        "aclrtAllocatorDestroyDesc": ("aclError", ("aclrtAllocatorDesc",)),
+        "aclrtAllocatorSetObjToDesc": ("aclError", ("aclrtAllocatorDesc", "aclrtAllocator")),
+        "aclrtAllocatorSetAllocFuncToDesc": ("aclError", ("aclrtAllocatorDesc", "aclrtAllocatorAllocFunc")),
+        "aclrtAllocatorSetFreeFuncToDesc": ("aclError", ("aclrtAllocatorDesc", "aclrtAllocatorFreeFunc")),
+        "aclrtAllocatorSetAllocAdviseFuncToDesc": ("aclError", ("aclrtAllocatorDesc", "aclrtAllocatorAllocAdviseFunc")),
+        "aclrtAllocatorSetGetAddrFromBlockFuncToDesc": (
+            "aclError",
+            ("aclrtAllocatorDesc", "aclrtAllocatorGetAddrFromBlockFunc"),
+        ),
+        "aclrtAllocatorRegister": ("aclError", ("aclrtStream", "aclrtAllocatorDesc")),
+        "aclrtAllocatorGetByStream": (
+            "aclError",
+            (
+                "aclrtStream",
+                "aclrtAllocatorDesc *",
+                "aclrtAllocator *",
+                "aclrtAllocatorAllocFunc *",
+                "aclrtAllocatorFreeFunc *",
+                "aclrtAllocatorAllocAdviseFunc *",
+                "aclrtAllocatorGetAddrFromBlockFunc *",
+            ),
+        ),
+        "aclrtAllocatorUnregister": ("aclError", ("aclrtStream",)),
+    }
+)
+
+REAL_CONSTANTS.update(
+    {
+        "ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED": 507910,
+        "ACL_ERROR_HOST_MEMORY_NOT_REGISTERED": 507911,
+        "ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT": 0,
+        "ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION": 1,
+        "ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT": 0,
+        "ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS": 1,
+        "ACL_RT_VMM_EXPORT_FLAG_DEFAULT": 0,
+        "ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION": 1,
+        "ACL_HOST_REG_MAPPED": 2,
+        "ACL_HOST_REG_IOMEMORY": 4,
+        "ACL_HOST_REG_READONLY": 8,
+        "ACL_HOST_REG_PINNED": 268435456,
+        "ACL_RT_MAX_RECORD_PA_NUM_PER_DEV": 20,
+        "MAX_MEM_UCE_INFO_ARRAY_SIZE": 128,
+        "UCE_INFO_RESERVED_SIZE": 14,
+        "ACL_HOST_REGISTER_MAPPED": 0,
+        "ACL_HOST_REGISTER_IOMEMORY": 4,
+        "ACL_HOST_REGISTER_READONLY": 8,
+        "ACL_MEM_ALLOCATION_TYPE_PINNED": 0,
+        "ACL_MEM_HANDLE_TYPE_NONE": 0,
+        "ACL_MEM_HANDLE_TYPE_POSIX": 2,
+        "ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM": 0,
+        "ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED": 1,
+        "ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF": 65535,
+        "ACL_RT_CMO_TYPE_PREFETCH": 0,
+        "ACL_RT_CMO_TYPE_WRITEBACK": 1,
+        "ACL_RT_CMO_TYPE_INVALID": 2,
+        "ACL_RT_CMO_TYPE_FLUSH": 3,
+        "ACL_DT_UNDEFINED": -1,
+        "ACL_FLOAT": 0,
+        "ACL_FLOAT16": 1,
+        "ACL_INT8": 2,
+        "ACL_INT32": 3,
+        "ACL_UINT8": 4,
+        "ACL_INT16": 6,
+        "ACL_UINT16": 7,
+        "ACL_UINT32": 8,
+        "ACL_INT64": 9,
+        "ACL_UINT64": 10,
+        "ACL_DOUBLE": 11,
+        "ACL_BOOL": 12,
+        "ACL_STRING": 13,
+        "ACL_COMPLEX64": 16,
+        "ACL_COMPLEX128": 17,
+        "ACL_BF16": 27,
+        "ACL_INT4": 29,
+        "ACL_UINT1": 30,
+        "ACL_COMPLEX32": 33,
+        "ACL_HIFLOAT8": 34,
+        "ACL_FLOAT8_E5M2": 35,
+        "ACL_FLOAT8_E4M3FN": 36,
+        "ACL_FLOAT8_E8M0": 37,
+        "ACL_FLOAT6_E3M2": 38,
+        "ACL_FLOAT6_E2M3": 39,
+        "ACL_FLOAT4_E2M1": 40,
+        "ACL_FLOAT4_E1M2": 41,
+        "ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM": 10,
+        "ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX": 11,
+        "ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN": 12,
+        "ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL": 13,
+    }
+)
+
+REAL_TYPEDEFS.update(
+    {
+        "aclrtHostRegisterType": ("enum", ""),
+        "aclrtMemAllocationType": ("enum", "aclrtMemAllocationType"),
+        "aclrtMemHandleType": ("enum", "aclrtMemHandleType"),
+        "aclrtPhysicalMemProp": ("struct", "aclrtPhysicalMemProp"),
+        "aclrtMemGranularityOptions": ("enum", "aclrtMemGranularityOptions"),
+        "aclrtDrvMemHandle": ("alias", "void *"),
+        "aclrtMemUceInfo": ("struct", "aclrtMemUceInfo"),
+        "aclrtCmoType": ("enum", "aclrtCmoType"),
+        "aclrtReduceKind": ("enum", ""),
+        "aclDataType": ("enum", ""),
+        "aclrtAllocatorDesc": ("alias", "void *"),
+        "aclrtAllocator": ("alias", "void *"),
+        "aclrtAllocatorBlock": ("alias", "void *"),
+        "aclrtAllocatorAddr": ("alias", "void *"),
+        "aclrtAllocatorAllocFunc": ("fnptr", "void *(*)(aclrtAllocator, size_t)"),
+        "aclrtAllocatorFreeFunc": ("fnptr", "void(*)(aclrtAllocator, aclrtAllocatorBlock)"),
+        "aclrtAllocatorAllocAdviseFunc": ("fnptr", "void *(*)(aclrtAllocator, size_t, aclrtAllocatorAddr)"),
+        "aclrtAllocatorGetAddrFromBlockFunc": ("fnptr", "void *(*)(aclrtAllocatorBlock)"),
+    }
+)
+
+REAL_ENUM_SIZES.update(
+    {
+        "aclrtHostRegisterType": 4,
+        "aclrtMemAllocationType": 4,
+        "aclrtMemHandleType": 4,
+        "aclrtMemGranularityOptions": 4,
+        "aclrtCmoType": 4,
+        "aclrtReduceKind": 4,
+        "aclDataType": 4,
+    }
+)
+
+REAL_RECORDS.update(
+    {
+        "aclrtPhysicalMemProp": (
+            "struct",
+            32,
+            8,
+            (
+                ("handleType", "aclrtMemHandleType", 0, 4),
+                ("allocationType", "aclrtMemAllocationType", 4, 4),
+                ("memAttr", "aclrtMemAttr", 8, 4),
+                ("location", "aclrtMemLocation", 12, 8),
+                ("reserve", "uint64_t", 24, 8),
+            ),
+        ),
+        "aclrtMemUceInfo": (
+            "struct",
+            128,
+            8,
+            (
+                ("addr", "void *", 0, 8),
+                ("len", "size_t", 8, 8),
+                ("reserved", "size_t[14]", 16, 112),
+            ),
+        ),
+    }
+)
+
 # --- parsing our headers ----------------------------------------------------------------
 
 
@@ -872,6 +1077,13 @@ def _resolve(ctype: str) -> str:
         return re.sub(r"\b\w+\b", sub, text)
 
     ctype = re.sub(r"\bconst\b", "", spell(ctype))
+    # A pointer to a function-pointer typedef (aclrtAllocatorGetByStream's outputs): spelled
+    # out, its stars go inside the declarator, R(*)(A) * -> R(**)(A).
+    ctype = re.sub(
+        r"\(\*(\**)\)(\((?:[^()]|\([^()]*\))*\))((?:\s*\*)+)",
+        lambda m: f"(*{m.group(1)}{m.group(3).replace(' ', '')})" + m.group(2),
+        ctype,
+    )
     return re.sub(r"\s+", "", ctype).replace("(void)", "()")
 
 
