@@ -143,6 +143,9 @@ aclError sim_share_allow(sim_share *sh, const int32_t *pid, size_t n, const char
     if (n > MAX_PIDS - have)
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "the whitelist holds at most %zu processes (%u set, %zu more)",
                          (size_t)MAX_PIDS, have, n);
+    if (!sim_host_mapped(pid, n * sizeof *pid)) /* a bad array is an error, not a crash */
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "pid [%p, %zu entries) is not readable host memory",
+                         (const void *)pid, n);
     memcpy(&r->pids[have], pid, n * sizeof *pid);
     atomic_store_explicit(&r->npids, have + (uint32_t)n, memory_order_release);
     return ACL_SUCCESS;

@@ -722,3 +722,25 @@ def test_memory_uce(device):
         acl.rt.mem_uce_repair(0, [1])
     with pytest.raises(TypeError, match=r"^acl.rt.get_mem_uce_info args parse failed!$"):
         acl.rt.get_mem_uce_info("0", 1)
+
+
+def test_memory_operations_are_captured_and_replayed(device, stream):
+    """A capturing stream records value writes, reduces and copies by descriptor like any task
+    (docs/zh/api_ref/15: ACL_MODEL_RI_TASK_VALUE_WRITE); each replay runs them again, reading
+    the descriptor anew."""
+    mem, desc, dst = dev_alloc(8), dev_alloc(64), dev_alloc(8)
+    write_u64(mem, 0)
+    ok(acl.rt.set_memcpy_desc(desc, INNER_DEVICE_TO_DEVICE, mem, dst, 8, 0))
+    s = ffi.cast("void *", stream)
+    assert lib.aclmdlRICaptureBegin(s, 2) == SUCCESS  # RELAXED
+    ok(acl.rt.value_write(mem, 3, 0, stream))
+    ok(acl.rt.reduce_async(mem, mem, 8, REDUCE_SUM, ACL_INT32, stream, 0))  # two int32: mem *= 2
+    ok(acl.rt.memcpy_async_with_desc(desc, INNER_DEVICE_TO_DEVICE, stream))
+    model = ffi.new("aclmdlRI *")
+    assert lib.aclmdlRICaptureEnd(s, model) == SUCCESS
+    assert from_device(mem, 1, np.uint64)[0] == 0  # captured, not run
+    for _ in range(2):
+        assert lib.aclmdlRIExecuteAsync(model[0], s) == SUCCESS
+        ok(acl.rt.synchronize_stream(stream))
+        assert list(from_device(dst, 2, np.int32)) == [6, 0]
+    assert lib.aclmdlRIDestroy(model[0]) == SUCCESS
