@@ -1231,8 +1231,8 @@ static aclError replay_one(sim_stream *s, const sim_task *rt, const sim_task *t,
         if (!t->u.callback.block)
             sim_callback_wake(t->u.callback.sub);
         return ACL_SUCCESS;
-    case SIM_TASK_OP: /* issue 11: its kind runs a captured task as it runs a queued one */
-        return t->u.op.kind->run(s, t, msg, msglen);
+    case SIM_TASK_OP: /* issue 11: value writes/waits, reduces, CMOs, copies by descriptor */
+        return t->u.op.ops->run(s, (sim_task *)t, msg, msglen);
     default:
         return ACL_SUCCESS;
     }

@@ -20,10 +20,10 @@
 
 #include "sim.h"
 
-static aclError run(sim_stream *s, const sim_task *t, char *msg, size_t msglen)
+static aclError run(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
-    const void *p = (const void *)(uintptr_t)t->u.op.a[0];
-    size_t len = (size_t)t->u.op.a[1];
+    const void *p = (const void *)(uintptr_t)sim_op_arg(t, 0);
+    size_t len = (size_t)sim_op_arg(t, 1);
     int dev = -1;
     if (len == 0 || (sim_device_range(p, len, &dev) && dev == s->dev->id))
         return ACL_SUCCESS;
@@ -31,7 +31,7 @@ static aclError run(sim_stream *s, const sim_task *t, char *msg, size_t msglen)
     return ACL_ERROR_RT_SYS_DMA;
 }
 
-static const sim_op_kind k_cmo = {.name = "cmo", .run = run};
+static const sim_task_ops k_cmo = {.run = run};
 
 SIM_API aclError aclrtCmoAsync(void *src, size_t size, aclrtCmoType cmoType, aclrtStream stream)
 {
@@ -49,7 +49,7 @@ SIM_API aclError aclrtCmoAsync(void *src, size_t size, aclrtCmoType cmoType, acl
     if (!s)
         return rc;
     const uint64_t a[3] = {(uint64_t)(uintptr_t)src, (uint32_t)size /* taskInfo.lengthInner */, (uint64_t)cmoType};
-    rc = sim_op_submit(s, &k_cmo, a, 3, NULL, __func__);
+    rc = sim_op_submit(s, &k_cmo, a, 3, __func__);
     sim_obj_put(&s->obj);
     return rc;
 }

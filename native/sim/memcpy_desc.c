@@ -156,9 +156,9 @@ static void do_desc_copy(void *arg)
     memmove(dst, src, len);
 }
 
-static aclError run(sim_stream *s, const sim_task *t, char *msg, size_t msglen)
+static aclError run(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
-    desc_copy c = {.desc = (const void *)(uintptr_t)t->u.op.a[0], .device = s->dev->id};
+    desc_copy c = {.desc = (const void *)(uintptr_t)sim_op_arg(t, 0), .device = s->dev->id};
     sim_fault f = sim_copy_run(s->dev->id, do_desc_copy, &c);
     char why[160];
     if (f.sig) {
@@ -172,7 +172,7 @@ static aclError run(sim_stream *s, const sim_task *t, char *msg, size_t msglen)
     return c.rc;
 }
 
-static const sim_op_kind k_desc_copy = {.name = "memcpy by descriptor", .run = run};
+static const sim_task_ops k_desc_copy = {.run = run};
 
 SIM_API aclError aclrtMemcpyAsyncWithDesc(void *desc, aclrtMemcpyKind kind, aclrtStream stream)
 {
@@ -188,7 +188,7 @@ SIM_API aclError aclrtMemcpyAsyncWithDesc(void *desc, aclrtMemcpyKind kind, aclr
     if (!s)
         return rc;
     const uint64_t a[1] = {(uint64_t)(uintptr_t)desc};
-    rc = sim_op_submit(s, &k_desc_copy, a, 1, NULL, __func__);
+    rc = sim_op_submit(s, &k_desc_copy, a, 1, __func__);
     sim_obj_put(&s->obj);
     return rc;
 }

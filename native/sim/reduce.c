@@ -164,10 +164,10 @@ static void do_reduce(void *arg)
     }
 }
 
-static aclError run(sim_stream *s, const sim_task *t, char *msg, size_t msglen)
+static aclError run(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
-    reduce_job j = {.dst = (void *)(uintptr_t)t->u.op.a[0], .src = (const void *)(uintptr_t)t->u.op.a[1],
-                    .count = t->u.op.a[2], .kind = (int)t->u.op.a[3], .type = (int)t->u.op.a[4]};
+    reduce_job j = {.dst = (void *)(uintptr_t)sim_op_arg(t, 0), .src = (const void *)(uintptr_t)sim_op_arg(t, 1),
+                    .count = sim_op_arg(t, 2), .kind = (int)sim_op_arg(t, 3), .type = (int)sim_op_arg(t, 4)};
     sim_fault f = sim_copy_run(s->dev->id, do_reduce, &j);
     if (!f.sig)
         return ACL_SUCCESS;
@@ -177,7 +177,7 @@ static aclError run(sim_stream *s, const sim_task *t, char *msg, size_t msglen)
     return ACL_ERROR_RT_SYS_DMA;
 }
 
-static const sim_op_kind k_reduce = {.name = "reduce", .run = run};
+static const sim_task_ops k_reduce = {.run = run};
 
 /* The element size of a type ACL maps to the runtime (kMapDataType), 0 for the others;
  * *chip: whether the simulated chip (Atlas A2) reduces it. */
@@ -244,7 +244,7 @@ SIM_API aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, ac
     if (!rc) {
         const uint64_t a[5] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, count / elem, (uint64_t)kind,
                                (uint64_t)type};
-        rc = sim_op_submit(s, &k_reduce, a, 5, NULL, __func__);
+        rc = sim_op_submit(s, &k_reduce, a, 5, __func__);
     }
     sim_obj_put(&s->obj);
     return rc;

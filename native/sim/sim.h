@@ -122,10 +122,10 @@ typedef enum sim_kind {
     SIM_KIND_BINARY_DESC = 6, /* aclrtCreateBinary's descriptor (not loaded) */
     SIM_KIND_MODEL = 7,       /* aclmdlRI (capture.c) */
     SIM_KIND_TASKGRP = 8,     /* aclrtTaskGrp (capture.c) */
-    /* issue 11, memory family: numbered from the top of the 4-bit kind space, clear of the
-     * kinds other work adds from the bottom. */
-    SIM_KIND_PHYS = 14,       /* aclrtDrvMemHandle: a physical memory handle (vmm.c) */
-    SIM_KIND_ALLOCATOR = 15,  /* aclrtAllocatorDesc (allocator.c) */
+    /* issue 11, memory family: numbered down from the top of the 4-bit kind space (at most
+     * 15), below the device share's SIM_KIND_NOTIFY = 15 and clear of kinds added upwards. */
+    SIM_KIND_PHYS = 12,       /* aclrtDrvMemHandle: a physical memory handle (vmm.c) */
+    SIM_KIND_ALLOCATOR = 13,  /* aclrtAllocatorDesc (allocator.c) */
 } sim_kind;
 
 /* Every handle-bearing object starts with this header. The table holds one reference while
@@ -421,7 +421,8 @@ typedef enum sim_task_type {
     SIM_TASK_CALLBACK,
     SIM_TASK_MODEL,              /* a replay of a captured model (capture.c) */
     SIM_TASK_UPDATE,             /* a task-group update: swaps a captured kernel (capture.c) */
-    SIM_TASK_OP,                 /* issue 11: a task whose behaviour its file defines (sim_op_kind) */
+    /* issue 11: a task whose behaviour another file defines (u.op.ops). */
+    SIM_TASK_OP = 32,
 } sim_task_type;
 
 struct sim_event;
@@ -432,7 +433,6 @@ struct sim_capslot;
 struct sim_capkernel;
 struct sim_capstate;
 struct sim_capevent;
-struct sim_op_kind;
 
 #define SIM_TASK_INLINE_ARGS 256
 
@@ -480,9 +480,9 @@ typedef struct sim_task {
             struct sim_capkernel *kernel; /* the new kernel, owned until applied */
         } update;
         struct {
-            const struct sim_op_kind *kind;
-            uint64_t a[6];           /* operands, as the kind defines them */
-            void *ref;               /* an object the task holds, dropped by kind->release */
+            const struct sim_task_ops *ops;
+            void *obj;                 /* what the task acts on (ops->release drops it) */
+            uint64_t a, b;             /* operands, as ops defines them */
         } op;
     } u;
     /* Launch arguments up to this size are copied here instead of into a malloc'ed block. */
@@ -760,15 +760,17 @@ aclError sim_kernel_execute(sim_stream *s, sim_task *t, char *msg, size_t msglen
  * Locking: vmm.c's, share.c's, ipc.c's and host_register.c's registry locks are leaves: no
  * other lock is taken while one is held, except the handle table's. */
 
-/* What a SIM_TASK_OP does. run executes it on stream s's worker (the task may be a captured
- * one being replayed, which is why it is const); a failure is returned with its description
- * in msg, and reported as every task failure is. release drops what the task holds (may be
- * NULL). */
-typedef struct sim_op_kind {
-    const char *name;
-    aclError (*run)(sim_stream *s, const sim_task *t, char *msg, size_t msglen);
+/* A task whose behaviour lives outside stream.c (SIM_TASK_OP): the stream runs `run` in order,
+ * like any task, and a replay of a captured model runs it the same way (the captured task is
+ * then shared by every replay: run must not change it); a stream that discards its work calls
+ * `discard` instead, if set; `release` drops what u.op holds. A failure is returned with its
+ * description in msg and reported as every task failure is. (The device share of issue 11
+ * declares the same type; whichever merges second drops its copy.) */
+typedef struct sim_task_ops {
+    aclError (*run)(sim_stream *s, sim_task *t, char *msg, size_t msglen);
+    void (*discard)(sim_task *t);
     void (*release)(sim_task *t);
-} sim_op_kind;
+} sim_task_ops;
 
 /* Where an address lives, as the runtime's pointer attributes say it. */
 typedef enum sim_where {
@@ -849,10 +851,11 @@ void sim_ipc_reset(void);              /* aclFinalize */
 /* value.c: helpers of every stream-ordered memory operation. */
 /* A non-NULL stream handle must be live (107017): rts validates it before the runtime's checks. */
 aclError sim_op_stream_valid(aclrtStream stream, const char *func);
-/* Submits a SIM_TASK_OP of kind with operands a[0..n) holding ref (released by kind->release,
- * also when the submission fails). */
-aclError sim_op_submit(sim_stream *s, const sim_op_kind *kind, const uint64_t *a, size_t n, void *ref,
-                       const char *func);
+/* Submits a SIM_TASK_OP of ops (obj NULL) whose operands a[0..n) are kept in the task's
+ * inline_args, where sim_op_arg reads them back. */
+#define SIM_OP_MAX_ARGS (SIM_TASK_INLINE_ARGS / sizeof(uint64_t))
+aclError sim_op_submit(sim_stream *s, const sim_task_ops *ops, const uint64_t *a, size_t n, const char *func);
+uint64_t sim_op_arg(const sim_task *t, size_t i);
 /* The runtime's "pointer attributes say DEVICE" check: 0 with *dev (may be NULL), or 107000. */
 aclError sim_op_device_address(const void *p, const char *what, const char *func, int *dev);
 

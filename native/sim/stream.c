@@ -108,9 +108,9 @@ static void task_release(sim_task *t)
     case SIM_TASK_UPDATE:
         sim_capture_task_release(t);
         break;
-    case SIM_TASK_OP: /* issue 11 */
-        if (t->u.op.kind->release)
-            t->u.op.kind->release(t);
+    case SIM_TASK_OP:
+        if (t->u.op.ops->release)
+            t->u.op.ops->release(t);
         break;
     default:
         break;
@@ -162,13 +162,13 @@ static aclError execute(sim_stream *s, sim_task *t, char *msg, size_t msglen)
     case SIM_TASK_CALLBACK:
         sim_callback_execute(t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
         return ACL_SUCCESS;
+    case SIM_TASK_OP:
+        return t->u.op.ops->run(s, t, msg, msglen);
     case SIM_TASK_MODEL: /* a replay: the captured tasks, in order, as one task (capture.c) */
         return sim_capture_replay(s, t, msg, msglen);
     case SIM_TASK_UPDATE:
         sim_capture_apply_update(t);
         return ACL_SUCCESS;
-    case SIM_TASK_OP: /* issue 11: value write/wait, reduce, CMO, copies by descriptor */
-        return t->u.op.kind->run(s, t, msg, msglen);
     }
     return ACL_SUCCESS;
 }

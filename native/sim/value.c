@@ -61,23 +61,23 @@ aclError sim_op_stream_valid(aclrtStream stream, const char *func)
     return ACL_SUCCESS;
 }
 
-aclError sim_op_submit(sim_stream *s, const sim_op_kind *kind, const uint64_t *a, size_t n, void *ref,
-                       const char *func)
+aclError sim_op_submit(sim_stream *s, const sim_task_ops *ops, const uint64_t *a, size_t n, const char *func)
 {
+    if (n > SIM_OP_MAX_ARGS)
+        return sim_fail_(func, ACL_ERROR_INTERNAL_ERROR, "too many operands for a stream task");
     sim_task *t = sim_task_new(SIM_TASK_OP);
-    if (!t) {
-        if (ref && kind->release) { /* the task would have owned ref: release it as the task would */
-            sim_task tmp = {.type = SIM_TASK_OP};
-            tmp.u.op.kind = kind;
-            tmp.u.op.ref = ref;
-            kind->release(&tmp);
-        }
+    if (!t)
         return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
-    }
-    t->u.op.kind = kind;
-    t->u.op.ref = ref;
-    memcpy(t->u.op.a, a, n * sizeof *a);
+    t->u.op.ops = ops;
+    memcpy(t->inline_args, a, n * sizeof *a);
     return sim_stream_submit(s, t, func, NULL);
+}
+
+uint64_t sim_op_arg(const sim_task *t, size_t i)
+{
+    uint64_t v;
+    memcpy(&v, t->inline_args + i * sizeof v, sizeof v);
+    return v;
 }
 
 aclError sim_op_device_address(const void *p, const char *what, const char *func, int *dev)
@@ -189,9 +189,9 @@ static aclError guarded(sim_stream *s, void (*fn)(void *), access64 *io, const c
     return ACL_ERROR_RT_SYS_DMA;
 }
 
-static aclError run_write(sim_stream *s, const sim_task *t, char *msg, size_t msglen)
+static aclError run_write(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
-    access64 io = {.addr = (uintptr_t)t->u.op.a[0], .value = t->u.op.a[1]};
+    access64 io = {.addr = (uintptr_t)sim_op_arg(t, 0), .value = sim_op_arg(t, 1)};
     aclError rc = guarded(s, do_store, &io, "value write", msg, msglen);
     ring();
     return rc;
@@ -217,12 +217,12 @@ static bool stopping(sim_stream *s)
     return stop;
 }
 
-static aclError run_wait(sim_stream *s, const sim_task *t, char *msg, size_t msglen)
+static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
     pthread_once(&g_bell_once, bell_init);
-    access64 io = {.addr = (uintptr_t)t->u.op.a[0]};
-    uint64_t want = t->u.op.a[1];
-    uint32_t flag = (uint32_t)t->u.op.a[2];
+    access64 io = {.addr = (uintptr_t)sim_op_arg(t, 0)};
+    uint64_t want = sim_op_arg(t, 1);
+    uint32_t flag = (uint32_t)sim_op_arg(t, 2);
     aclError rc = ACL_SUCCESS;
     uint64_t sleep_ns = POLL_MIN_NS;
     atomic_fetch_add(&g_listeners, 1);
@@ -245,8 +245,8 @@ static aclError run_wait(sim_stream *s, const sim_task *t, char *msg, size_t msg
     return rc;
 }
 
-static const sim_op_kind k_write = {.name = "value write", .run = run_write};
-static const sim_op_kind k_wait = {.name = "value wait", .run = run_wait};
+static const sim_task_ops k_write = {.run = run_write};
+static const sim_task_ops k_wait = {.run = run_wait};
 
 /* ------------------------------------------------------------------ API ------------------ */
 
@@ -266,7 +266,7 @@ static aclError submit(void *devAddr, uint64_t value, uint32_t flag, aclrtStream
     if (!s)
         return rc;
     const uint64_t a[3] = {(uint64_t)(uintptr_t)devAddr, value, flag};
-    rc = sim_op_submit(s, wait ? &k_wait : &k_write, a, 3, NULL, func);
+    rc = sim_op_submit(s, wait ? &k_wait : &k_write, a, 3, func);
     sim_obj_put(&s->obj);
     return rc;
 }
