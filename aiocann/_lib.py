@@ -29,6 +29,8 @@ from ._native import ffi, lib
 __all__ = [
     "BackendError",
     "BackendInfo",
+    "as_int",
+    "as_pointer",
     "backend",
     "bind_context",
     "check",
@@ -147,6 +149,17 @@ def last_error_message() -> str | None:
     return str(ffi.string(p).decode(errors="replace"))
 
 
+def as_int(pointer: Any) -> int:
+    """A handle or pointer the runtime gave out, as an int (NULL is 0): the value pyACL's
+    ``acl.rt.*`` functions take and return, and what aiocann's public ``handle`` properties are."""
+    return int(ffi.cast("uintptr_t", pointer))
+
+
+def as_pointer(value: int, ctype: str = "void *") -> Any:
+    """An int handle or address (``as_int``'s inverse) as the cdata a C call takes."""
+    return ffi.cast(ctype, value)
+
+
 def check(rc: int, api: str | None = None) -> None:
     """Raise the AclError subclass registered for ``rc`` unless it is ACL_SUCCESS.
 
@@ -186,8 +199,7 @@ def in_context(ctx: Any, fn: Callable[[], _T]) -> _T:
     old = ffi.new("aclrtContext*")
     had = lib.aclrtGetCurrentContext(old) == 0
     lib.aclGetRecentErrMsg()  # drop the "no context" message if there was none
-    key = int(ffi.cast("uintptr_t", ctx))
-    if had and int(ffi.cast("uintptr_t", old[0])) == key:
+    if had and as_int(old[0]) == as_int(ctx):
         return fn()
     lib.aclrtSetCurrentContext(ctx)
     try:

@@ -29,7 +29,7 @@ import anyio
 
 from . import errors, tracing
 from ._lib import bind_context, check, ffi, lib
-from .completion import Completion
+from .completion import Completion, _new
 
 if TYPE_CHECKING:
     from ._dispatch import Dispatcher
@@ -156,7 +156,7 @@ class Submissions:
         """Register the Completion for work just enqueued with ``token``."""
         stream = self._stream()  # alive: the submitter holds it (the property, inlined)
         assert stream is not None
-        c = Completion(stream, label, keep, arrays, on_done)
+        c = _new(Completion)._init(stream, label, keep, arrays, on_done)
         self.pending[token] = c
         self.in_flight += 1
         self.last = c

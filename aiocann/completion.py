@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import anyio.lowlevel
 
 from . import errors
+from ._factory import NoPublicConstructor
 
 if TYPE_CHECKING:
     from .memory import DeviceArray
@@ -27,9 +28,21 @@ if TYPE_CHECKING:
 
 __all__ = ["Completion"]
 
+_new = object.__new__  # Completion's private constructor: ``_new(Completion)._init(...)``
 
-class Completion:
-    """Awaitable: returns None when the work is done, raises :class:`AclError` if it failed."""
+
+class Completion(metaclass=NoPublicConstructor):
+    """The awaitable result of work enqueued on a stream: ``await completion`` returns None
+    when the device has done the work, and raises the work's :class:`AclError` if it failed.
+
+    Returned by :func:`aiocann.launch` and by stream operations that return before the work is
+    done (``Stream.copy``, ``Stream.memset``, ``Stream.copy_from_host``, ``Graph.launch``...);
+    not created directly. ``label`` says what the work is (the kernel's name, ``"upload"``...).
+    Awaiting from another thread or event loop than the device's raises
+    :class:`~aiocann.WrongThreadError`; cancelling the await detaches the waiter only.
+    """
+
+    _factory = "aiocann.launch() or a stream operation (s.copy(), s.memset(), ...)"
 
     __slots__ = (
         "_stream",
@@ -44,14 +57,17 @@ class Completion:
         "__weakref__",
     )
 
-    def __init__(
+    # Built once per launch, so not through NoPublicConstructor._create: the submission owner
+    # makes it with ``_new(Completion)._init(...)``, which is cheaper than a constructor call
+    # (object.__new__ plus one method call, no type.__call__ dispatch to __init__).
+    def _init(
         self,
         stream: Stream,
         label: str,
         keep: Any = None,
         arrays: tuple[DeviceArray, ...] = (),
         on_done: Callable[[], None] | None = None,
-    ) -> None:
+    ) -> Completion:
         self._stream = stream
         self._keep = keep
         self._arrays = arrays
@@ -68,6 +84,7 @@ class Completion:
         self._message: str | None = None
         self._waiters: list[Any] | None = None
         self.label = label
+        return self
 
     # -- called by the dispatcher, on the event loop --------------------------------------
 
@@ -95,14 +112,16 @@ class Completion:
 
     @property
     def stream(self) -> Stream:
+        """The stream the work was enqueued on."""
         return self._stream
 
     def done(self) -> bool:
-        """True once the device has finished (or failed) this work."""
+        """True once the device has finished (or failed) this work. Never blocks."""
         return self._done
 
     def exception(self) -> errors.AclError | None:
-        """The failure of finished work, or None (also None while pending)."""
+        """The :class:`AclError` of finished work that failed; None if it succeeded or is still
+        pending. Never blocks."""
         if not self._done or not self._code:
             return None
         return errors.error_for(self._code, self._message, self.label)

@@ -139,7 +139,7 @@ class Device:
             self._dispatcher.start()
             self._staging = StagingPool()
             enabled, limit = self._pool_options
-            self._pool = MemoryPool(self._ctx, limit=limit, enabled=enabled)
+            self._pool = MemoryPool._create(self._ctx, limit=limit, enabled=enabled)
             await anyio.lowlevel.checkpoint_if_cancelled()
         except BaseException:
             await self._teardown()
@@ -286,17 +286,31 @@ class Device:
     # -- children -------------------------------------------------------------------------
 
     def stream(self, *, max_in_flight: int | None = None, priority: int = 0) -> Stream:
-        """A new stream; use it as ``async with dev.stream() as s:`` (it is then the task's
-        current stream inside the block)."""
+        """A new stream on this device, open at once (``aclrtCreateStreamWithConfig``).
+
+        ``async with dev.stream() as s:`` makes it the task's current stream inside the block
+        and closes it at the end (awaiting its work, raising its first device error); code that
+        keeps a stream open writes ``s = dev.stream()`` and closes it with ``await s.aclose()``
+        -- or leaves that to the device's closing.
+
+        Args:
+            max_in_flight: how many of the stream's Completions may be unresolved at once before
+                submissions wait (default: the device's ``max_in_flight``).
+            priority: the ACL stream priority (``aclrtCreateStreamWithConfig``'s ``priority``).
+
+        Returns:
+            The open :class:`Stream`.
+
+        Raises:
+            ClosedError: the device is not open.
+            WrongThreadError: called from another thread than the device's.
+            ValueError: ``max_in_flight`` is below 1.
+            AclError: the runtime refused the stream (e.g. ``ResourceExhaustedError``).
+        """
         from .stream import Stream
 
-        return Stream(self, self.max_in_flight if max_in_flight is None else max_in_flight, operator.index(priority))
-
-    async def create_stream(self, *, max_in_flight: int | None = None, priority: int = 0) -> Stream:
-        """An opened stream that stays open until ``await s.aclose()`` or the device closes."""
-        s = self.stream(max_in_flight=max_in_flight, priority=priority)
-        s._open()
-        return s
+        limit = self.max_in_flight if max_in_flight is None else max_in_flight
+        return Stream._create(self, limit, operator.index(priority))
 
     async def load_binary(self, path: str | PathLike[str]) -> Binary:
         """Load a kernel binary from a file (the file work runs off the event loop)."""
@@ -325,7 +339,7 @@ class Device:
         if stream is not None and stream._device is not self:
             raise ValueError(f"{stream!r} is not a stream of {self!r}")
         block = self.memory_pool.allocate(math.prod(shape_t) * dt.itemsize, stream)
-        arr = DeviceArray(self, block, shape_t, dt)
+        arr = DeviceArray._create(self, block, shape_t, dt)
         self._arrays.add(arr)
         return arr
 

@@ -8,12 +8,14 @@ later work on another stream -- of this device or another -- wait for it on the 
 
 from __future__ import annotations
 
+import operator
 import weakref
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from . import errors
-from ._lib import check, ffi, in_context, lib
+from ._factory import NoPublicConstructor
+from ._lib import as_int, as_pointer, check, ffi, in_context, lib
 
 if TYPE_CHECKING:
     from .completion import Completion
@@ -26,20 +28,33 @@ def _destroy(ctx: Any, handle: Any) -> None:
     in_context(ctx, lambda: lib.aclrtDestroyEvent(handle))
 
 
-class Event:
-    """An ACL event recorded on a stream. Created by ``Stream.record()``."""
+def _forget(ctx: Any, handle: Any) -> None:
+    """A borrowed event is its owner's to destroy: closing the wrapper only forgets it."""
 
-    __slots__ = ("_device", "_handle", "_completion", "_finalizer", "__weakref__")
 
-    def __init__(self, device: Device, handle: Any) -> None:
+class Event(metaclass=NoPublicConstructor):
+    """An ACL event: a point in a stream's work, for cross-stream dependencies and timing.
+
+    Made by ``await stream.record()``, or around an event other code created by
+    :meth:`Event.from_handle`. See the module docstring.
+    """
+
+    _factory = "await stream.record(), or Event.from_handle(handle) for an event made by other code"
+
+    __slots__ = ("_device", "_handle", "_completion", "_borrowed", "_finalizer", "__weakref__")
+
+    def __init__(self, device: Device, handle: Any, borrowed: bool = False) -> None:
         self._device = device
         self._handle = handle
         self._completion: Completion | None = None
-        self._finalizer = weakref.finalize(self, _destroy, device._ctx, handle)
+        self._borrowed = borrowed
+        self._finalizer = weakref.finalize(self, _forget if borrowed else _destroy, device._ctx, handle)
         self._finalizer.atexit = False
+        device._events.add(self)
 
     @classmethod
-    def _create(cls, device: Device, timing: bool, captured: bool = False) -> Event:
+    def _for_record(cls, device: Device, timing: bool, captured: bool = False) -> Event:
+        """A new event for ``Stream.record`` to record."""
         device._bind()
         h = ffi.new("aclrtEvent*")
         flags = lib.ACL_EVENT_SYNC | (lib.ACL_EVENT_TIME_LINE if timing else 0)
@@ -47,37 +62,101 @@ class Event:
             check(lib.aclrtCreateEventExWithFlag(h, flags), "aclrtCreateEventExWithFlag")
         else:
             check(lib.aclrtCreateEventWithFlag(h, flags), "aclrtCreateEventWithFlag")
-        event = cls(device, h[0])
-        device._events.add(event)
-        return event
+        return cls._create(device, h[0])
+
+    @classmethod
+    def from_handle(cls, handle: int, *, device: Device | None = None) -> Event:
+        """Wrap an event that other code created (pyACL's ``acl.rt.create_event*``, or another
+        library), so that aiocann streams can ``wait`` for it and time against it.
+
+        The event is **borrowed**: aiocann never destroys it; ``close()`` (or the device's
+        closing) only forgets the wrapper, and the handle stays valid for its owner. aiocann
+        does not know when other code records it, so it cannot be awaited: make a stream wait
+        for it (``s.wait(ev)``) and await that stream's work instead. ``done()`` asks the
+        runtime (``aclrtQueryEventStatus``).
+
+        Args:
+            handle: the event as an int (``aclrtEvent``, the value ``acl.rt.create_event``
+                returns).
+            device: the device whose context the event's calls run in (default: the task's
+                current device).
+
+        Returns:
+            The borrowed :class:`Event`.
+
+        Raises:
+            TypeError: ``handle`` is not an int.
+            ValueError: ``handle`` is 0 or out of range.
+            InvalidHandleError: the handle is not a live event (the simulator checks; a real
+                runtime may crash on garbage pointers).
+            ClosedError: ``device`` is not open.
+        """
+        if device is None:
+            from .device import current_device
+
+            device = current_device()
+        if isinstance(handle, bool) or not hasattr(type(handle), "__index__"):
+            raise TypeError(
+                f"handle must be an int (an aclrtEvent, as acl.rt.create_event returns it), not {type(handle).__name__}"
+            )
+        value = operator.index(handle)
+        if not 0 < value < 1 << 64:
+            raise ValueError(f"handle {value:#x} is not an event handle (NULL or out of range)")
+        device._bind()
+        ptr = as_pointer(value, "aclrtEvent")
+        status = ffi.new("aclrtEventRecordedStatus *")
+        check(lib.aclrtQueryEventStatus(ptr, status), f"Event.from_handle({value:#x}) on Device({device.index})")
+        return cls._create(device, ptr, borrowed=True)
 
     def _captured(self) -> bool:
         from .graph import CapturedWork
 
         return isinstance(self._completion, CapturedWork)
 
-    @property
-    def device(self) -> Device:
-        return self._device
-
-    @property
-    def handle(self) -> Any:
+    def _live_handle(self) -> Any:
+        """The aclrtEvent for a C call; raises ClosedError once closed."""
         if not self._finalizer.alive:
             raise errors.ClosedError("the event was closed")
         return self._handle
 
+    @property
+    def device(self) -> Device:
+        """The :class:`Device` the event belongs to."""
+        return self._device
+
+    @property
+    def handle(self) -> int:
+        """The ACL event handle (``aclrtEvent``) as an int: the value pyACL's ``acl.rt.*``
+        functions take, e.g. ``acl.rt.stream_wait_event(stream, ev.handle)``. Raises
+        ClosedError once the event is closed."""
+        return as_int(self._live_handle())
+
+    @property
+    def borrowed(self) -> bool:
+        """True for an event wrapped with :meth:`from_handle`: aiocann never destroys it."""
+        return self._borrowed
+
     def done(self) -> bool:
-        """True once the work before the record has finished."""
+        """True once the work before the record has finished. Never blocks."""
+        if self._borrowed:
+            status = ffi.new("aclrtEventRecordedStatus *")
+            self._device._bind()
+            check(lib.aclrtQueryEventStatus(self._live_handle(), status), "aclrtQueryEventStatus")
+            return bool(status[0] == lib.ACL_EVENT_RECORDED_STATUS_COMPLETE)
         return self._completion is not None and self._completion.done()
 
     def __await__(self) -> Generator[Any, None, None]:
-        assert self._completion is not None
+        if self._completion is None:
+            raise RuntimeError(
+                f"{self!r} was not recorded by aiocann, so there is nothing to await: make a stream wait for it "
+                "(s.wait(event)) and await that stream's work (await s.synchronize())"
+            )
         return self._completion.__await__()
 
     def _timestamp(self) -> int:
         self._device._bind()
         ts = ffi.new("uint64_t*")
-        check(lib.aclrtEventGetTimestamp(self.handle, ts), "aclrtEventGetTimestamp")
+        check(lib.aclrtEventGetTimestamp(self._live_handle(), ts), "aclrtEventGetTimestamp")
         return int(ts[0])
 
     @property
@@ -93,16 +172,22 @@ class Event:
             raise TypeError(f"elapsed_ms() takes the start Event, not {type(start).__name__}")
         self._device._bind()
         ms = ffi.new("float*")
-        check(lib.aclrtEventElapsedTime(ms, start.handle, self.handle), "aclrtEventElapsedTime")
+        check(lib.aclrtEventElapsedTime(ms, start._live_handle(), self._live_handle()), "aclrtEventElapsedTime")
         return float(ms[0])
 
     def __sub__(self, start: Event) -> float:
         return self.elapsed_ms(start)
 
     def close(self) -> None:
-        """Destroy the event (allowed while its record is pending)."""
+        """Destroy the event (allowed while its record is pending); a borrowed event is only
+        forgotten. Idempotent."""
         self._finalizer()
 
     def __repr__(self) -> str:
-        state = "closed" if not self._finalizer.alive else ("done" if self.done() else "pending")
+        if not self._finalizer.alive:
+            state = "closed"
+        elif self._borrowed:
+            state = "borrowed"
+        else:
+            state = "done" if self.done() else "pending"
         return f"<Event device={self._device.index} {state}>"

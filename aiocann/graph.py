@@ -33,8 +33,9 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import errors
-from ._lib import check, ffi, in_context, lib
-from .completion import Completion
+from ._factory import NoPublicConstructor
+from ._lib import as_int, check, ffi, in_context, lib
+from .completion import Completion, _new
 
 if TYPE_CHECKING:
     from .device import Device
@@ -52,6 +53,7 @@ class CapturedWork(Completion):
     was recorded into the graph, not run. It is never done; awaiting it raises at once (launch
     the graph to run it)."""
 
+    _factory = "a submission inside stream.capture()"
     __slots__ = ("graph",)
 
     def __init__(self, graph: Graph, label: str) -> None:  # no device work to track
@@ -80,8 +82,11 @@ def _destroy(ctx: Any, handle: Any) -> None:
     in_context(ctx, lambda: lib.aclmdlRIDestroy(handle))
 
 
-class Graph:
-    """A captured model (``aclmdlRI``). Created by ``stream.capture()``."""
+class Graph(metaclass=NoPublicConstructor):
+    """A captured model (``aclmdlRI``). Created by ``async with stream.capture() as graph:``;
+    ``await graph.launch(stream=s)`` replays it, ``graph.close()`` destroys it."""
+
+    _factory = "async with stream.capture() as graph"
 
     def __init__(self, stream: Stream) -> None:
         self._device: Device = stream._device
@@ -108,13 +113,13 @@ class Graph:
         if self._state == "capturing":
             self._arrays.extend(arrays)
         else:
-            self._lifetimes.append(Completion(self._stream, "graph lifetime", None, arrays))
-        return CapturedWork(self, label)
+            self._lifetimes.append(_new(Completion)._init(self._stream, "graph lifetime", None, arrays))
+        return CapturedWork._create(self, label)
 
     def _captured(self, handle: Any) -> None:
         self._handle = handle
         self._state = "ready"
-        self._lifetimes.append(Completion(self._stream, "graph lifetime", None, tuple(self._arrays)))
+        self._lifetimes.append(_new(Completion)._init(self._stream, "graph lifetime", None, tuple(self._arrays)))
         self._arrays.clear()
         self._finalizer = weakref.finalize(self, _destroy, self._device._ctx, handle)
         self._finalizer.atexit = False
@@ -129,10 +134,11 @@ class Graph:
 
     @property
     def handle(self) -> int:
-        """The ``aclmdlRI`` as an int."""
+        """The ``aclmdlRI`` as an int (the value pyACL's ``acl.mdl`` functions take). Raises
+        ClosedError while capturing and once closed."""
         if self._state != "ready":
             raise errors.ClosedError(f"{self!r} is not ready")
-        return int(ffi.cast("uintptr_t", self._handle))
+        return as_int(self._handle)
 
     @asynccontextmanager
     async def group(self) -> AsyncIterator[TaskGroup]:
@@ -143,7 +149,7 @@ class Graph:
         s = self._stream
         s._device._bind()
         check(lib.aclmdlRICaptureTaskGrpBegin(s._handle), "aclmdlRICaptureTaskGrpBegin")
-        grp = TaskGroup(self)
+        grp = TaskGroup._create(self)
         try:
             yield grp
         finally:
@@ -213,8 +219,10 @@ class Graph:
         return f"<Graph device={self._device.index} {self._state}>"
 
 
-class TaskGroup:
+class TaskGroup(metaclass=NoPublicConstructor):
     """Captured launches that can be updated between replays. From ``graph.group()``."""
+
+    _factory = "async with graph.group() as group (during capture)"
 
     def __init__(self, graph: Graph) -> None:
         self._graph = graph
@@ -258,7 +266,7 @@ async def capture(stream: Stream, mode: CaptureMode = "global") -> AsyncIterator
     # Work submitted before the capture keeps its completion callbacks; only what follows is
     # recorded. The completion callbacks already queued are not part of the capture.
     check(lib.aclmdlRICaptureBegin(stream._handle, _MODES[mode]), "aclmdlRICaptureBegin")
-    graph = Graph(stream)
+    graph = Graph._create(stream)
     sub = stream._sub
     sub.capture = graph
     stream._state = "capturing"

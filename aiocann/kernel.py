@@ -21,7 +21,7 @@ import operator
 import os
 import weakref
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import anyio
 import anyio.lowlevel
@@ -29,7 +29,8 @@ import anyio.to_thread
 import numpy as np
 
 from . import errors
-from ._lib import bind_context, check, ffi, in_context, lib
+from ._factory import NoPublicConstructor
+from ._lib import as_int, bind_context, check, ffi, in_context, lib
 from .compiler import ParamSpec, read_signatures
 from .memory import DeviceArray
 
@@ -53,8 +54,13 @@ def _unload(ctx: Any, handle: Any) -> None:
     in_context(ctx, lambda: lib.aclrtBinaryUnLoad(handle))
 
 
-class Binary:
-    """A loaded kernel binary. Created by ``Device.load_binary``; unloaded with its device."""
+class Binary(metaclass=NoPublicConstructor):
+    """A loaded kernel binary. Made by ``await dev.load_binary(path)`` or
+    ``await dev.load_binary_data(data)``; unloaded by ``unload()``, when dropped, or with its
+    device. ``label`` is its absolute path (or ``<N bytes>``); ``signatures`` maps its kernels'
+    names to their parameters where the binary records them (``aiocann.compiler`` builds do)."""
+
+    _factory = "await dev.load_binary(path) or await dev.load_binary_data(data)"
 
     def __init__(self, device: Device, handle: Any, label: str, signatures: dict[str, tuple[ParamSpec, ...]] | None):
         self._device = device
@@ -85,7 +91,7 @@ class Binary:
 
             with anyio.CancelScope(shield=True):  # never lose a loaded handle to a cancellation
                 handle, fspath, signatures = await anyio.to_thread.run_sync(load)
-            binary = cls(device, handle, fspath, signatures)
+            binary = cls._create(device, handle, fspath, signatures)
         else:
             if data is None:
                 raise TypeError("path must be a str or path, not None")
@@ -98,23 +104,36 @@ class Binary:
 
             with anyio.CancelScope(shield=True):
                 handle = await anyio.to_thread.run_sync(load_data)
-            binary = cls(device, handle, f"<{len(data)} bytes>", None)
+            binary = cls._create(device, handle, f"<{len(data)} bytes>", None)
         device._binaries.add(binary)
         await anyio.lowlevel.checkpoint_if_cancelled()
         return binary
 
     @property
     def device(self) -> Device:
+        """The :class:`Device` the binary is loaded on."""
         return self._device
 
-    @property
-    def handle(self) -> Any:
+    def _live_handle(self) -> Any:
         if self._handle is None:
             raise errors.ClosedError(f"binary {self.label} was unloaded")
         return self._handle
 
+    @property
+    def handle(self) -> int:
+        """The ACL binary handle (``aclrtBinHandle``) as an int, the value pyACL's
+        ``acl.rt.binary_*`` functions take. Raises ClosedError once unloaded."""
+        return as_int(self._live_handle())
+
     def function(self, name: str) -> Kernel:
-        """The kernel ``name`` (aclrtBinaryGetFunction)."""
+        """The kernel ``name`` of this binary (``aclrtBinaryGetFunction``; looked up once).
+
+        Raises:
+            TypeError: ``name`` is not a str.
+            ValueError: ``name`` contains a NUL character.
+            KernelLookupError: the binary has no kernel of that name.
+            ClosedError: the binary was unloaded.
+        """
         if not isinstance(name, str):
             raise TypeError(f"kernel name must be a str, not {type(name).__name__}")
         _refuse_nul("kernel name", name)
@@ -122,13 +141,14 @@ class Binary:
         if kernel is None:
             self._device._bind()
             h = ffi.new("aclrtFuncHandle*")
-            check(lib.aclrtBinaryGetFunction(self.handle, name.encode(), h), "aclrtBinaryGetFunction")
+            check(lib.aclrtBinaryGetFunction(self._live_handle(), name.encode(), h), "aclrtBinaryGetFunction")
             sig = self.signatures.get(name) if self.signatures else None
-            kernel = self._kernels[name] = Kernel(self, name, h[0], sig)
+            kernel = self._kernels[name] = Kernel._create(self, name, h[0], sig)
         return kernel
 
     def unload(self) -> None:
-        """Unload the binary. Launches already enqueued still run; its kernels become unusable."""
+        """Unload the binary. Launches already enqueued still run; its kernels become unusable.
+        Idempotent."""
         self._handle = None
         self._kernels.clear()
         self._finalizer()
@@ -137,8 +157,12 @@ class Binary:
         return f"<Binary {self.label}{' unloaded' if self._handle is None else ''}>"
 
 
-class Kernel:
-    """A kernel of a :class:`Binary`. ``kernel.args()`` starts an argument list."""
+class Kernel(metaclass=NoPublicConstructor):
+    """A kernel of a :class:`Binary`, made by ``binary.function(name)``. ``kernel.args()``
+    starts an argument list. ``signature`` is its parameters (name, kind, size) where the
+    binary records them, else None."""
+
+    _factory = "binary.function(name)"
 
     def __init__(self, binary: Binary, name: str, handle: Any, signature: tuple[ParamSpec, ...] | None):
         self.binary = binary
@@ -146,14 +170,22 @@ class Kernel:
         self._handle = handle
         self.signature = signature
 
-    @property
-    def handle(self) -> Any:
+    def _live_handle(self) -> Any:
         if self.binary._handle is None:
             raise errors.ClosedError(f"kernel {self.name}: binary {self.binary.label} was unloaded")
         return self._handle
 
+    @property
+    def handle(self) -> int:
+        """The ACL function handle (``aclrtFuncHandle``) as an int, the value pyACL's
+        ``acl.rt.launch_kernel*`` functions take. Raises ClosedError once its binary is
+        unloaded."""
+        return as_int(self._live_handle())
+
     def args(self) -> ArgsBuilder:
-        return ArgsBuilder(self)
+        """A new, empty argument list for this kernel, filled in parameter order by the
+        builder's methods and finished by ``await``: ``await k.args().ptr(x).u32(n)``."""
+        return ArgsBuilder._create(self)
 
     def __repr__(self) -> str:
         if self.signature is None:
@@ -168,19 +200,6 @@ class Kernel:
 #   "scalar" payload: np.ndarray (0-d)       -> its bytes, kind 'i' or 'f'
 #   "raw"   payload: bytes                   -> appended as is
 #   "placeholder" payload: bytes             -> 8-byte slot patched to its data at launch
-_SCALAR_TYPES = {
-    "i8": np.int8,
-    "i16": np.int16,
-    "i32": np.int32,
-    "i64": np.int64,
-    "u8": np.uint8,
-    "u16": np.uint16,
-    "u32": np.uint32,
-    "u64": np.uint64,
-    "f16": np.float16,
-    "f32": np.float32,
-    "f64": np.float64,
-}
 
 
 def _scalar(value: Any, dtype: Any = None) -> np.ndarray:
@@ -231,8 +250,17 @@ def _to_bytes(data: Any, what: str) -> bytes:
     return b
 
 
-class ArgsBuilder:
-    """Builds a kernel's argument list in the kernel's parameter order. Awaitable."""
+class ArgsBuilder(metaclass=NoPublicConstructor):
+    """Builds a kernel's argument list in the kernel's parameter order; made by
+    ``kernel.args()``. Every method appends one parameter and returns the builder, so calls
+    chain; ``await builder`` (or ``await builder.build()``) gives the :class:`KernelArgs`.
+
+    Scalars say their width: a typed method (``.u32(7)``, ``.f32(0.5)``) or ``.scalar(value,
+    dtype)``. A value that does not fit its type raises OverflowError at once; a float for an
+    integer type, or a bare Python number without a width, raises TypeError.
+    """
+
+    _factory = "kernel.args()"
 
     def __init__(self, kernel: Kernel) -> None:
         self.kernel = kernel
@@ -264,15 +292,74 @@ class ArgsBuilder:
         return self
 
     def scalar(self, value: Any, dtype: Any = None) -> ArgsBuilder:
-        """A scalar by value: a numpy scalar, or any value with an explicit ``dtype``."""
+        """A scalar by value: a numpy scalar (its own width), or any number with an explicit
+        ``dtype`` (an integer or float type of at most 8 bytes).
+
+        Raises:
+            TypeError: no width (a bare Python number without ``dtype``), a float for an
+                integer type, or an unsupported dtype.
+            OverflowError: the value does not fit the type.
+        """
         self._entries.append(("scalar", _scalar(value, dtype)))
         return self
 
-    def __getattr__(self, name: str) -> Any:
-        dt = _SCALAR_TYPES.get(name)
-        if dt is None:
-            raise AttributeError(name)
-        return lambda value: self.scalar(value, dt)
+    # The typed scalars, one method per width the runtime's kernels take (every integer and
+    # float of at most 8 bytes numpy has): explicit so that type checkers and IDEs see them.
+    # All go through scalar(), which does the checking.
+
+    def i8(self, value: SupportsIndex) -> ArgsBuilder:
+        """An ``int8`` scalar (C ``int8_t``), -128..127; OverflowError outside that range,
+        TypeError for a float."""
+        return self.scalar(value, np.int8)
+
+    def u8(self, value: SupportsIndex) -> ArgsBuilder:
+        """A ``uint8`` scalar (C ``uint8_t``), 0..255; OverflowError outside that range,
+        TypeError for a float."""
+        return self.scalar(value, np.uint8)
+
+    def i16(self, value: SupportsIndex) -> ArgsBuilder:
+        """An ``int16`` scalar (C ``int16_t``), -32768..32767; OverflowError outside that range,
+        TypeError for a float."""
+        return self.scalar(value, np.int16)
+
+    def u16(self, value: SupportsIndex) -> ArgsBuilder:
+        """A ``uint16`` scalar (C ``uint16_t``), 0..65535; OverflowError outside that range,
+        TypeError for a float."""
+        return self.scalar(value, np.uint16)
+
+    def i32(self, value: SupportsIndex) -> ArgsBuilder:
+        """An ``int32`` scalar (C ``int32_t``), -2**31..2**31-1; OverflowError outside that range,
+        TypeError for a float."""
+        return self.scalar(value, np.int32)
+
+    def u32(self, value: SupportsIndex) -> ArgsBuilder:
+        """A ``uint32`` scalar (C ``uint32_t``), 0..2**32-1; OverflowError outside that range,
+        TypeError for a float."""
+        return self.scalar(value, np.uint32)
+
+    def i64(self, value: SupportsIndex) -> ArgsBuilder:
+        """An ``int64`` scalar (C ``int64_t``), -2**63..2**63-1; OverflowError outside that range,
+        TypeError for a float."""
+        return self.scalar(value, np.int64)
+
+    def u64(self, value: SupportsIndex) -> ArgsBuilder:
+        """A ``uint64`` scalar (C ``uint64_t``), 0..2**64-1; OverflowError outside that range,
+        TypeError for a float."""
+        return self.scalar(value, np.uint64)
+
+    def f16(self, value: float | np.floating[Any] | np.integer[Any]) -> ArgsBuilder:
+        """A ``float16`` scalar (C ``half`` / ``_Float16``); OverflowError for a finite value
+        beyond its range (65504)."""
+        return self.scalar(value, np.float16)
+
+    def f32(self, value: float | np.floating[Any] | np.integer[Any]) -> ArgsBuilder:
+        """A ``float32`` scalar (C ``float``); OverflowError for a finite value beyond its range
+        (about 3.4e38)."""
+        return self.scalar(value, np.float32)
+
+    def f64(self, value: float | np.floating[Any] | np.integer[Any]) -> ArgsBuilder:
+        """A ``float64`` scalar (C ``double``)."""
+        return self.scalar(value, np.float64)
 
     def bytes(self, data: Any) -> ArgsBuilder:
         """Raw bytes appended as one parameter (a packed struct, say)."""
@@ -365,10 +452,13 @@ def _aligned(nbytes: int, align: int = 64) -> tuple[np.ndarray, int]:
     return raw, addr + off
 
 
-class KernelArgs:
-    """A finalized argument list, reusable across launches. Built by ``await kernel.args()...``."""
+class KernelArgs(metaclass=NoPublicConstructor):
+    """A finalized argument list, reusable across launches and updatable in place. Made by
+    ``await kernel.args()...``; ``kernel`` is the kernel it was built for."""
 
-    def __init__(self) -> None:  # use ArgsBuilder
+    _factory = "await kernel.args()...  (an ArgsBuilder)"
+
+    def __init__(self) -> None:
         self.kernel: Kernel
         self._handle: Any = None
         self._memory: tuple[np.ndarray, np.ndarray] | None = None
@@ -382,9 +472,9 @@ class KernelArgs:
 
     @classmethod
     def _build(cls, kernel: Kernel, entries: list[tuple[str, Any]]) -> KernelArgs:
-        self = cls()
+        self = cls._create()
         self.kernel = kernel
-        fn = kernel.handle
+        fn = kernel._live_handle()
         kernel.binary.device._bind()
         payloads: list[bytes | None] = []
         for kind, payload in entries:
@@ -436,11 +526,16 @@ class KernelArgs:
         self._handle = handle
         return self
 
-    @property
-    def handle(self) -> Any:
+    def _live_handle(self) -> Any:
         if self._handle is None:
             raise errors.ClosedError("the kernel args were closed")
         return self._handle
+
+    @property
+    def handle(self) -> int:
+        """The ACL args handle (``aclrtArgsHandle``) as an int, the value pyACL's
+        ``acl.rt.launch_kernel_with_config`` takes. Raises ClosedError once closed."""
+        return as_int(self._live_handle())
 
     @property
     def arrays(self) -> tuple[DeviceArray, ...]:
@@ -460,7 +555,7 @@ class KernelArgs:
         if not 0 <= index < len(self._params):
             raise IndexError(f"argument index {index} out of range for {len(self._params)} arguments")
         kind = self._kinds[index]
-        handle = self.handle
+        handle = self._live_handle()
         if kind == "placeholder":
             data = np.frombuffer(_to_bytes(value, "placeholder data"), np.uint8)
             view = self._placeholder_data[index]

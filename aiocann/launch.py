@@ -143,7 +143,7 @@ async def _prepare(
             f"kernel {kernel.name} is loaded on device {binary.device.index}, the stream is on device {s.device.index}"
         )
     if binary._handle is None or args._handle is None:
-        kernel.handle, args.handle  # noqa: B018 - raise ClosedError with the reason
+        kernel._live_handle(), args._live_handle()  # raise ClosedError with the reason
     if config is None:
         cfg = _NULL
     elif isinstance(config, LaunchConfig):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _runtime, errors
+from ._factory import NoPublicConstructor
 from ._lib import check, ffi, lib
 
 if TYPE_CHECKING:
@@ -132,9 +133,13 @@ class StagingPool:
 # --------------------------------------------------------------------------- device arrays
 
 
-class DeviceArray:
-    """An array in device memory. Create with ``dev.empty(...)``, ``stream.empty(...)`` or
-    ``await stream.upload(x)``."""
+class DeviceArray(metaclass=NoPublicConstructor):
+    """An array in device memory, with a numpy ``shape`` and ``dtype``. Made by
+    ``dev.empty(...)``, ``stream.empty(...)`` or ``await stream.upload(x)``; freed by
+    ``close()`` or when dropped -- never while device work still uses it. ``ptr`` is its device
+    address as an int (what pyACL's ``acl.rt.memcpy*`` functions take)."""
+
+    _factory = "dev.empty(shape, dtype), stream.empty(shape, dtype) or await stream.upload(array)"
 
     __slots__ = (
         "_device",

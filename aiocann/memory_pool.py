@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import errors
+from ._factory import NoPublicConstructor
 from ._lib import check, ffi, in_context, lib
 
 if TYPE_CHECKING:
@@ -76,9 +77,12 @@ class Block:
         self.state = "used"  # used -> pending (freed, work queued) -> free; or used -> free
 
 
-class MemoryPool:
-    """The device memory of one ``Device`` (see the module docstring). ``enabled=False``
-    allocates and frees every block directly."""
+class MemoryPool(metaclass=NoPublicConstructor):
+    """The device memory of one ``Device`` (see the module docstring), as ``dev.memory_pool``.
+    ``enabled`` is False under ``Device(memory_pool=False)``: every block is then allocated and
+    freed directly."""
+
+    _factory = "dev.memory_pool (each Device has one)"
 
     def __init__(self, ctx: Any, *, limit: int | None = None, enabled: bool = True) -> None:
         if limit is not None and limit < 0:

@@ -25,14 +25,15 @@ import math
 import operator
 import warnings
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import anyio.to_thread
 import numpy as np
 
 from . import errors
-from ._lib import check, ffi, in_context, last_error_message, lib
+from ._factory import NoPublicConstructor
+from ._lib import as_int, as_pointer, check, ffi, in_context, last_error_message, lib
 from ._submission import Submissions
 from .completion import Completion
 from .memory import DeviceArray, is_pinned
@@ -75,10 +76,53 @@ def _array(value: Any, what: str) -> DeviceArray:
     return value
 
 
-class Stream:
-    """An ACL stream owned by a :class:`Device`. Create with ``dev.stream()``."""
+class _AclStreamLike(Protocol):
+    """An object that hands out an ACL stream handle: ``__acl_stream__()`` returns
+    ``(version, handle)``, version 0 (the shape of cuda.core's ``__cuda_stream__``)."""
 
-    def __init__(self, device: Device, max_in_flight: int, priority: int) -> None:
+    def __acl_stream__(self) -> tuple[int, int]: ...
+
+
+def _stream_handle(obj: object) -> int:
+    """The int handle ``Stream.from_handle`` was given: an int, or an ``__acl_stream__`` object."""
+    protocol = getattr(type(obj), "__acl_stream__", None)
+    if protocol is not None:
+        got = protocol(obj)
+        if not (isinstance(got, tuple) and len(got) == 2):
+            raise TypeError(f"{type(obj).__name__}.__acl_stream__() must return (version, handle), not {got!r}")
+        version, obj = got
+        if version != 0:
+            raise ValueError(f"__acl_stream__ protocol version {version!r} is not supported (aiocann knows version 0)")
+    if isinstance(obj, bool) or not hasattr(type(obj), "__index__"):
+        raise TypeError(
+            f"handle must be an int (an aclrtStream, as acl.rt.create_stream returns it) or an object with "
+            f"__acl_stream__(), not {type(obj).__name__}"
+        )
+    value = operator.index(obj)  # type: ignore[arg-type]
+    if value == 0:
+        raise ValueError(
+            "handle 0 is the default stream (NULL), which has no identity to wrap: pass a stream created "
+            "with acl.rt.create_stream (aclrtCreateStream)"
+        )
+    if not 0 < value < 1 << 64:
+        raise ValueError(f"handle {value} is not a pointer-sized value")
+    return value
+
+
+class Stream(metaclass=NoPublicConstructor):
+    """An ordered queue of device work on one NPU (an ACL stream); see the module docstring.
+
+    Made by :meth:`Device.stream` -- ``async with dev.stream() as s:`` for a block, or
+    ``s = dev.stream()`` ... ``await s.aclose()`` to keep one open -- or, around a stream that
+    other code created, by :meth:`Stream.from_handle`. ``max_in_flight`` and ``priority`` are
+    the stream's admission limit and its ACL priority.
+    """
+
+    _factory = "dev.stream(), or Stream.from_handle(handle) for a stream made by other code"
+
+    def __init__(self, device: Device, max_in_flight: int, priority: int, borrowed: Any = None) -> None:
+        """Open the stream: create it (or adopt ``borrowed``, an aclrtStream other code owns),
+        subscribe the device's report thread to it and register it with the completion queue."""
         max_in_flight = operator.index(max_in_flight)  # as Device(max_in_flight=): not 2.5
         if max_in_flight < 1:
             raise ValueError(f"max_in_flight must be >= 1, got {max_in_flight}")
@@ -86,35 +130,120 @@ class Stream:
         self.max_in_flight = max_in_flight
         self.priority = priority
         self._handle: Any = None
+        self._handle_int = 0
+        self._borrowed = borrowed is not None
         self._state = "new"
-        self._sub: Submissions = None  # type: ignore[assignment]  # set by _open
+        self._sub: Submissions = None  # type: ignore[assignment]  # set below
         self._cv_token: Any = None
+        device._bind()
+        reporter = device.reporter_thread_id
+        if borrowed is None:
+            h = ffi.new("aclrtStream*")
+            check(lib.aclrtCreateStreamWithConfig(h, priority, 0), "aclrtCreateStreamWithConfig")
+            handle = h[0]
+        else:
+            handle = borrowed
+
+        def undo() -> None:
+            if borrowed is None:  # a borrowed stream is its owner's to destroy, always
+                lib.aclrtDestroyStream(handle)
+
+        rc = lib.aclrtSubscribeReport(reporter, handle)
+        if rc:
+            undo()
+            # One report thread serves a stream (ACL's rule): one that pyACL code or another
+            # library already subscribed -- or that aiocann already wraps -- cannot be served.
+            check(rc, "aclrtSubscribeReport" if borrowed is None else "Stream.from_handle (aclrtSubscribeReport)")
+        try:
+            self._sub = Submissions(self, device.dispatcher, handle, max_in_flight)
+        except BaseException:
+            lib.aclrtUnSubscribeReport(reporter, handle)
+            undo()
+            raise
+        self._handle = handle
+        self._handle_int = as_int(handle)
+        self._state = "open"
+        device._streams.add(self)
+
+    @classmethod
+    def from_handle(
+        cls,
+        handle: int | _AclStreamLike,
+        *,
+        device: Device | None = None,
+        max_in_flight: int | None = None,
+    ) -> Stream:
+        """Wrap a stream that other code created -- pyACL or :mod:`aiocann.acl`
+        (``acl.rt.create_stream()``), or another library -- so that aiocann can launch, copy
+        and await work on it.
+
+        The stream is **borrowed**: aiocann never destroys it. Closing the wrapper (``await
+        s.aclose()``, leaving ``async with s``, or closing its device) waits for the work aiocann
+        enqueued on it and stops aiocann's bookkeeping (its report-thread subscription and
+        completion queue entry); the handle stays valid for its owner, who destroys it. Work
+        that other code enqueues on the stream meanwhile runs in order with aiocann's, and a
+        failure of such work is reported by the wrapper's next ``synchronize()``.
+
+        Args:
+            handle: the stream as an int (``aclrtStream``, the value ``acl.rt.create_stream``
+                returns), or any object with an ``__acl_stream__()`` method returning
+                ``(0, handle)`` -- as :class:`Stream` itself has.
+            device: the device the stream belongs to (default: the task's current device).
+            max_in_flight: the wrapper's admission limit (default: the device's).
+
+        Returns:
+            An open :class:`Stream` on ``device``, not the task's current stream until entered
+            with ``async with``.
+
+        Raises:
+            TypeError: ``handle`` is neither an int nor an ``__acl_stream__`` object.
+            ValueError: ``handle`` is 0 (the default stream) or out of range.
+            InvalidHandleError: the handle is not a live stream (destroyed, or another kind of
+                handle) -- the simulator checks; a real runtime may crash on garbage pointers.
+            StreamContextError: the stream belongs to another device or context.
+            StreamSubscribeError: another thread already serves the stream's host callbacks
+                (``aclrtSubscribeReport``), or aiocann already wraps it.
+            ClosedError: ``device`` is not open.
+        """
+        if device is None:
+            from .device import current_device
+
+            device = current_device()
+        value = _stream_handle(handle)
+        device._bind()
+        ptr = as_pointer(value, "aclrtStream")
+        api = f"Stream.from_handle({value:#x}) on Device({device.index})"
+        attr = ffi.new("aclrtStreamAttrValue *")
+        # A read that checks the stream is alive and in the current context (the runtime's
+        # GetStreamTag checks both, 107017 / 107003); a runtime without it gets a liveness check.
+        rc = lib.aclrtGetStreamAttribute(ptr, lib.ACL_STREAM_ATTR_USER_CUSTOM_TAG, attr)
+        if rc == errors.ApiNotSupportedError.codes[0]:
+            last_error_message()
+            rc = lib.aclrtStreamGetId(ptr, ffi.new("int32_t *"))
+        check(rc, api)
+        priority = 0
+        if lib.aclrtGetStreamAttribute(ptr, lib.ACL_STREAM_ATTR_PRIORITY, attr) == 0:
+            priority = int(attr.streamPriority)
+        else:
+            last_error_message()
+        limit = device.max_in_flight if max_in_flight is None else max_in_flight
+        return cls._create(device, limit, priority, ptr)
+
+    def __acl_stream__(self) -> tuple[int, int]:
+        """``(0, handle)``: the stream-handle protocol :meth:`from_handle` accepts, so other
+        libraries can take an aiocann stream without knowing its type (as cuda.core's
+        ``__cuda_stream__``)."""
+        return (0, self.handle)
 
     # -- lifecycle ------------------------------------------------------------------------
 
-    def _open(self) -> None:
-        if self._state != "new":
-            raise RuntimeError("a Stream can be opened only once")
-        dev = self._device
-        dev._bind()
-        h = ffi.new("aclrtStream*")
-        check(lib.aclrtCreateStreamWithConfig(h, self.priority, 0), "aclrtCreateStreamWithConfig")
-        rc = lib.aclrtSubscribeReport(dev.reporter_thread_id, h[0])
-        if rc:
-            lib.aclrtDestroyStream(h[0])
-            check(rc, "aclrtSubscribeReport")
-        try:
-            self._sub = Submissions(self, dev.dispatcher, h[0], self.max_in_flight)
-        except BaseException:
-            lib.aclrtUnSubscribeReport(dev.reporter_thread_id, h[0])
-            lib.aclrtDestroyStream(h[0])
-            raise
-        self._handle = h[0]
-        self._state = "open"
-        dev._streams.add(self)
-
     async def __aenter__(self) -> Stream:
-        self._open()
+        """Make the stream the task's current stream until the block ends, which closes it."""
+        self._device._check_owner()
+        if self._state != "open":
+            raise errors.ClosedError(f"{self!r} is not open")
+        if self._cv_token is not None:
+            raise RuntimeError(f"{self!r} is already in an `async with` block")
         self._cv_token = _current_stream.set(self)
         return self
 
@@ -124,6 +253,7 @@ class Stream:
                 _current_stream.reset(self._cv_token)
             except ValueError:  # entered in another context
                 _current_stream.set(None)
+        self._cv_token = None
         await self.aclose(raise_errors=et is None)
 
     async def aclose(self, *, raise_errors: bool = True) -> None:
@@ -199,8 +329,9 @@ class Stream:
                 sub.release_leftovers()
 
                 def destroy() -> int:
-                    lib.aclrtUnSubscribeReport(dev.reporter_thread_id, handle)
-                    return int(lib.aclrtDestroyStream(handle))
+                    if lib.aclrtUnSubscribeReport(dev.reporter_thread_id, handle):
+                        last_error_message()  # e.g. a borrowed stream its owner destroyed already
+                    return 0 if self._borrowed else int(lib.aclrtDestroyStream(handle))
 
                 rc = in_context(dev._ctx, destroy)
                 if rc and not collected:
@@ -210,13 +341,15 @@ class Stream:
                 dev._abandon(sub.abandon())
         finally:
             self._handle = None
+            self._handle_int = 0
             self._state = "closed"
             sub.close()
             dev._streams.discard(self)
         if abandoned and not collected:
             warnings.warn(
                 f"closing {what}: {abandoned} piece(s) of its work still running on the device were abandoned "
-                f"({why}): the ACL stream is left undestroyed, the memory that work uses stays allocated, and "
+                f"({why}): the ACL stream is left {'subscribed' if self._borrowed else 'undestroyed'}, the memory "
+                "that work uses stays allocated, and "
                 f"device {dev.index} will not be reset (nor ACL finalized) in this process",
                 RuntimeWarning,
                 stacklevel=4,
@@ -243,14 +376,22 @@ class Stream:
 
     @property
     def device(self) -> Device:
+        """The :class:`Device` the stream belongs to."""
         return self._device
 
     @property
-    def handle(self) -> Any:
-        """The aclrtStream (cdata)."""
+    def handle(self) -> int:
+        """The ACL stream handle (``aclrtStream``) as an int: the value pyACL's ``acl.rt.*``
+        functions take, e.g. ``acl.rt.stream_wait_event(s.handle, ev)``, so :mod:`aiocann.acl`
+        and other libraries can use the stream. Raises ClosedError once the stream is closed."""
         if self._state not in ("open", "updating", "capturing"):
             raise errors.ClosedError(f"{self!r} is not open")
-        return self._handle
+        return self._handle_int
+
+    @property
+    def borrowed(self) -> bool:
+        """True for a stream wrapped with :meth:`from_handle`: aiocann never destroys it."""
+        return self._borrowed
 
     @property
     def in_flight(self) -> int:
@@ -263,7 +404,8 @@ class Stream:
         return self._sub.first_error if self._sub is not None else None
 
     def __repr__(self) -> str:
-        return f"<Stream device={self._device.index} {self._state} in_flight={self.in_flight}>"
+        borrowed = " borrowed" if self._borrowed else ""
+        return f"<Stream device={self._device.index}{borrowed} {self._state} in_flight={self.in_flight}>"
 
     # -- submission (event loop): the stream's Submissions owns it --------------------------
 
@@ -332,19 +474,38 @@ class Stream:
             raise error
 
     async def record(self, *, timing: bool = True) -> Event:
-        """Record an event capturing the work enqueued so far. ``await event`` waits for it;
-        other streams can ``wait(event)``; two events give ``end.elapsed_ms(start)``."""
+        """Record a new event after the work enqueued so far (``aclrtRecordEvent``).
+
+        Args:
+            timing: give the event a timestamp (``ACL_EVENT_TIME_LINE``), for ``elapsed_ms``.
+
+        Returns:
+            The :class:`Event`: ``await event`` waits for that work, other streams can
+            ``wait(event)``, and two events give ``end.elapsed_ms(start)``.
+
+        Raises:
+            ClosedError: the stream is closed.
+            AclError: the runtime refused the event or the record.
+        """
         from .event import Event
 
-        event = Event._create(self._device, timing, captured=self._state == "capturing")
+        event = Event._for_record(self._device, timing, captured=self._state == "capturing")
         sub = await self._admit()
-        rc = lib.aclrtRecordEvent(event.handle, self._handle)
+        rc = lib.aclrtRecordEvent(event._handle, self._handle)
         event._completion = sub.complete_after(rc, "aclrtRecordEvent", "event record", event)
         return event
 
     def wait(self, event: Event) -> None:
-        """Make later work on this stream wait until ``event`` (from any stream) completes.
-        Enqueues a device-side wait; the host does not block."""
+        """Make later work on this stream wait until ``event`` completes (``aclrtStreamWaitEvent``).
+
+        Enqueues a device-side wait; the host does not block. ``event`` may come from any
+        stream, of any device, or from other code (:meth:`Event.from_handle`).
+
+        Raises:
+            TypeError: ``event`` is not an :class:`Event`.
+            ClosedError: the stream or the event is closed.
+            NotImplementedError: the event was recorded inside a capture.
+        """
         from .event import Event
 
         if not isinstance(event, Event):
@@ -355,8 +516,8 @@ class Stream:
             raise NotImplementedError(
                 "waiting on an event recorded in a capture (cross-stream capture) is not supported"
             )
-        self._device._bind()
-        check(lib.aclrtStreamWaitEvent(self.handle, event.handle), "aclrtStreamWaitEvent")
+        self._usable()
+        check(lib.aclrtStreamWaitEvent(self._handle, event._live_handle()), "aclrtStreamWaitEvent")
 
     def empty(self, shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
         """``dev.empty(shape, dtype, stream=self)``: device memory ready for work on this stream,

@@ -344,7 +344,7 @@ async def _aiocann_device(request: pytest.FixtureRequest) -> AsyncIterator[Devic
 async def _aiocann_stream(aiocann_device: Device, request: pytest.FixtureRequest) -> AsyncIterator[Stream]:
     from .stream import _current_stream
 
-    s = await aiocann_device.create_stream()
+    s = aiocann_device.stream()
     request.node.stash[_TRACKER].fixture_stream = s
     # What `async with stream` does, without raising the stream's error when the fixture ends:
     # the checks report it (or the test failed already).

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._factory import NoPublicConstructor
 from ._lib import ffi, lib
 
 if TYPE_CHECKING:
@@ -59,10 +60,6 @@ _active: Trace | None = None
 _lock = threading.Lock()
 
 
-def _handle_key(handle: Any) -> int:
-    return int(ffi.cast("uintptr_t", handle))
-
-
 def _size(n: int) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":
@@ -71,8 +68,10 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-class Trace:
-    """A recording session; see :func:`trace`."""
+class Trace(metaclass=NoPublicConstructor):
+    """A recording session, made by :func:`trace` (see there)."""
+
+    _factory = "aiocann.trace(path)"
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, capacity: int = 1 << 20) -> None:
         self.path = Path(path) if path is not None else None
@@ -88,7 +87,7 @@ class Trace:
     # -- hooks called by the streams --------------------------------------------------------
 
     def _on_submit(self, stream: Stream, completion: Completion) -> None:
-        key = _handle_key(stream._handle)
+        key = stream._handle_int
         self._streams.setdefault(key, f"stream {len(self._streams) + 1}")
         self._submitted[id(completion)] = (key, stream._device.index, completion.label, time.monotonic_ns())
 
@@ -244,7 +243,7 @@ class Trace:
 
 def trace(path: str | os.PathLike[str] | None = None, *, capacity: int = 1 << 20) -> Trace:
     """Record a timeline while the ``with``/``async with`` block runs; write it to ``path``."""
-    return Trace(path, capacity=capacity)
+    return Trace._create(path, capacity=capacity)
 
 
 # --------------------------------------------------------------------------- AIOCANN_TRACE
@@ -263,7 +262,7 @@ def _device_opened() -> None:
         _env_devices += 1
         start = _env_devices == 1 and _active is None
     if start:
-        _env_trace = Trace(path).start()
+        _env_trace = Trace._create(path).start()
 
 
 def _device_closed() -> None:

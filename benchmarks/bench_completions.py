@@ -32,7 +32,7 @@ GOAL = ">= 0.35"
 async def _native(burst: bool) -> float:
     async with ac.Device(0, max_in_flight=N + 16) as dev:
         k = (await dev.load_binary(kernel("test_kernels.c"))).function("empty")
-        streams = [await dev.create_stream() for _ in range(STREAMS)]
+        streams = [dev.stream() for _ in range(STREAMS)]
         args = await k.args().ptr(dev.empty(1, np.uint8))
 
         async def worker(s: ac.Stream) -> None:

@@ -35,7 +35,9 @@ async def _measure() -> tuple[float, float]:
             async with s.capture() as g:
                 for _ in range(KERNELS):
                     await ac.launch(k, args, blocks=1)
-            fn, handle, stream, null = k.handle, args.handle, s.handle, ffi.NULL
+            # The public handles are ints (as pyACL's): cast once for the raw C calls.
+            fn, handle, stream = (ffi.cast("void *", h) for h in (k.handle, args.handle, s.handle))
+            null = ffi.NULL
             launch_raw = lib.aclrtLaunchKernelWithConfig
             best_graph = best_raw = float("inf")
             for _ in range(ROUNDS):

@@ -33,7 +33,8 @@ async def _measure() -> tuple[float, float, float]:
         k = (await dev.load_binary(kernel("test_kernels.c"))).function("empty")
         async with dev.stream() as s:
             args = await k.args().ptr(dev.empty(1, np.uint8))
-            fn, handle, stream = k.handle, args.handle, s.handle
+            # The public handles are ints (as pyACL's): cast once for the raw C calls.
+            fn, handle, stream = (ffi.cast("void *", h) for h in (k.handle, args.handle, s.handle))
             launch_raw, null = lib.aclrtLaunchKernelWithConfig, ffi.NULL
             native, qs, launched = lib.aiocann_launch, s._sub.qs, s._sub.launched
             best_async = best_raw = best_native = float("inf")

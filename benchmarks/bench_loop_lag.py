@@ -20,7 +20,7 @@ if __package__ in (None, ""):
 from _harness import Result, goal_met, kernel, percentile  # noqa: E402
 
 import aiocann as ac  # noqa: E402
-from aiocann._lib import check, lib  # noqa: E402
+from aiocann._lib import check, ffi, lib  # noqa: E402
 
 LAUNCHES = 10_000
 STREAMS = 4
@@ -32,7 +32,7 @@ async def _run(blocking: bool) -> list[float]:
     lags: list[float] = []
     async with ac.Device(0, max_in_flight=64) as dev:
         k = (await dev.load_binary(kernel("test_kernels.c"))).function("wait_us")
-        streams = [await dev.create_stream() for _ in range(STREAMS)]
+        streams = [dev.stream() for _ in range(STREAMS)]
         done = anyio.Event()
 
         async def ticker() -> None:
@@ -46,7 +46,7 @@ async def _run(blocking: bool) -> list[float]:
             for _ in range(LAUNCHES // STREAMS):
                 c = await ac.launch(k, args, blocks=1, stream=s)
                 if blocking:
-                    check(lib.aclrtSynchronizeStream(s.handle))  # holds the loop thread
+                    check(lib.aclrtSynchronizeStream(ffi.cast("aclrtStream", s.handle)))  # holds the loop thread
                     await anyio.lowlevel.checkpoint()
                 else:
                     await c

@@ -28,7 +28,7 @@ GOAL = ">= 0.9"
 async def _run() -> float:
     async with ac.Device(0) as dev:
         k = (await dev.load_binary(kernel("test_kernels.c"))).function("wait_us")
-        streams = [await dev.create_stream() for _ in range(STREAMS)]
+        streams = [dev.stream() for _ in range(STREAMS)]
         args = [await k.args().ptr(dev.empty(1, np.int32)).u64(KERNEL_US) for _ in streams]
         for s, a in zip(streams, args, strict=True):  # warm up
             await (await ac.launch(k, a, blocks=1, stream=s))

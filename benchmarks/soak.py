@@ -70,7 +70,7 @@ async def _worker(
     rng = random.Random(seed)
     host_x = np.arange(MAX_N, dtype=np.float32)
     host_y = np.full(MAX_N, 0.5, np.float32)
-    stream = await dev.create_stream(max_in_flight=IN_FLIGHT + 8)
+    stream = dev.stream(max_in_flight=IN_FLIGHT + 8)
     x, y = await stream.upload(host_x), await stream.upload(host_y)
     z, zs = dev.empty(MAX_N, np.float32), dev.empty(MAX_N, np.float32)
     tiling = np.zeros(2, np.uint32)

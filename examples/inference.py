@@ -229,7 +229,7 @@ class Engine:
         async with dev.stream() as s:
             wt, bias = await s.upload(np.ascontiguousarray(w.T)), await s.upload(b)
         for _ in range(cfg.streams):
-            s = await dev.create_stream()  # closed by the Device on the way out
+            s = dev.stream()  # closed by the Device on the way out
             self._streams.append(s)  # held here: the lane queue drops its lanes when it closes
             self._lanes_in.send_nowait(await self._capture_lane(dev, s, wt, bias))
 
@@ -382,7 +382,7 @@ class Engine:
         assert self._device is not None
         old = lane.stream
         try:
-            lane.stream = await self._device.create_stream()
+            lane.stream = self._device.stream()
             self._streams[self._streams.index(old)] = lane.stream
             await old.aclose(raise_errors=False)
         except Exception:

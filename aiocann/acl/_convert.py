@@ -25,8 +25,8 @@ One deliberate widening: where pyACL accepts only ``int``, these accept any obje
 ``__index__`` (numpy integers, for instance). That never changes what a working pyACL program
 does; it only lets through values pyACL would have refused.
 
-This module sits under :mod:`aiocann.acl`'s modules; it imports ``ffi`` from
-:mod:`aiocann._lib`, the only owner of the binding.
+This module sits under :mod:`aiocann.acl`'s modules; it takes its conversions between cdata and
+ints from :mod:`aiocann._lib`, the only owner of the binding.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ import operator
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .._lib import ffi
+from .._lib import as_int, as_pointer
 
 __all__ = ["DEFAULT_MESSAGE", "addr", "cstr", "i32", "pyacl", "u32", "u64", "vptr"]
 
@@ -215,14 +215,11 @@ def pyacl(api: str, fmt: str | None, message: object = DEFAULT_MESSAGE) -> Calla
 # --------------------------------------------------------------------------- C values
 
 
-def vptr(value: int) -> Any:
-    """A converted handle or address (``k``) as a ``void *`` for the C call."""
-    return ffi.cast("void *", value)
-
-
-def addr(pointer: Any) -> int:
-    """A pointer or handle the runtime returned, as the int pyACL hands back (NULL is 0)."""
-    return int(ffi.cast("uintptr_t", pointer))
+# A converted handle or address (``k``) as a ``void *`` for the C call; and a pointer or handle
+# the runtime returned as the int pyACL hands back (NULL is 0) -- the same ints the async API's
+# ``handle`` properties give, which is what lets the two interoperate.
+vptr = as_pointer
+addr = as_int
 
 
 def cstr(value: str) -> bytes:

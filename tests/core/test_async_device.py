@@ -86,7 +86,7 @@ async def test_device_errors_and_misuse():
     with pytest.raises(ac.ClosedError, match="not open"):
         dev.empty(4)
     async with dev:
-        s = await dev.create_stream()
+        s = dev.stream()
         assert s.device is dev
     with pytest.raises(RuntimeError, match="only once"):
         async with dev:

@@ -143,7 +143,7 @@ class World:
 async def _open_world(dev: ac.Device, vector_add: Path) -> World:
     binary = await dev.load_binary(vector_add)
     add = binary.function("add_custom")
-    s = await dev.create_stream()
+    s = dev.stream()
     x = await s.upload(np.arange(N, dtype=np.float32))
     y = dev.empty(N, np.float32)
     args = await add.args().ptr(x).ptr(x).ptr(y).placeholder(tiling(N))
@@ -217,7 +217,7 @@ async def _attempt(fn: Callable[[Any], Any], value: Any) -> None:
                 result = await result
             if isinstance(result, ac.Completion):
                 await result
-            elif isinstance(result, ac.Stream):  # dev.create_stream: do not leak it
+            elif isinstance(result, ac.Stream):  # dev.stream(): do not leak it
                 await result.aclose()
             elif isinstance(result, ac.DeviceArray):
                 result.close()
@@ -252,8 +252,8 @@ ENTRY_POINTS: dict[str, Callable[[World, Any], Any]] = {
     "dev.empty(dtype=)": lambda w, v: w.dev.empty(4, v),
     "dev.pinned_empty(shape)": lambda w, v: w.dev.pinned_empty(v),
     "dev.pinned_empty(dtype=)": lambda w, v: w.dev.pinned_empty(4, v),
-    "dev.stream(max_in_flight=)": lambda w, v: w.dev.create_stream(max_in_flight=v),
-    "dev.stream(priority=)": lambda w, v: w.dev.create_stream(priority=v),
+    "dev.stream(max_in_flight=)": lambda w, v: w.dev.stream(max_in_flight=v),
+    "dev.stream(priority=)": lambda w, v: w.dev.stream(priority=v),
     "dev.load_binary(path)": lambda w, v: w.dev.load_binary(v),
     "dev.load_binary_data(data)": lambda w, v: w.dev.load_binary_data(v),
     "binary.function(name)": lambda w, v: w.binary.function(v),

@@ -26,7 +26,7 @@ def run_script(code: str, timeout: float = 60) -> subprocess.CompletedProcess[st
 
 async def test_unclosed_stream_warns_and_is_destroyed():
     async with ac.Device(0) as dev:
-        s = await dev.create_stream()
+        s = dev.stream()
         await s.synchronize()
         with pytest.warns(ResourceWarning, match="never closed"):
             del s
@@ -40,7 +40,7 @@ async def test_objects_of_a_closed_device_raise_clear_errors(vector_add_path):
     async with ac.Device(0) as dev:
         binary = await dev.load_binary(vector_add_path)
         add = binary.function("add_custom")
-        s = await dev.create_stream()
+        s = dev.stream()
         arr = dev.empty(16, np.float32)
         args = await add.args().ptr(arr).ptr(arr).ptr(arr).placeholder(np.array([16, 0], np.uint32))
         ev = await s.record()
@@ -342,7 +342,7 @@ def test_interpreter_exit_does_not_wait_for_device_work(anyio_backend, test_kern
         async def main():
             dev = ac.Device(0)
             await dev.__aenter__()
-            s = await dev.create_stream()
+            s = dev.stream()
             out = dev.empty(1, np.int32)
             if {work!r} == "queued":
                 k = (await dev.load_binary(KERNELS)).function("wait_us")

@@ -157,9 +157,9 @@ async def test_use_from_another_thread_or_loop_is_refused(test_kernels_path):
                     except ac.WrongThreadError as exc:
                         assert "thread" in str(exc)
                         outcomes.append(name)
-                for name, sync_op in {"empty": lambda: dev.empty(4), "stream": dev.create_stream}.items():
+                for name, sync_op in {"empty": lambda: dev.empty(4), "stream": dev.stream}.items():
                     try:
-                        await sync_op() if name == "stream" else sync_op()
+                        sync_op()
                     except ac.WrongThreadError:
                         outcomes.append(name)
                 try:

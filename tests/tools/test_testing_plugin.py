@@ -92,7 +92,7 @@ async def test_pytest_asyncio_module_loop(aiocann_stream):
 async def test_streams_the_test_closes_are_fine(aiocann_device):
     async with aiocann_device.stream() as s:
         await s.synchronize()
-    s2 = await aiocann_device.create_stream()
+    s2 = aiocann_device.stream()
     await s2.aclose()
 
 
@@ -115,7 +115,7 @@ async def test_an_error_observed_by_synchronize_asyncio(aiocann_device, aiocann_
 @pytest.mark.anyio
 @pytest.mark.aiocann(checks=False)
 async def test_checks_off(aiocann_device, aiocann_stream):
-    await aiocann_device.create_stream()
+    aiocann_device.stream()
     await fault(aiocann_device)
 
 
@@ -141,12 +141,12 @@ def test_checks_fail_tests_that_leave_work_behind(project: pytest.Pytester) -> N
         + """
 @pytest.mark.anyio
 async def test_leaked_stream(aiocann_device):
-    s = await aiocann_device.create_stream()
+    s = aiocann_device.stream()
 
 
 @pytest.mark.asyncio
 async def test_leaked_stream_asyncio(aiocann_device):
-    s = await aiocann_device.create_stream()
+    s = aiocann_device.stream()
 
 
 async def slow(dev):  # enqueues a kernel that takes 0.3 s, and does not wait for it
@@ -259,7 +259,7 @@ def test_ini_options(project: pytest.Pytester) -> None:
 @pytest.mark.anyio
 async def test_configured_by_the_ini_file(aiocann_device):
     assert await ac.device_count() == 3 and aiocann_device.mem_info()[1] == 128 << 20
-    await aiocann_device.create_stream()  # no checks: not a failure
+    aiocann_device.stream()  # no checks: not a failure
 """
     )
     run(project).assert_outcomes(passed=3)
