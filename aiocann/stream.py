@@ -151,9 +151,16 @@ class Stream(metaclass=NoPublicConstructor):
         rc = lib.aclrtSubscribeReport(reporter, handle)
         if rc:
             undo()
-            # One report thread serves a stream (ACL's rule): one that pyACL code or another
-            # library already subscribed -- or that aiocann already wraps -- cannot be served.
-            check(rc, "aclrtSubscribeReport" if borrowed is None else "Stream.from_handle (aclrtSubscribeReport)")
+            if borrowed is None:
+                check(rc, "aclrtSubscribeReport")
+            # One report thread serves a stream's host callbacks (ACL's rule), and aiocann's
+            # completions are such callbacks: a stream another thread serves cannot be wrapped.
+            raise errors.error_for(
+                rc,
+                f"{last_error_message()} -- a stream takes one report thread: one that other code subscribed "
+                "(aclrtSubscribeReport), or that aiocann already serves, cannot be wrapped",
+                "Stream.from_handle (aclrtSubscribeReport)",
+            )
         try:
             self._sub = Submissions(self, device.dispatcher, handle, max_in_flight)
         except BaseException:

@@ -381,17 +381,18 @@ static void on_complete(void *user)
     unlink_locked(qs, p); /* callbacks of one stream run in order: p is the oldest, found at once */
     /* Reports of tasks before this completion's work that no completion claimed were not
      * aiocann's: completions register in submission order, so one for such a task would have
-     * claimed its report when it registered. */
-    if (p->work_task != NO_TASK) {
-        for (parked **kp = &qs->parked; *kp;) {
-            parked *k = *kp;
-            if (task_before(k->task, p->work_task)) {
-                *kp = k->next;
-                push(qs->cq, AIOCANN_STREAM_REPORT | qs->key, k->code, k->message);
-                free(k);
-            } else {
-                kp = &k->next;
-            }
+     * claimed its report when it registered. A completion with no task of its own (a
+     * synchronize marker) runs after every task submitted before it, and before any later
+     * one has run -- let alone failed: every report still parked is then about such a task
+     * (what other code enqueued on a borrowed stream, say), and goes out before the marker. */
+    for (parked **kp = &qs->parked; *kp;) {
+        parked *k = *kp;
+        if (p->work_task == NO_TASK || task_before(k->task, p->work_task)) {
+            *kp = k->next;
+            push(qs->cq, AIOCANN_STREAM_REPORT | qs->key, k->code, k->message);
+            free(k);
+        } else {
+            kp = &k->next;
         }
     }
     push(qs->cq, p->token, p->status, p->message);

@@ -46,7 +46,15 @@ def vector_add_path() -> Path:
 
 @pytest.fixture(scope="session")
 def test_kernels_path() -> Path:
-    """tests/kernels/test_kernels.c: probe, wait_us, spin_us, write_value, faulting kernels."""
+    """tests/kernels/test_kernels.c: probe, wait_us, spin_us, wait_flag, write_value, faulting kernels."""
     from aiocann.compiler import build_kernel
 
     return build_kernel(TEST_KERNELS / "test_kernels.c")
+
+
+@pytest.fixture(scope="session")
+def args_kernels_path() -> Path:
+    """tests/kernels/args_kernels.c: kernels that report what they received."""
+    from aiocann.compiler import build_kernel
+
+    return build_kernel(TEST_KERNELS / "args_kernels.c")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import typing
+
 import anyio
 import numpy as np
 import pytest
@@ -103,6 +105,89 @@ async def test_probe_sees_every_scalar_width_and_placeholder(test_kernels_path):
             assert np.frombuffer(raw[15:19], np.float32)[0] == 1.5
             assert np.frombuffer(raw[19:27], np.float64)[0] == -2.25
             assert raw[27:35] == ph1.tobytes() and raw[35:43] == b"ABCDEFGH"
+
+
+# The typed scalar methods of the argument builder, in the parameter order of args_kernels.c's
+# `scalars` kernel, which reports each value in an 8-byte slot of its own.
+WIDTHS = {
+    "i8": np.int8,
+    "u8": np.uint8,
+    "i16": np.int16,
+    "u16": np.uint16,
+    "i32": np.int32,
+    "u32": np.uint32,
+    "i64": np.int64,
+    "u64": np.uint64,
+    "f16": np.float16,
+    "f32": np.float32,
+    "f64": np.float64,
+}
+
+
+def _range(dtype: type[np.generic]) -> tuple[int | float, int | float]:
+    """The smallest and largest value of a scalar type, as Python numbers."""
+    if np.issubdtype(dtype, np.integer):
+        i = np.iinfo(dtype)
+        return int(i.min), int(i.max)
+    f = np.finfo(dtype)
+    return float(f.min), float(f.max)
+
+
+def test_typed_scalar_methods_are_real_typed_methods():
+    assert "__getattr__" not in vars(ac.ArgsBuilder)  # what a type checker could not see
+    for name, dtype in WIDTHS.items():
+        method = vars(ac.ArgsBuilder)[name]
+        hints = typing.get_type_hints(method)
+        assert hints["return"] is ac.ArgsBuilder and "value" in hints, name
+        assert np.dtype(dtype).name in method.__doc__, name
+
+
+async def test_every_typed_scalar_reaches_the_kernel(args_kernels_path):
+    async with ac.Device(0) as dev, dev.stream():
+        k = (await dev.load_binary(args_kernels_path)).function("scalars")
+        out = dev.empty(len(WIDTHS) * 8, np.uint8)
+        lows = {name: _range(dt)[0] for name, dt in WIDTHS.items()}
+        highs = {name: _range(dt)[1] for name, dt in WIDTHS.items()}
+        middles = {name: (-3 if np.issubdtype(dt, np.signedinteger) else 3) for name, dt in WIDTHS.items()}
+        middles.update(f16=0.5, f32=-1.25, f64=2.0**-40)
+        for values in (lows, highs, middles):
+            b = k.args().ptr(out)
+            b = b.i8(values["i8"]).u8(values["u8"]).i16(values["i16"]).u16(values["u16"])
+            b = b.i32(values["i32"]).u32(values["u32"]).i64(values["i64"]).u64(values["u64"])
+            b = b.f16(values["f16"]).f32(values["f32"]).f64(values["f64"])
+            await (await ac.launch(k, await b, blocks=1))
+            raw = (await out.get()).tobytes()
+            for slot, (name, dtype) in enumerate(WIDTHS.items()):
+                got = np.frombuffer(raw, dtype, count=1, offset=8 * slot)[0]
+                assert got == dtype(values[name]), (name, got, values[name])
+                assert got.item() == values[name], (name, got, values[name])  # exact, not rounded
+
+
+async def test_typed_scalars_refuse_what_does_not_fit(args_kernels_path):
+    async with ac.Device(0) as dev:
+        k = (await dev.load_binary(args_kernels_path)).function("scalars")
+        b = k.args()
+        for name, dtype in WIDTHS.items():
+            low, high = _range(dtype)
+            method = getattr(b, name)
+            if np.issubdtype(dtype, np.integer):
+                for value in (low - 1, high + 1):
+                    with pytest.raises(OverflowError, match=f"does not fit {np.dtype(dtype).name}"):
+                        method(value)
+                with pytest.raises(TypeError, match="truncate"):
+                    method(1.0)  # a float is never truncated into an integer
+                with pytest.raises(TypeError):
+                    method("1")
+            else:
+                with pytest.raises(TypeError):
+                    method(True)  # not a number of any width
+                with pytest.raises(OverflowError):
+                    method(10**400 if dtype is np.float64 else high * 2)
+            assert b._entries == [], "a refused value must not be appended"
+        # The values that do fit, at both ends, are taken.
+        for name, dtype in WIDTHS.items():
+            getattr(b, name)(_range(dtype)[0])
+        assert len(b._entries) == len(WIDTHS)
 
 
 async def test_ten_thousand_launches_resolve_exactly_once(test_kernels_path):

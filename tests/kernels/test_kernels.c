@@ -46,6 +46,16 @@ __global__ __aicore__ void spin_us(GM_ADDR out, uint64_t usec)
     ((int32_t *)out)[GetBlockIdx()] = (int32_t)GetBlockIdx() + 1;
 }
 
+/* A gate: holds its stream until the int32 at flag is nonzero (another stream sets it), so a
+ * test can keep work queued behind it for as long as it needs -- an ordering, not a duration.
+ * Launch it with a LaunchConfig timeout, so a test that fails before opening it does not hang. */
+__global__ __aicore__ void wait_flag(GM_ADDR flag)
+{
+    struct timespec pause = {0, 200000};
+    while (__atomic_load_n((int32_t *)flag, __ATOMIC_ACQUIRE) == 0)
+        nanosleep(&pause, NULL);
+}
+
 /* out[index] = value (int32), from block 0. */
 __global__ __aicore__ void write_value(GM_ADDR out, uint32_t index, int32_t value)
 {

@@ -9,21 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acl_util import ARGS_KERNELS, Runtime, acl_session
+from acl_util import Runtime, acl_session
 
 
 @pytest.fixture
 def acl() -> Iterator[Runtime]:
     with acl_session() as rt:
         yield rt
-
-
-@pytest.fixture(scope="session")
-def args_kernels_path() -> Path:
-    """tests/kernels/args_kernels.c: kernels that report what they received."""
-    from aiocann.compiler import build_kernel
-
-    return build_kernel(ARGS_KERNELS)
 
 
 @pytest.fixture

@@ -56,9 +56,6 @@ NO_BLOCK, BLOCK = 0, 1  # aclrtCallbackBlockType
 
 SYNC_MS = 20_000  # every wait in these tests is bounded; nothing legitimate takes this long
 
-TESTS_DIR = Path(__file__).resolve().parents[1]
-ARGS_KERNELS = TESTS_DIR / "kernels" / "args_kernels.c"
-
 
 # --------------------------------------------------------------------------- errors
 
