@@ -118,9 +118,6 @@ def _load() -> tuple[str, str, tuple[str, ...]]:
 
 
 _BACKEND_NAME, _LIBRARY, _SKIPPED = _load()
-errors.set_code_names(
-    {getattr(lib, n): n for n in dir(lib) if n.startswith(("ACL_ERROR_", "ACL_RT_SUCCESS")) and n != "ACL_ERROR_NONE"}
-)
 _backend_lock = threading.Lock()
 _backend_info: BackendInfo | None = None
 

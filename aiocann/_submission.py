@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from .stream import Stream
 
 KEY_SHIFT = 40  # tokens: key << KEY_SHIFT | sequence number (2**40 completions per stream)
-_WAIT_TIMEOUT_CODE = 107019  # ACL_ERROR_RT_WAIT_TIMEOUT, for completions the watchdog fails
+_WAIT_TIMEOUT_CODE = errors.ERROR_CODES["ACL_ERROR_RT_WAIT_TIMEOUT"]  # for completions the watchdog fails
 
 
 class Submissions:

@@ -39,7 +39,7 @@ __all__ = ["MemoryPool", "PoolStats"]
 
 _SMALL = 1 << 20
 _UNIT = 512
-_OOM_CODES = (207001, 207018)  # ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_DEVICE_OOM
+_OOM_CODES = errors.DeviceOutOfMemoryError.codes  # aclrtMalloc's out-of-memory codes
 
 
 def size_class(nbytes: int) -> int:
@@ -138,7 +138,7 @@ class MemoryPool(metaclass=NoPublicConstructor):
                 self._trim_locked()
                 if self._in_use + size > self._limit:
                     raise errors.DeviceOutOfMemoryError(
-                        207001,
+                        errors.ERROR_CODES["ACL_ERROR_RT_MEMORY_ALLOCATION"],
                         f"the memory pool's limit of {self._limit} bytes is reached "
                         f"({self._in_use} in use, {size} requested)",
                         "MemoryPool.allocate",

@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 import pytest
+from acl_codes import FEATURE_UNSUPPORTED, RT_AICORE_EXCEPTION, RT_INTERNAL_ERROR, RT_SYSPARAMOPT_NOT_SET
 from pyacl_support import (
     ACL_MEMCPY_DEVICE_TO_DEVICE,
     ACL_MEMCPY_DEVICE_TO_HOST,
@@ -44,10 +45,6 @@ from pyacl_support import (
 
 import aiocann.acl as acl
 
-RT_INTERNAL_ERROR = 507000
-RT_AICORE_EXCEPTION = 507015
-RT_SYSPARAMOPT_NOT_SET = 107021
-FEATURE_UNSUPPORTED = 200006
 CORES = int(os.environ.get("AIOCANN_SIM_CORES", "8"))
 DEVICES = int(os.environ.get("AIOCANN_SIM_DEVICES", "2"))
 ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE = 0x1, 0x8

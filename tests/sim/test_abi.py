@@ -1164,3 +1164,39 @@ def test_record_layout_matches_real(name):
     assert list(fields) == [m for m, _, _, _ in members]
     for member, _, offset, msize in members:
         assert (member, ffi.offsetof(ctype, member), ffi.sizeof(fields[member].type)) == (member, offset, msize)
+
+
+# --- the error-code table of the Python side ----------------------------------------------
+
+
+def _error_codes(names_and_values) -> dict[str, int]:
+    return {n: int(v) for n, v in names_and_values if n.startswith("ACL_ERROR_") and n != "ACL_ERROR_NONE"}
+
+
+def test_the_python_error_table_is_the_real_headers():
+    """aiocann.errors.ERROR_CODES, the one table of ACL error codes in Python (the exceptions
+    and the tests take their codes from it), holds exactly the real headers' codes -- and so
+    exactly those of our header, the one table in C, as cffi compiled it."""
+    from aiocann.errors import ERROR_CODES
+
+    real = _error_codes(REAL_CONSTANTS.items())
+    assert dict(ERROR_CODES) == real
+    assert list(ERROR_CODES) == [n for n in OUR_DEFINES if n in real]  # the header's order
+    assert dict(ERROR_CODES) == _error_codes((n, getattr(lib, n)) for n in dir(lib))
+    assert _error_codes((n, int(v.rstrip("uUlL"), 0)) for n, v in OUR_DEFINES.items()) == real
+
+
+def test_every_exception_class_is_registered_by_name_from_the_table():
+    from aiocann import errors
+
+    registered = {}
+    for name in errors.__all__:
+        cls = getattr(errors, name)
+        for code in getattr(cls, "codes", ()):
+            assert errors.error_for(code).__class__ is cls
+            registered[code] = cls
+            assert errors.code_name(code) in errors.ERROR_CODES
+        if len(getattr(cls, "codes", ())) == 1:  # its docstring names the code it stands for
+            assert cls.__doc__.startswith(errors.code_name(cls.codes[0])), name
+    assert set(registered) <= set(errors.ERROR_CODES.values())
+    assert errors.code_name(123456) == "ACL error 123456"

@@ -9,6 +9,7 @@ import threading
 import time
 
 import numpy as np
+from acl_codes import RT_CONTEXT_NULL, RT_FEATURE_NOT_SUPPORT
 from acl_util import (
     INVALID_PARAM,
     RT_AICORE_EXCEPTION,
@@ -20,9 +21,6 @@ from acl_util import (
 )
 
 from aiocann._lib import check, ffi, lib
-
-RT_CONTEXT_NULL = 107002
-RT_FEATURE_NOT_SUPPORT = 207000
 
 
 def last_task_id() -> int:

@@ -17,6 +17,7 @@ import textwrap
 from typing import Any
 
 import pytest
+from acl_codes import RT_NO_DEVICE
 from acl_util import (
     RT_AICORE_EXCEPTION,
     RT_INVALID_DEVICEID,
@@ -31,7 +32,7 @@ from acl_util import (
 from aiocann._lib import check, ffi, lib
 from examples import ROOT
 
-NO_DEVICE = 207004  # ACL_ERROR_RT_NO_DEVICE: what aclrtGetDeviceCount returns for an invalid setting
+NO_DEVICE = RT_NO_DEVICE  # what aclrtGetDeviceCount returns for an invalid setting
 
 pytestmark = pytest.mark.timeout(60)
 
