@@ -17,15 +17,15 @@ Layers: ``aiocann.acl`` is the pyACL-compatible synchronous module; ``aiocann.co
 simulator kernels; this package is the async core (anyio: asyncio, uvloop, trio).
 """
 
-import sys
-import types
-from typing import TYPE_CHECKING, Any
+import sys as _sys
+import types as _types
+import typing as _typing
 
 from ._lib import BackendError, BackendInfo, backend
 from .errors import *  # noqa: F403
 from .errors import __all__ as _errors_all
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from .completion import Completion
     from .device import Device, current_device, device_count
     from .event import Event
@@ -78,22 +78,22 @@ _SUBMODULES = {
 }
 
 
-class _Package(types.ModuleType):
+class _Package(_types.ModuleType):
     """The package's module type. One name is both a submodule and a function: ``launch``.
     Whenever the import system binds the submodule aiocann.launch to the package (on its first
     import, by whoever imports it), the package attribute becomes the function instead -- what
     importing the core eagerly used to leave there."""
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "launch" and isinstance(value, types.ModuleType):
+    def __setattr__(self, name: str, value: _typing.Any) -> None:
+        if name == "launch" and isinstance(value, _types.ModuleType):
             value = value.launch
         super().__setattr__(name, value)
 
 
-sys.modules[__name__].__class__ = _Package
+_sys.modules[__name__].__class__ = _Package
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     import importlib
 
     module = _LAZY.get(name)  # before the submodules: `launch` names the function

@@ -32,7 +32,9 @@ from pathlib import Path
 
 __all__ = [
     "KernelBuildError",
+    "KernelParam",
     "KernelSignature",
+    "ParamSpec",
     "build_kernel",
     "example_kernel",
     "include_dir",

@@ -210,7 +210,7 @@ class Device:
                 if self._staging is not None:
                     self._staging.close()
                 if self._pool is not None:
-                    self._pool.close()  # after every array was released
+                    self._pool._close()  # after every array was released
             finally:
                 await anyio.to_thread.run_sync(_runtime.release_device, self._acl)
                 self._state = "closed"
@@ -265,7 +265,8 @@ class Device:
         bind_context(self._ctx)
 
     @property
-    def dispatcher(self) -> Dispatcher:
+    def _live_dispatcher(self) -> Dispatcher:
+        """The dispatcher of the open device (its resolved/pending counts are what tests read)."""
         assert self._dispatcher is not None
         return self._dispatcher
 
@@ -279,7 +280,8 @@ class Device:
         return self._acl.logic_id
 
     @property
-    def reporter_thread_id(self) -> int:
+    def _reporter_tid(self) -> int:
+        """The id of the device's report thread, for aclrtSubscribeReport."""
         assert self._acl is not None
         return self._acl.reporter_tid
 
@@ -338,7 +340,7 @@ class Device:
         shape_t, dt = shape_and_dtype(shape, dtype)
         if stream is not None and stream._device is not self:
             raise ValueError(f"{stream!r} is not a stream of {self!r}")
-        block = self.memory_pool.allocate(math.prod(shape_t) * dt.itemsize, stream)
+        block = self.memory_pool._allocate(math.prod(shape_t) * dt.itemsize, stream)
         arr = DeviceArray._create(self, block, shape_t, dt)
         self._arrays.add(arr)
         return arr
@@ -365,7 +367,8 @@ class Device:
         return self._pool
 
     @property
-    def staging(self) -> StagingPool:
+    def _staging_pool(self) -> StagingPool:
+        """The pinned blocks pageable copies are staged through."""
         assert self._staging is not None
         return self._staging
 

@@ -255,7 +255,7 @@ class TaskGroup(metaclass=NoPublicConstructor):
 
 
 @asynccontextmanager
-async def capture(stream: Stream, mode: CaptureMode = "global") -> AsyncIterator[Graph]:
+async def _capture(stream: Stream, mode: CaptureMode = "global") -> AsyncIterator[Graph]:
     """``Stream.capture()``: see the module docstring."""
     if mode not in _MODES:
         raise ValueError(f"mode must be one of {', '.join(_MODES)}, not {mode!r}")

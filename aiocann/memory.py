@@ -165,7 +165,7 @@ class DeviceArray(metaclass=NoPublicConstructor):
         self._stream: Stream | None = None  # the stream of the newest of them
         self._busy_on = 0  # how many of them are on that stream
         self._closing = False
-        self._finalizer = weakref.finalize(self, device.memory_pool.release, block)
+        self._finalizer = weakref.finalize(self, device.memory_pool._release, block)
         self._finalizer.atexit = False  # at exit the process frees everything anyway
 
     @property
@@ -211,7 +211,7 @@ class DeviceArray(metaclass=NoPublicConstructor):
             if self._finalizer.alive:
                 self._finalizer()
             else:  # released to its stream early (close): now it is idle for everyone
-                self._device.memory_pool.settle(self._block)
+                self._device.memory_pool._settle(self._block)
 
     def close(self) -> None:
         """Free the memory now, or -- if device work still uses it -- as soon as that is done.
@@ -225,7 +225,7 @@ class DeviceArray(metaclass=NoPublicConstructor):
         self._closing = True
         if self._busy == self._busy_on and self._finalizer.alive:
             self._finalizer.detach()
-            self._device.memory_pool.release(self._block, pending_on=self._stream)
+            self._device.memory_pool._release(self._block, pending_on=self._stream)
 
     def _release(self) -> None:
         """The device is closing: free the memory, or -- if work still uses it -- when that

@@ -100,7 +100,7 @@ class MemoryPool(metaclass=NoPublicConstructor):
 
     # -- allocation (event loop) ------------------------------------------------------------
 
-    def allocate(self, nbytes: int, stream: Stream | None = None) -> Block:
+    def _allocate(self, nbytes: int, stream: Stream | None = None) -> Block:
         """A block for ``nbytes``; with ``stream``, possibly one still used by work queued on it.
         The device's context must be current."""
         size = size_class(nbytes) if self.enabled else max(nbytes, 1)
@@ -159,7 +159,7 @@ class MemoryPool(metaclass=NoPublicConstructor):
 
     # -- release (any thread) ----------------------------------------------------------------
 
-    def release(self, block: Block, pending_on: Stream | None = None) -> None:
+    def _release(self, block: Block, pending_on: Stream | None = None) -> None:
         """The block's array is gone. ``pending_on``: work queued on that stream (and only on
         it) still uses the block; ``settle`` follows when it is done. A pending block is never
         freed before that, whether the pool is enabled or closed."""
@@ -173,7 +173,7 @@ class MemoryPool(metaclass=NoPublicConstructor):
                 return
         self._give_back(block)
 
-    def settle(self, block: Block) -> None:
+    def _settle(self, block: Block) -> None:
         """The work a pending block waited for is done: it is idle, unless reused meanwhile."""
         with self._lock:
             if block.state != "pending" or block.stream is None:
@@ -235,7 +235,7 @@ class MemoryPool(metaclass=NoPublicConstructor):
                 self._in_use, self._cached, self._limit, self._hits, self._stream_reuses, self._mallocs, self._frees
             )
 
-    def close(self) -> None:
+    def _close(self) -> None:
         """The device is closing (every array was released): free what is cached; later
         releases free at once. Pending blocks -- work that still uses them may outlive the
         Device (another Device block of the same NPU, or work abandoned on a hung stream) --

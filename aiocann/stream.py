@@ -136,7 +136,7 @@ class Stream(metaclass=NoPublicConstructor):
         self._sub: Submissions = None  # type: ignore[assignment]  # set below
         self._cv_token: Any = None
         device._bind()
-        reporter = device.reporter_thread_id
+        reporter = device._reporter_tid
         if borrowed is None:
             h = ffi.new("aclrtStream*")
             check(lib.aclrtCreateStreamWithConfig(h, priority, 0), "aclrtCreateStreamWithConfig")
@@ -162,7 +162,7 @@ class Stream(metaclass=NoPublicConstructor):
                 "Stream.from_handle (aclrtSubscribeReport)",
             )
         try:
-            self._sub = Submissions(self, device.dispatcher, handle, max_in_flight)
+            self._sub = Submissions(self, device._live_dispatcher, handle, max_in_flight)
         except BaseException:
             lib.aclrtUnSubscribeReport(reporter, handle)
             undo()
@@ -336,7 +336,7 @@ class Stream(metaclass=NoPublicConstructor):
                 sub.release_leftovers()
 
                 def destroy() -> int:
-                    if lib.aclrtUnSubscribeReport(dev.reporter_thread_id, handle):
+                    if lib.aclrtUnSubscribeReport(dev._reporter_tid, handle):
                         last_error_message()  # e.g. a borrowed stream its owner destroyed already
                     return 0 if self._borrowed else int(lib.aclrtDestroyStream(handle))
 
@@ -436,9 +436,9 @@ class Stream(metaclass=NoPublicConstructor):
         it (``aclmdlRICaptureBegin`` / ``End``); ``await graph.launch()`` replays it. ``mode``:
         which threads may make synchronous runtime calls meanwhile (the runtime's capture
         modes: ``"global"``, ``"thread_local"``, ``"relaxed"``)."""
-        from .graph import capture
+        from .graph import _capture
 
-        return capture(self, mode)
+        return _capture(self, mode)
 
     def _usable(self) -> None:
         """Raise ClosedError unless the stream is open; bind the device's context (pinned
@@ -556,7 +556,7 @@ class Stream(metaclass=NoPublicConstructor):
         if is_pinned(host):
             src, keep, on_done = host, host, None
         else:
-            pool = self._device.staging
+            pool = self._device._staging_pool
             block = pool.get(host.nbytes)
             stage = block[: host.nbytes]
             await _host_copy(stage, host.view(np.uint8).reshape(-1))
@@ -586,7 +586,7 @@ class Stream(metaclass=NoPublicConstructor):
                 )
             )
             return out
-        pool = self._device.staging
+        pool = self._device._staging_pool
         block = pool.get(src.nbytes)
         target = out.view(np.uint8).reshape(-1)
 

@@ -161,7 +161,7 @@ async def run_soak(
             async with anyio.create_task_group() as tg:
                 for w in range(streams):
                     tg.start_soon(_worker, dev, kernels, per_worker, fail_rate, sample_every, index * 1000 + w, stats)
-            assert dev.dispatcher.pending == 0
+            assert dev._live_dispatcher.pending == 0
 
     async def monitor() -> None:
         nonlocal rss0, rss1

@@ -195,13 +195,13 @@ async def test_ten_thousand_launches_resolve_exactly_once(test_kernels_path):
         k = (await dev.load_binary(test_kernels_path)).function("empty")
         async with dev.stream(max_in_flight=256) as s:
             args = await k.args().ptr(dev.empty(1, np.uint8))
-            before = dev.dispatcher.resolved
+            before = dev._live_dispatcher.resolved
             done = [await ac.launch(k, args, blocks=1) for _ in range(10_000)]
             for c in done:
                 await c
             assert all(c.done() and c.exception() is None for c in done)
-            assert dev.dispatcher.resolved - before == 10_000
-            assert dev.dispatcher.pending == 0 and s.in_flight == 0
+            assert dev._live_dispatcher.resolved - before == 10_000
+            assert dev._live_dispatcher.pending == 0 and s.in_flight == 0
 
 
 async def test_launch_validation(vector_add_path, test_kernels_path):

@@ -40,7 +40,7 @@ async def test_large_pageable_copies_are_staged(test_kernels_path):
         async with dev.stream() as s:
             d = await s.upload(host)
             np.testing.assert_array_equal(await d.get(), host)
-            assert dev.staging._cached > 0  # the staging blocks went back to the pool
+            assert dev._staging_pool._cached > 0  # the staging blocks went back to the pool
 
 
 async def test_pinned_arrays_copy_without_staging():
@@ -53,7 +53,7 @@ async def test_pinned_arrays_copy_without_staging():
             out = dev.pinned_empty((256, 4), np.float32)
             await s.download(d, out)
             np.testing.assert_array_equal(out, pinned)
-            assert dev.staging._cached == 0  # no staging used
+            assert dev._staging_pool._cached == 0  # no staging used
     # the pinned arrays outlive the device: still valid memory
     assert pinned.sum() == np.arange(1024).sum()
 
@@ -158,10 +158,10 @@ async def test_cancelled_waiter_leaks_nothing(test_kernels_path):
             with anyio.move_on_after(0.02):
                 await submit_and_wait()
             gc.collect()
-            assert dev.dispatcher.pending == 1 and dev.memory_pool.stats().in_use_bytes == 4 * MB
+            assert dev._live_dispatcher.pending == 1 and dev.memory_pool.stats().in_use_bytes == 4 * MB
             await s.synchronize()
             gc.collect()
-            assert dev.dispatcher.pending == 0 and dev.memory_pool.stats().in_use_bytes == 0
+            assert dev._live_dispatcher.pending == 0 and dev.memory_pool.stats().in_use_bytes == 0
             dev.memory_pool.trim()
             assert dev.mem_info()[0] == free0
 

@@ -147,10 +147,10 @@ async def test_cancelled_waiter_leaves_state_consistent(test_kernels_path):
             with anyio.move_on_after(0.02) as scope:
                 await c
             assert scope.cancelled_caught and not c.done()
-            assert dev.dispatcher.pending == 1
+            assert dev._live_dispatcher.pending == 1
             await s.synchronize()
             assert c.done() and c.exception() is None
-            assert dev.dispatcher.pending == 0 and s.in_flight == 0
+            assert dev._live_dispatcher.pending == 0 and s.in_flight == 0
 
 
 async def test_back_pressure_bounds_in_flight_and_cancel_enqueues_nothing(test_kernels_path):
@@ -167,11 +167,11 @@ async def test_back_pressure_bounds_in_flight_and_cancel_enqueues_nothing(test_k
             await s.synchronize()
             for _ in range(3):
                 await ac.launch(wait, args, blocks=1)
-            tokens_before = dev.dispatcher.pending
+            tokens_before = dev._live_dispatcher.pending
             with anyio.move_on_after(0.005) as scope:
                 await ac.launch(wait, args, blocks=1)  # full: waits, then is cancelled
             assert scope.cancelled_caught
-            assert dev.dispatcher.pending == tokens_before == 3
+            assert dev._live_dispatcher.pending == tokens_before == 3
             await s.synchronize()
             assert s.in_flight == 0
 

@@ -1,6 +1,6 @@
 /*
  * Kernels the test-suite uses to observe the simulator: argument passing, ordering, timing and
- * contained faults. Built with aiocann.sim.build_kernel (see tests/conftest.py).
+ * contained faults. Built with aiocann.compiler.build_kernel (see tests/conftest.py).
  */
 #include <signal.h>
 #include <string.h>

@@ -106,6 +106,22 @@ def test_builds_are_cached_by_content(tmp_path, monkeypatch):
     assert build_kernel(SCALE, cache_dir=tmp_path, cflags=["-O1"]) not in (first, changed)  # flags count too
 
 
+def test_the_old_module_name_still_builds_with_a_deprecation_warning(tmp_path):
+    """aiocann.sim, the compiler's earlier name, still works -- every name warns once per use,
+    naming aiocann.compiler -- and gives the very same functions and the same binary."""
+    import aiocann.sim
+
+    with pytest.warns(DeprecationWarning, match=r"aiocann\.sim\.build_kernel moved to aiocann\.compiler\.build_kernel"):
+        old_build = aiocann.sim.build_kernel
+    assert old_build is build_kernel
+    assert old_build(SCALE, cache_dir=tmp_path) == build_kernel(SCALE, cache_dir=tmp_path)
+    with pytest.warns(DeprecationWarning, match="aiocann.compiler"):
+        from aiocann.sim import KernelBuildError as old_error
+    assert old_error is KernelBuildError
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        aiocann.sim.not_a_name  # noqa: B018
+
+
 def test_compile_error_carries_the_compiler_output(tmp_path):
     bad = SCALE.replace("d[i] *= factor;", "d[i] *= no_such_variable;")
     with pytest.raises(KernelBuildError) as ei:
