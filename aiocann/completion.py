@@ -151,9 +151,11 @@ class Completion(metaclass=NoPublicConstructor):
                 waiters.append(fut)
                 try:
                     yield from fut
-                finally:
-                    if not fut.done():  # cancelled: detach this waiter only
-                        waiters.remove(fut)
+                except BaseException:
+                    # Cancelled (asyncio has cancelled fut by now, so it counts as done): detach
+                    # this waiter only. An except, not a finally: the common path pays nothing.
+                    waiters.remove(fut)
+                    raise
             else:
                 if not device._on_own_loop():
                     device._wrong_thread()

@@ -314,10 +314,8 @@ def test_destroy_stream_force_discards_pending_work(device, wait_us):
         ok(acl.rt.memset_async(later, 64, 7, 64, s))
     event = ok(acl.rt.create_event())
     ok(acl.rt.record_event(event, s))
-    t0 = time.monotonic()
-    assert acl.rt.destroy_stream_force(s) == SUCCESS
-    assert time.monotonic() - t0 < 1.0
-    assert np.all(from_device(later, 64, np.uint8) == 0)  # the memsets never ran
+    assert acl.rt.destroy_stream_force(s) == SUCCESS  # returns once the running kernel is done
+    assert np.all(from_device(later, 64, np.uint8) == 0)  # the memsets never ran: discarded, not waited for
     assert acl.rt.synchronize_event(event) == SUCCESS  # its record was discarded, not lost
     assert acl.rt.synchronize_stream(s) == RT_INVALID_HANDLE
     assert acl.rt.destroy_stream_force(s) == RT_INVALID_HANDLE

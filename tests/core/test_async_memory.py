@@ -5,8 +5,10 @@ from __future__ import annotations
 import gc
 
 import anyio
+import anyio.lowlevel
 import numpy as np
 import pytest
+from async_util import Gate
 
 import aiocann as ac
 from aiocann.memory import is_pinned
@@ -145,36 +147,69 @@ async def test_pool_limit_trim_and_opt_out():
 
 
 async def test_cancelled_waiter_leaks_nothing(test_kernels_path):
+    """A task cancelled while its launch is held behind a gate drops its references; the
+    4 MB array the launch uses stays allocated until the device is done with it, then goes."""
     async with ac.Device(0) as dev:
-        wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
+        write = (await dev.load_binary(test_kernels_path)).function("write_value")
         async with dev.stream() as s:
-            free0, _ = dev.mem_info()
+            gate = await Gate.hold(dev, s, test_kernels_path)
+            in_use = dev.memory_pool.stats().in_use_bytes  # the gate's flag
 
             async def submit_and_wait() -> None:
                 arr = dev.empty(4 * MB, np.uint8)
-                c = await ac.launch(wait, await wait.args().ptr(arr).u64(100_000), blocks=1)
+                c = await ac.launch(write, await write.args().ptr(arr).u32(0).i32(1), blocks=1)
                 await c
 
-            with anyio.move_on_after(0.02):
+            with anyio.CancelScope() as scope:
+                scope.cancel()  # the launch is enqueued (no checkpoint before it), its await cancelled
                 await submit_and_wait()
+            assert scope.cancelled_caught
             gc.collect()
-            assert dev._live_dispatcher.pending == 1 and dev.memory_pool.stats().in_use_bytes == 4 * MB
+            # Only the Completion (in the dispatcher's hands) holds the array now.
+            assert dev._live_dispatcher.pending == 2 and dev.memory_pool.stats().in_use_bytes == in_use + 4 * MB
+            await gate.open()
             await s.synchronize()
             gc.collect()
-            assert dev._live_dispatcher.pending == 0 and dev.memory_pool.stats().in_use_bytes == 0
-            dev.memory_pool.trim()
-            assert dev.mem_info()[0] == free0
+            assert dev._live_dispatcher.pending == 0 and dev.memory_pool.stats().in_use_bytes == in_use
 
 
-async def test_download_cancelled_midway_is_safe():
+async def test_download_cancelled_midway_is_safe(test_kernels_path):
+    """The cancel lands while the download's copy is in flight -- enqueued, held behind a gate,
+    observed pending -- and the task ends at once; the copy still happens: when the device does
+    it, the staged bytes reach ``out`` and the staging block goes back to its pool, and the
+    array and the stream go on working."""
     host = np.arange(1 << 18, dtype=np.float32)
-    async with ac.Device(0) as dev:
-        async with dev.stream() as s:
-            d = await s.upload(host)
-            for _ in range(5):
-                with anyio.move_on_after(0):
-                    await d.get()
-            np.testing.assert_array_equal(await d.get(), host)
+    async with ac.Device(0) as dev, dev.stream() as s:
+        d = await s.upload(host)
+        await s.synchronize()
+        staging = dev._staging_pool
+        cached = staging._cached
+        gate = await Gate.hold(dev, s, test_kernels_path)
+        out = np.full_like(host, -1)  # pageable: the copy goes through a staging block
+        finished = []
+
+        async def download() -> None:
+            await s.download(d, out)
+            finished.append(True)  # never: the cancel comes first
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(download)
+                while s._sub.last is gate.done:  # until the download's copy is enqueued behind the gate
+                    await anyio.lowlevel.checkpoint()
+                copy = s._sub.last
+                assert copy is not None and copy.label == "download" and not copy.done()
+                tg.cancel_scope.cancel()
+        # Cancelled midway: the task is gone, its copy is not done, nothing was written yet,
+        # and the staging block is still the copy's.
+        assert not finished and not copy.done() and s.in_flight == 2
+        assert (out == -1).all() and staging._cached == cached - host.nbytes
+        await gate.open()
+        await s.synchronize()
+        assert copy.done() and copy.exception() is None and s.in_flight == 0
+        np.testing.assert_array_equal(out, host)  # the device's copy, staged into `out`
+        assert staging._cached == cached  # the block is back, once
+        np.testing.assert_array_equal(await d.get(), host)
 
 
 async def test_memory_errors_are_clear():

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import anyio
+import anyio.lowlevel
 import numpy as np
 import pytest
+from async_util import Gate
 
 import aiocann as ac
 
@@ -139,18 +141,33 @@ async def test_event_timing_and_overlap_of_two_streams(test_kernels_path):
 
 
 async def test_cancelled_waiter_leaves_state_consistent(test_kernels_path):
-    async with ac.Device(0) as dev:
-        wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
-        async with dev.stream() as s:
-            out = dev.empty(1, np.int32)
-            c = await ac.launch(wait, await wait.args().ptr(out).u64(200_000), blocks=1)
-            with anyio.move_on_after(0.02) as scope:
-                await c
-            assert scope.cancelled_caught and not c.done()
-            assert dev._live_dispatcher.pending == 1
-            await s.synchronize()
-            assert c.done() and c.exception() is None
-            assert dev._live_dispatcher.pending == 0 and s.in_flight == 0
+    """A task cancelled while it awaits a Completion -- observed waiting, its work held behind
+    a gate -- is detached alone: the Completion stays pending and tracked, and resolves when
+    the device does the work."""
+    async with ac.Device(0) as dev, dev.stream() as s:
+        gate = await Gate.hold(dev, s, test_kernels_path)
+        write = (await dev.load_binary(test_kernels_path)).function("write_value")
+        out = dev.empty(1, np.int32)
+        c = await ac.launch(write, await write.args().ptr(out).u32(0).i32(5), blocks=1)
+        woke = []
+
+        async def waiter() -> None:
+            await c
+            woke.append(True)
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(waiter)
+                while not c._waiters:  # the waiter is parked on the Completion
+                    await anyio.lowlevel.checkpoint()
+                tg.cancel_scope.cancel()
+        assert not woke and not c.done() and not c._waiters  # detached; the work still pending
+        assert dev._live_dispatcher.pending == 2 and s.in_flight == 2  # the gate and the launch
+        await gate.open()
+        await s.synchronize()
+        assert c.done() and c.exception() is None and not woke
+        assert dev._live_dispatcher.pending == 0 and s.in_flight == 0
+        assert (await out.get()).tolist() == [5]
 
 
 async def test_back_pressure_bounds_in_flight_and_cancel_enqueues_nothing(test_kernels_path):
@@ -165,13 +182,27 @@ async def test_back_pressure_bounds_in_flight_and_cancel_enqueues_nothing(test_k
                 peak = max(peak, s.in_flight)
             assert peak == 3
             await s.synchronize()
-            for _ in range(3):
+            # Full: the gate and two launches behind it, none of which can finish.
+            gate = await Gate.hold(dev, s, test_kernels_path)
+            for _ in range(2):
                 await ac.launch(wait, args, blocks=1)
+            assert s.in_flight == 3
             tokens_before = dev._live_dispatcher.pending
-            with anyio.move_on_after(0.005) as scope:
-                await ac.launch(wait, args, blocks=1)  # full: waits, then is cancelled
-            assert scope.cancelled_caught
-            assert dev._live_dispatcher.pending == tokens_before == 3
+            launched = []
+
+            async def one_more() -> None:
+                await ac.launch(wait, args, blocks=1)  # waits for a slot
+                launched.append(True)
+
+            with anyio.fail_after(10):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(one_more)
+                    while not s._sub.waiters:  # it waits for a slot
+                        await anyio.lowlevel.checkpoint()
+                    tg.cancel_scope.cancel()
+            assert not launched and not s._sub.waiters
+            assert dev._live_dispatcher.pending == tokens_before == 3 and s.in_flight == 3
+            await gate.open()
             await s.synchronize()
             assert s.in_flight == 0
 

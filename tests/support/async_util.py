@@ -29,7 +29,7 @@ class Gate:
         """Enqueue the gate on ``stream``: later work on it waits until ``open()``."""
         kernel = (await dev.load_binary(test_kernels_path)).function("wait_flag")
         flag = dev.empty(1, np.int32)
-        await stream.memset(flag, 0)
+        await (await stream.memset(flag, 0))  # done: only the gate is in flight on the stream
         args = await kernel.args().ptr(flag)
         done = await ac.launch(kernel, args, blocks=1, stream=stream, config=ac.LaunchConfig(timeout=timeout))
         return cls(dev, flag, done)
