@@ -53,7 +53,11 @@ _current_device: ContextVar[Device | None] = ContextVar("aiocann_current_device"
 
 
 def current_device() -> Device:
-    """The device of the innermost ``async with Device(...)`` in the calling task."""
+    """The device of the innermost ``async with Device(...)`` in the calling task.
+
+    Raises:
+        RuntimeError: the task is in no ``async with Device`` block.
+    """
     dev = _current_device.get()
     if dev is None:
         raise RuntimeError("no current device: use `async with aiocann.Device(i) as dev:`")
@@ -61,12 +65,34 @@ def current_device() -> Device:
 
 
 async def device_count() -> int:
-    """Number of NPUs (simulated devices on the simulator)."""
+    """Number of NPUs this process sees (``aclrtGetDeviceCount``; simulated devices on the
+    simulator). Initialises ACL for the question if no device is open.
+
+    Raises:
+        AclError: the runtime could not count its devices (e.g. ``ACL_ERROR_RT_NO_DEVICE``).
+    """
     return await anyio.to_thread.run_sync(_runtime.device_count)
 
 
 class Device:
-    """One NPU, as an async context manager. See the module docstring."""
+    """One NPU, as an async context manager: ``async with Device(i) as dev:`` (see the module
+    docstring). Constructing it opens nothing; entering does.
+
+    Args:
+        index: the device index, 0 to ``await device_count()`` - 1 (as
+            ``ASCEND_RT_VISIBLE_DEVICES`` numbers them).
+        max_in_flight: the default admission limit of the device's streams.
+        completion_timeout: seconds after which the watchdog fails a Completion whose
+            callback has not arrived (``math.inf`` disables it).
+        memory_pool: take device memory from a caching pool (True) or allocate every array
+            directly (False).
+        memory_limit: cap on the bytes the pool holds, or None.
+
+    Raises:
+        ValueError: a negative index or limit, ``max_in_flight`` below 1, a timeout not > 0.
+        TypeError: a timeout that is not a number, a ``memory_pool`` that is not a bool.
+        InvalidDeviceError: (on entering) no device of that index.
+    """
 
     def __init__(
         self,
@@ -158,7 +184,17 @@ class Device:
         await self.aclose(raise_errors=et is None)
 
     async def aclose(self, *, raise_errors: bool = True) -> None:
-        """Close the device (what leaving ``async with`` does). Devices close in any order."""
+        """Close the device (what leaving ``async with`` does): close its streams, awaiting
+        their work, free what is left and release the device. Devices close in any order;
+        closing twice does nothing.
+
+        Args:
+            raise_errors: raise the first device error a stream reports on closing.
+
+        Raises:
+            AclError: a stream's unreported failure (with ``raise_errors``).
+            WrongThreadError: called from another thread or event loop than the device's.
+        """
         if self._state != "open":
             return
         self._check_owner()
@@ -315,14 +351,37 @@ class Device:
         return Stream._create(self, limit, operator.index(priority))
 
     async def load_binary(self, path: str | PathLike[str]) -> Binary:
-        """Load a kernel binary from a file (the file work runs off the event loop)."""
+        """Load a kernel binary from a file (``aclrtBinaryLoadFromFile``; the file work runs
+        off the event loop).
+
+        Args:
+            path: the binary (for the simulator, a shared object built by
+                :func:`aiocann.compiler.build_kernel`).
+
+        Returns:
+            The loaded :class:`Binary`; ``binary.function(name)`` finds its kernels.
+
+        Raises:
+            TypeError: ``path`` is not a str or path.
+            ValueError: ``path`` contains a NUL character.
+            FileOpenError: no such file; InvalidFileError: not a kernel binary.
+            ClosedError: the device is not open.
+        """
         from .kernel import Binary
 
         self._bind()
         return await Binary._load(self, path=path)
 
     async def load_binary_data(self, data: bytes | bytearray | memoryview) -> Binary:
-        """Load a kernel binary from bytes in memory (aclrtBinaryLoadFromData)."""
+        """Load a kernel binary from bytes in memory (``aclrtBinaryLoadFromData``).
+
+        Returns:
+            The loaded :class:`Binary` (its kernels' signatures are unknown).
+
+        Raises:
+            InvalidFileError: the bytes are not a kernel binary.
+            ClosedError: the device is not open.
+        """
         from .kernel import Binary
 
         self._bind()
@@ -333,9 +392,25 @@ class Device:
         self, shape: int | tuple[int, ...], dtype: Any = np.float32, *, stream: Stream | None = None
     ) -> DeviceArray:
         """Uninitialised device memory for an array of ``shape`` and ``dtype``, from the device's
-        memory pool. With ``stream``, the memory may be memory that work queued on that stream
-        still uses (released by ``close()``): the array is then ready for later work on that
-        stream only -- make other streams ``wait`` for it first. Without, the memory is idle."""
+        memory pool.
+
+        Args:
+            shape: an int or a tuple of ints.
+            dtype: any numpy dtype that holds no Python objects.
+            stream: with a stream, the memory may be memory that work queued on that stream
+                still uses (released by ``close()``): the array is then ready for later work on
+                that stream only -- make other streams ``wait`` for it first. Without, the
+                memory is idle.
+
+        Returns:
+            The :class:`DeviceArray`.
+
+        Raises:
+            ValueError: a negative dimension, or a stream of another device.
+            TypeError: an object dtype.
+            DeviceOutOfMemoryError: the pool's limit or the device's memory is exhausted.
+            ClosedError: the device is not open.
+        """
         self._bind()
         shape_t, dt = shape_and_dtype(shape, dtype)
         if stream is not None and stream._device is not self:
@@ -346,14 +421,25 @@ class Device:
         return arr
 
     def pinned_empty(self, shape: int | tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
-        """A numpy array in page-locked host memory (aclrtMallocHost): copies to and from it are
-        truly asynchronous, with no staging copy."""
+        """A numpy array of ``shape`` and ``dtype`` in page-locked host memory
+        (``aclrtMallocHost``): copies to and from it are truly asynchronous, with no staging
+        copy. The memory is freed with the array (and keeps ACL initialised until then).
+
+        Raises:
+            ValueError, TypeError: as for :meth:`empty`.
+            BadAllocError: the host memory could not be allocated.
+        """
         self._bind()
         shape_t, dt = shape_and_dtype(shape, dtype)
         return allocate_pinned(math.prod(shape_t) * dt.itemsize).view(dt).reshape(shape_t)
 
     def mem_info(self) -> tuple[int, int]:
-        """(free, total) bytes of device memory."""
+        """``(free, total)`` bytes of the device's memory (``aclrtGetMemInfo``), as the runtime
+        counts them: memory the pool caches counts as used.
+
+        Raises:
+            ClosedError: the device is not open.
+        """
         self._bind()
         free, total = ffi.new("size_t*"), ffi.new("size_t*")
         check(lib.aclrtGetMemInfo(lib.ACL_HBM_MEM, free, total), "aclrtGetMemInfo")

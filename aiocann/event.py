@@ -167,7 +167,18 @@ class Event(metaclass=NoPublicConstructor):
         return self._timestamp()
 
     def elapsed_ms(self, start: Event) -> float:
-        """Milliseconds of device time from ``start`` to this event (both completed)."""
+        """Milliseconds of device time from ``start`` to this event (``aclrtEventElapsedTime``;
+        ``end - start`` is the same).
+
+        Args:
+            start: an earlier :class:`Event`; both must have completed, with timing.
+
+        Raises:
+            TypeError: ``start`` is not an Event.
+            EventTimestampError: an event has no timestamp (not completed, or recorded without
+                timing), or the end precedes the start.
+            ClosedError: an event is closed.
+        """
         if not isinstance(start, Event):
             raise TypeError(f"elapsed_ms() takes the start Event, not {type(start).__name__}")
         self._device._bind()

@@ -161,8 +161,16 @@ class Graph(metaclass=NoPublicConstructor):
 
     async def launch(self, *, stream: Stream | None = None) -> Completion:
         """Replay the graph on ``stream`` (default: the task's current stream) as one
-        submission; the Completion resolves when every captured task has run, and fails with
-        the code of the first that failed."""
+        submission (``aclmdlRIExecuteAsync``).
+
+        Returns:
+            One :class:`Completion`, which resolves when every captured task has run and fails
+            with the error of the first that failed.
+
+        Raises:
+            ClosedError: the graph is still capturing or was closed.
+            ValueError: a stream of another Device.
+        """
         from .stream import _stream_or_current
 
         if self._state != "ready":

@@ -267,7 +267,13 @@ class ArgsBuilder(metaclass=NoPublicConstructor):
         self._entries: list[tuple[str, Any]] = []
 
     def ptr(self, value: DeviceArray | int) -> ArgsBuilder:
-        """A device pointer: a DeviceArray or a raw device address (int)."""
+        """A device pointer: a :class:`DeviceArray` (kept alive by every launch) or a raw
+        device address (int).
+
+        Raises:
+            TypeError: neither. ValueError: an address outside 64 bits, or an array of another
+            NPU than the kernel's. ClosedError: a freed array.
+        """
         if isinstance(value, DeviceArray):
             _same_device(self.kernel, value)
             _ = value.ptr  # raises if freed
@@ -410,7 +416,20 @@ class ArgsBuilder(metaclass=NoPublicConstructor):
                 raise TypeError(f"{where} is {spec.size} bytes, got {len(payload)} raw bytes")
 
     async def build(self, *, stream: Stream | None = None) -> KernelArgs:
-        """Upload host arrays (on ``stream``, default the current one) and build the list."""
+        """Check the arguments against the kernel's signature, upload host arrays, and build
+        the list (``await builder`` does the same, on the current stream).
+
+        Args:
+            stream: where ``.array()`` data is uploaded (default: the task's current stream).
+
+        Returns:
+            The finalized :class:`KernelArgs`.
+
+        Raises:
+            TypeError: the count, kinds or sizes do not match the kernel's recorded signature.
+            ValueError: the stream is of another NPU than the kernel.
+            AclError: the runtime refused the list (e.g. more than 128 parameters or 64 KiB).
+        """
         self._check_signature()
         entries = list(self._entries)
         uploaded: list[DeviceArray] = []
@@ -548,9 +567,19 @@ class KernelArgs(metaclass=NoPublicConstructor):
         return len(self._params)
 
     def update(self, index: int, value: Any) -> None:
-        """Replace argument ``index`` in place (aclrtKernelArgsParaUpdate, then Finalize again).
-        A pointer argument takes a DeviceArray or int address; a scalar one a value of the
-        same width; a placeholder takes new data of at most its original size."""
+        """Replace argument ``index`` in place (``aclrtKernelArgsParaUpdate``, then Finalize
+        again); later launches see the new value, launches already enqueued do not.
+
+        Args:
+            index: the argument's position.
+            value: for a pointer, a DeviceArray or int address; for a scalar, a value of its
+                width; for a placeholder, new data of at most its original size; for raw bytes,
+                the same number of bytes.
+
+        Raises:
+            IndexError: no such argument. TypeError, ValueError, OverflowError: a value that
+            does not fit the argument. ClosedError: the args were closed.
+        """
         index = operator.index(index)
         if not 0 <= index < len(self._params):
             raise IndexError(f"argument index {index} out of range for {len(self._params)} arguments")

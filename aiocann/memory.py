@@ -235,13 +235,30 @@ class DeviceArray(metaclass=NoPublicConstructor):
         self.close()
 
     async def get(self, *, stream: Stream | None = None) -> np.ndarray:
-        """Copy to a new numpy array (on ``stream``, default the task's current stream)."""
+        """Copy to a new numpy array and wait for it (``stream.download(self)``).
+
+        Args:
+            stream: the stream to copy on (default: the task's current stream).
+
+        Raises:
+            ClosedError: the array or the stream is closed.
+            RuntimeError: no ``stream`` and no current stream.
+        """
         from .stream import _stream_or_current
 
         return await _stream_or_current(stream).download(self)
 
     async def set(self, data: Any, *, stream: Stream | None = None) -> Completion:
-        """Copy host data into this array; returns once enqueued (await the result to wait)."""
+        """Copy host data into this array (``stream.copy_from_host(self, data)``).
+
+        Returns:
+            The copy's :class:`Completion`, once it is enqueued (await it to wait).
+
+        Raises:
+            ValueError: ``data`` is not ``nbytes`` bytes.
+            ClosedError: the array or the stream is closed.
+            RuntimeError: no ``stream`` and no current stream.
+        """
         from .stream import _stream_or_current
 
         return await _stream_or_current(stream).copy_from_host(self, data)

@@ -54,7 +54,11 @@ _INLINE_COPY = 1 << 20
 
 
 def current_stream() -> Stream:
-    """The stream of the innermost ``async with dev.stream()`` in the calling task."""
+    """The stream of the innermost ``async with dev.stream()`` in the calling task.
+
+    Raises:
+        RuntimeError: the task is in no ``async with`` stream block.
+    """
     s = _current_stream.get()
     if s is None:
         raise RuntimeError("no current stream: pass stream=... or use `async with dev.stream() as s:`")
@@ -121,8 +125,8 @@ class Stream(metaclass=NoPublicConstructor):
     _factory = "dev.stream(), or Stream.from_handle(handle) for a stream made by other code"
 
     def __init__(self, device: Device, max_in_flight: int, priority: int, borrowed: Any = None) -> None:
-        """Open the stream: create it (or adopt ``borrowed``, an aclrtStream other code owns),
-        subscribe the device's report thread to it and register it with the completion queue."""
+        # Opens the stream: creates it (or adopts ``borrowed``, an aclrtStream other code owns),
+        # subscribes the device's report thread to it and registers it with the completion queue.
         max_in_flight = operator.index(max_in_flight)  # as Device(max_in_flight=): not 2.5
         if max_in_flight < 1:
             raise ValueError(f"max_in_flight must be >= 1, got {max_in_flight}")
@@ -274,7 +278,16 @@ class Stream(metaclass=NoPublicConstructor):
         the calling task is already being cancelled (the body of ``async with`` was), the wait
         runs shielded, so that a cancelled block still releases what it used; a cancellation
         that arrives during the wait (a deadline around the exit, Ctrl-C) ends it, abandoning
-        the work still running."""
+        the work still running. A borrowed stream (:meth:`from_handle`) is not destroyed, only
+        unsubscribed and forgotten. Closing twice does nothing.
+
+        Args:
+            raise_errors: raise the stream's first unreported failure.
+
+        Raises:
+            AclError: that failure (with ``raise_errors``).
+            WrongThreadError: called from another thread or event loop than the device's.
+        """
         if self._state != "open":
             return
         self._device._check_owner()
@@ -473,8 +486,15 @@ class Stream(metaclass=NoPublicConstructor):
     # -- public operations ---------------------------------------------------------------
 
     async def synchronize(self) -> None:
-        """Wait until all work enqueued so far is done. Raises the first failure on the stream
-        since the previous synchronize (once, as ``aclrtSynchronizeStream`` does)."""
+        """Wait until all work enqueued so far is done, without blocking the event loop.
+
+        Raises:
+            AclError: the first failure on the stream since the previous synchronize (once, as
+                ``aclrtSynchronizeStream`` reports it) -- also of work other code put on a
+                borrowed stream.
+            ClosedError: the stream is closed.
+            RuntimeError: the stream is capturing (nothing runs until the graph does).
+        """
         await (await self._marker("synchronize"))
         error = self._sub.take_unreported()
         if error is not None:
@@ -533,7 +553,15 @@ class Stream(metaclass=NoPublicConstructor):
 
     async def upload(self, data: Any) -> DeviceArray:
         """Copy a numpy array (or anything ``np.asarray`` accepts) to new device memory.
-        Returns once the copy is enqueued; later work on this stream sees the data."""
+
+        Returns:
+            The new :class:`DeviceArray` (same shape and dtype), once the copy is enqueued:
+            later work on this stream sees the data.
+
+        Raises:
+            ClosedError: the stream is closed.
+            DeviceOutOfMemoryError: no device memory for it.
+        """
         host = np.ascontiguousarray(data)
         dst = self._device.empty(host.shape, host.dtype, stream=self)
         try:
@@ -544,8 +572,21 @@ class Stream(metaclass=NoPublicConstructor):
         return dst
 
     async def copy_from_host(self, dst: DeviceArray, data: Any) -> Completion:
-        """Copy host data into ``dst`` (same number of bytes). Pageable memory is staged through
-        a pinned block, so the device-side copy is truly asynchronous."""
+        """Copy host data into ``dst``. Pageable memory is staged through a pinned block, so
+        the device-side copy is truly asynchronous.
+
+        Args:
+            dst: the :class:`DeviceArray` to fill, of this stream's device.
+            data: a numpy array (or anything ``np.asarray`` accepts) of ``dst.nbytes`` bytes.
+
+        Returns:
+            The copy's :class:`Completion`, once it is enqueued.
+
+        Raises:
+            TypeError: ``dst`` is not a DeviceArray.
+            ValueError: a size mismatch, or an array of another device.
+            ClosedError: the stream or the array is closed.
+        """
         self._own(_array(dst, "dst"))
         self._usable()
         host = np.ascontiguousarray(data)
@@ -566,7 +607,23 @@ class Stream(metaclass=NoPublicConstructor):
         )
 
     async def download(self, src: DeviceArray, out: np.ndarray | None = None) -> np.ndarray:
-        """Copy a device array to host memory and wait for it: a new numpy array, or ``out``."""
+        """Copy a device array to host memory and wait for it.
+
+        Args:
+            src: the :class:`DeviceArray`, of this stream's device.
+            out: a writeable C-contiguous numpy array of ``src.nbytes`` bytes to fill, or None
+                for a new one. Pinned memory (``dev.pinned_empty``) is copied into directly,
+                pageable memory through a staging block.
+
+        Returns:
+            ``out``, or a new array of ``src``'s shape and dtype.
+
+        Raises:
+            TypeError, ValueError: a wrong ``src`` or ``out``, or an array of another device.
+            ClosedError: the stream or the array is closed.
+            RuntimeError: the stream is capturing.
+            AclError: the copy failed on the device.
+        """
         self._own(_array(src, "src"))
         if out is not None and not isinstance(out, np.ndarray):
             raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
@@ -654,7 +711,16 @@ class Stream(metaclass=NoPublicConstructor):
         )
 
     async def copy(self, dst: DeviceArray, src: DeviceArray) -> Completion:
-        """Device-to-device copy (same size); returns once enqueued."""
+        """Copy ``src`` into ``dst`` on the device (the same number of bytes, this stream's
+        device).
+
+        Returns:
+            The copy's :class:`Completion`, once it is enqueued.
+
+        Raises:
+            TypeError: not DeviceArrays. ValueError: a size mismatch, or another device's array.
+            ClosedError: the stream or an array is closed.
+        """
         self._own(_array(dst, "dst"))
         self._own(_array(src, "src"))
         if dst.nbytes != src.nbytes:
@@ -664,7 +730,16 @@ class Stream(metaclass=NoPublicConstructor):
         return await self._copy(dst.ptr, src.ptr, src.nbytes, lib.ACL_MEMCPY_DEVICE_TO_DEVICE, "copy", None, (dst, src))
 
     async def memset(self, dst: DeviceArray, value: int) -> Completion:
-        """Fill every byte of ``dst`` with ``value`` (0..255); returns once enqueued."""
+        """Fill every byte of ``dst`` with ``value`` (``aclrtMemsetAsync``).
+
+        Returns:
+            The memset's :class:`Completion`, once it is enqueued.
+
+        Raises:
+            ValueError: ``value`` is not a byte (0..255), or ``dst`` is of another device.
+            TypeError: ``value`` is not an integer.
+            ClosedError: the stream or the array is closed.
+        """
         self._own(_array(dst, "dst"))
         value = operator.index(value)  # an integer: not a float or a str that int() would take
         if not 0 <= value <= 255:

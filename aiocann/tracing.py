@@ -242,7 +242,21 @@ class Trace(metaclass=NoPublicConstructor):
 
 
 def trace(path: str | os.PathLike[str] | None = None, *, capacity: int = 1 << 20) -> Trace:
-    """Record a timeline while the ``with``/``async with`` block runs; write it to ``path``."""
+    """A trace that records a timeline while its ``with`` block runs (or between ``start()``
+    and ``stop()``), written to ``path`` in Chrome trace-event format (open it at
+    ui.perfetto.dev).
+
+    Args:
+        path: the JSON file to write, or None to keep the events in ``trace.events`` only.
+        capacity: how many device records the simulator keeps (later ones are counted in
+            ``trace.dropped``).
+
+    Returns:
+        The :class:`Trace`, not yet started.
+
+    Raises:
+        RuntimeError: (on starting) another trace is active.
+    """
     return Trace._create(path, capacity=capacity)
 
 
