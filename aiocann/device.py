@@ -55,8 +55,7 @@ _current_device: ContextVar[Device | None] = ContextVar("aiocann_current_device"
 def current_device() -> Device:
     """The device of the innermost ``async with Device(...)`` in the calling task.
 
-    Raises:
-        RuntimeError: the task is in no ``async with Device`` block.
+    :raises RuntimeError: the task is in no ``async with Device`` block.
     """
     dev = _current_device.get()
     if dev is None:
@@ -68,8 +67,7 @@ async def device_count() -> int:
     """Number of NPUs this process sees (``aclrtGetDeviceCount``; simulated devices on the
     simulator). Initialises ACL for the question if no device is open.
 
-    Raises:
-        AclError: the runtime could not count its devices (e.g. ``ACL_ERROR_RT_NO_DEVICE``).
+    :raises AclError: the runtime could not count its devices (e.g. ``ACL_ERROR_RT_NO_DEVICE``).
     """
     return await anyio.to_thread.run_sync(_runtime.device_count)
 
@@ -78,20 +76,17 @@ class Device:
     """One NPU, as an async context manager: ``async with Device(i) as dev:`` (see the module
     docstring). Constructing it opens nothing; entering does.
 
-    Args:
-        index: the device index, 0 to ``await device_count()`` - 1 (as
-            ``ASCEND_RT_VISIBLE_DEVICES`` numbers them).
-        max_in_flight: the default admission limit of the device's streams.
-        completion_timeout: seconds after which the watchdog fails a Completion whose
-            callback has not arrived (``math.inf`` disables it).
-        memory_pool: take device memory from a caching pool (True) or allocate every array
-            directly (False).
-        memory_limit: cap on the bytes the pool holds, or None.
-
-    Raises:
-        ValueError: a negative index or limit, ``max_in_flight`` below 1, a timeout not > 0.
-        TypeError: a timeout that is not a number, a ``memory_pool`` that is not a bool.
-        InvalidDeviceError: (on entering) no device of that index.
+    :param index: the device index, 0 to ``await device_count()`` - 1 (as
+        ``ASCEND_RT_VISIBLE_DEVICES`` numbers them).
+    :param max_in_flight: the default admission limit of the device's streams.
+    :param completion_timeout: seconds after which the watchdog fails a Completion whose
+        callback has not arrived (``math.inf`` disables it).
+    :param memory_pool: take device memory from a caching pool (True) or allocate every array
+        directly (False).
+    :param memory_limit: cap on the bytes the pool holds, or None.
+    :raises ValueError: a negative index or limit, ``max_in_flight`` below 1, a timeout not > 0.
+    :raises TypeError: a timeout that is not a number, a ``memory_pool`` that is not a bool.
+    :raises InvalidDeviceError: (on entering) no device of that index.
     """
 
     def __init__(
@@ -188,12 +183,9 @@ class Device:
         their work, free what is left and release the device. Devices close in any order;
         closing twice does nothing.
 
-        Args:
-            raise_errors: raise the first device error a stream reports on closing.
-
-        Raises:
-            AclError: a stream's unreported failure (with ``raise_errors``).
-            WrongThreadError: called from another thread or event loop than the device's.
+        :param raise_errors: raise the first device error a stream reports on closing.
+        :raises AclError: a stream's unreported failure (with ``raise_errors``).
+        :raises WrongThreadError: called from another thread or event loop than the device's.
         """
         if self._state != "open":
             return
@@ -331,19 +323,14 @@ class Device:
         keeps a stream open writes ``s = dev.stream()`` and closes it with ``await s.aclose()``
         -- or leaves that to the device's closing.
 
-        Args:
-            max_in_flight: how many of the stream's Completions may be unresolved at once before
-                submissions wait (default: the device's ``max_in_flight``).
-            priority: the ACL stream priority (``aclrtCreateStreamWithConfig``'s ``priority``).
-
-        Returns:
-            The open :class:`Stream`.
-
-        Raises:
-            ClosedError: the device is not open.
-            WrongThreadError: called from another thread than the device's.
-            ValueError: ``max_in_flight`` is below 1.
-            AclError: the runtime refused the stream (e.g. ``ResourceExhaustedError``).
+        :param max_in_flight: how many of the stream's Completions may be unresolved at once before
+            submissions wait (default: the device's ``max_in_flight``).
+        :param priority: the ACL stream priority (``aclrtCreateStreamWithConfig``'s ``priority``).
+        :returns: the open :class:`Stream`.
+        :raises ClosedError: the device is not open.
+        :raises WrongThreadError: called from another thread than the device's.
+        :raises ValueError: ``max_in_flight`` is below 1.
+        :raises AclError: the runtime refused the stream (e.g. ``ResourceExhaustedError``).
         """
         from .stream import Stream
 
@@ -354,18 +341,14 @@ class Device:
         """Load a kernel binary from a file (``aclrtBinaryLoadFromFile``; the file work runs
         off the event loop).
 
-        Args:
-            path: the binary (for the simulator, a shared object built by
-                :func:`aiocann.compiler.build_kernel`).
-
-        Returns:
-            The loaded :class:`Binary`; ``binary.function(name)`` finds its kernels.
-
-        Raises:
-            TypeError: ``path`` is not a str or path.
-            ValueError: ``path`` contains a NUL character.
-            FileOpenError: no such file; InvalidFileError: not a kernel binary.
-            ClosedError: the device is not open.
+        :param path: the binary (for the simulator, a shared object built by
+            :func:`aiocann.compiler.build_kernel`).
+        :returns: the loaded :class:`Binary`; ``binary.function(name)`` finds its kernels.
+        :raises TypeError: ``path`` is not a str or path.
+        :raises ValueError: ``path`` contains a NUL character.
+        :raises FileOpenError: no such file.
+        :raises InvalidFileError: not a kernel binary.
+        :raises ClosedError: the device is not open.
         """
         from .kernel import Binary
 
@@ -375,12 +358,9 @@ class Device:
     async def load_binary_data(self, data: bytes | bytearray | memoryview) -> Binary:
         """Load a kernel binary from bytes in memory (``aclrtBinaryLoadFromData``).
 
-        Returns:
-            The loaded :class:`Binary` (its kernels' signatures are unknown).
-
-        Raises:
-            InvalidFileError: the bytes are not a kernel binary.
-            ClosedError: the device is not open.
+        :returns: the loaded :class:`Binary` (its kernels' signatures are unknown).
+        :raises InvalidFileError: the bytes are not a kernel binary.
+        :raises ClosedError: the device is not open.
         """
         from .kernel import Binary
 
@@ -394,22 +374,17 @@ class Device:
         """Uninitialised device memory for an array of ``shape`` and ``dtype``, from the device's
         memory pool.
 
-        Args:
-            shape: an int or a tuple of ints.
-            dtype: any numpy dtype that holds no Python objects.
-            stream: with a stream, the memory may be memory that work queued on that stream
-                still uses (released by ``close()``): the array is then ready for later work on
-                that stream only -- make other streams ``wait`` for it first. Without, the
-                memory is idle.
-
-        Returns:
-            The :class:`DeviceArray`.
-
-        Raises:
-            ValueError: a negative dimension, or a stream of another device.
-            TypeError: an object dtype.
-            DeviceOutOfMemoryError: the pool's limit or the device's memory is exhausted.
-            ClosedError: the device is not open.
+        :param shape: an int or a tuple of ints.
+        :param dtype: any numpy dtype that holds no Python objects.
+        :param stream: with a stream, the memory may be memory that work queued on that stream
+            still uses (released by ``close()``): the array is then ready for later work on
+            that stream only -- make other streams ``wait`` for it first. Without, the
+            memory is idle.
+        :returns: the :class:`DeviceArray`.
+        :raises ValueError: a negative dimension, or a stream of another device.
+        :raises TypeError: an object dtype.
+        :raises DeviceOutOfMemoryError: the pool's limit or the device's memory is exhausted.
+        :raises ClosedError: the device is not open.
         """
         self._bind()
         shape_t, dt = shape_and_dtype(shape, dtype)
@@ -425,9 +400,9 @@ class Device:
         (``aclrtMallocHost``): copies to and from it are truly asynchronous, with no staging
         copy. The memory is freed with the array (and keeps ACL initialised until then).
 
-        Raises:
-            ValueError, TypeError: as for :meth:`empty`.
-            BadAllocError: the host memory could not be allocated.
+        :raises ValueError: a negative dimension.
+        :raises TypeError: an object dtype.
+        :raises BadAllocError: the host memory could not be allocated.
         """
         self._bind()
         shape_t, dt = shape_and_dtype(shape, dtype)
@@ -437,8 +412,7 @@ class Device:
         """``(free, total)`` bytes of the device's memory (``aclrtGetMemInfo``), as the runtime
         counts them: memory the pool caches counts as used.
 
-        Raises:
-            ClosedError: the device is not open.
+        :raises ClosedError: the device is not open.
         """
         self._bind()
         free, total = ffi.new("size_t*"), ffi.new("size_t*")

@@ -75,21 +75,16 @@ class Event(metaclass=NoPublicConstructor):
         for it (``s.wait(ev)``) and await that stream's work instead. ``done()`` asks the
         runtime (``aclrtQueryEventStatus``).
 
-        Args:
-            handle: the event as an int (``aclrtEvent``, the value ``acl.rt.create_event``
-                returns).
-            device: the device whose context the event's calls run in (default: the task's
-                current device).
-
-        Returns:
-            The borrowed :class:`Event`.
-
-        Raises:
-            TypeError: ``handle`` is not an int.
-            ValueError: ``handle`` is 0 or out of range.
-            InvalidHandleError: the handle is not a live event (the simulator checks; a real
-                runtime may crash on garbage pointers).
-            ClosedError: ``device`` is not open.
+        :param handle: the event as an int (``aclrtEvent``, the value ``acl.rt.create_event``
+            returns).
+        :param device: the device whose context the event's calls run in (default: the task's
+            current device).
+        :returns: the borrowed :class:`Event`.
+        :raises TypeError: ``handle`` is not an int.
+        :raises ValueError: ``handle`` is 0 or out of range.
+        :raises InvalidHandleError: the handle is not a live event (the simulator checks; a real
+            runtime may crash on garbage pointers).
+        :raises ClosedError: ``device`` is not open.
         """
         if device is None:
             from .device import current_device
@@ -170,14 +165,11 @@ class Event(metaclass=NoPublicConstructor):
         """Milliseconds of device time from ``start`` to this event (``aclrtEventElapsedTime``;
         ``end - start`` is the same).
 
-        Args:
-            start: an earlier :class:`Event`; both must have completed, with timing.
-
-        Raises:
-            TypeError: ``start`` is not an Event.
-            EventTimestampError: an event has no timestamp (not completed, or recorded without
-                timing), or the end precedes the start.
-            ClosedError: an event is closed.
+        :param start: an earlier :class:`Event`; both must have completed, with timing.
+        :raises TypeError: ``start`` is not an Event.
+        :raises EventTimestampError: an event has no timestamp (not completed, or recorded without
+            timing), or the end precedes the start.
+        :raises ClosedError: an event is closed.
         """
         if not isinstance(start, Event):
             raise TypeError(f"elapsed_ms() takes the start Event, not {type(start).__name__}")

@@ -163,13 +163,10 @@ class Graph(metaclass=NoPublicConstructor):
         """Replay the graph on ``stream`` (default: the task's current stream) as one
         submission (``aclmdlRIExecuteAsync``).
 
-        Returns:
-            One :class:`Completion`, which resolves when every captured task has run and fails
+        :returns: one :class:`Completion`, which resolves when every captured task has run and fails
             with the error of the first that failed.
-
-        Raises:
-            ClosedError: the graph is still capturing or was closed.
-            ValueError: a stream of another Device.
+        :raises ClosedError: the graph is still capturing or was closed.
+        :raises ValueError: a stream of another Device.
         """
         from .stream import _stream_or_current
 

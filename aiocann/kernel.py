@@ -128,11 +128,10 @@ class Binary(metaclass=NoPublicConstructor):
     def function(self, name: str) -> Kernel:
         """The kernel ``name`` of this binary (``aclrtBinaryGetFunction``; looked up once).
 
-        Raises:
-            TypeError: ``name`` is not a str.
-            ValueError: ``name`` contains a NUL character.
-            KernelLookupError: the binary has no kernel of that name.
-            ClosedError: the binary was unloaded.
+        :raises TypeError: ``name`` is not a str.
+        :raises ValueError: ``name`` contains a NUL character.
+        :raises KernelLookupError: the binary has no kernel of that name.
+        :raises ClosedError: the binary was unloaded.
         """
         if not isinstance(name, str):
             raise TypeError(f"kernel name must be a str, not {type(name).__name__}")
@@ -270,9 +269,10 @@ class ArgsBuilder(metaclass=NoPublicConstructor):
         """A device pointer: a :class:`DeviceArray` (kept alive by every launch) or a raw
         device address (int).
 
-        Raises:
-            TypeError: neither. ValueError: an address outside 64 bits, or an array of another
-            NPU than the kernel's. ClosedError: a freed array.
+        :raises TypeError: neither.
+        :raises ValueError: an address outside 64 bits, or an array of another NPU than the
+            kernel's.
+        :raises ClosedError: a freed array.
         """
         if isinstance(value, DeviceArray):
             _same_device(self.kernel, value)
@@ -301,10 +301,9 @@ class ArgsBuilder(metaclass=NoPublicConstructor):
         """A scalar by value: a numpy scalar (its own width), or any number with an explicit
         ``dtype`` (an integer or float type of at most 8 bytes).
 
-        Raises:
-            TypeError: no width (a bare Python number without ``dtype``), a float for an
-                integer type, or an unsupported dtype.
-            OverflowError: the value does not fit the type.
+        :raises TypeError: no width (a bare Python number without ``dtype``), a float for an
+            integer type, or an unsupported dtype.
+        :raises OverflowError: the value does not fit the type.
         """
         self._entries.append(("scalar", _scalar(value, dtype)))
         return self
@@ -419,16 +418,11 @@ class ArgsBuilder(metaclass=NoPublicConstructor):
         """Check the arguments against the kernel's signature, upload host arrays, and build
         the list (``await builder`` does the same, on the current stream).
 
-        Args:
-            stream: where ``.array()`` data is uploaded (default: the task's current stream).
-
-        Returns:
-            The finalized :class:`KernelArgs`.
-
-        Raises:
-            TypeError: the count, kinds or sizes do not match the kernel's recorded signature.
-            ValueError: the stream is of another NPU than the kernel.
-            AclError: the runtime refused the list (e.g. more than 128 parameters or 64 KiB).
+        :param stream: where ``.array()`` data is uploaded (default: the task's current stream).
+        :returns: the finalized :class:`KernelArgs`.
+        :raises TypeError: the count, kinds or sizes do not match the kernel's recorded signature.
+        :raises ValueError: the stream is of another NPU than the kernel.
+        :raises AclError: the runtime refused the list (e.g. more than 128 parameters or 64 KiB).
         """
         self._check_signature()
         entries = list(self._entries)
@@ -570,15 +564,15 @@ class KernelArgs(metaclass=NoPublicConstructor):
         """Replace argument ``index`` in place (``aclrtKernelArgsParaUpdate``, then Finalize
         again); later launches see the new value, launches already enqueued do not.
 
-        Args:
-            index: the argument's position.
-            value: for a pointer, a DeviceArray or int address; for a scalar, a value of its
-                width; for a placeholder, new data of at most its original size; for raw bytes,
-                the same number of bytes.
-
-        Raises:
-            IndexError: no such argument. TypeError, ValueError, OverflowError: a value that
-            does not fit the argument. ClosedError: the args were closed.
+        :param index: the argument's position.
+        :param value: for a pointer, a DeviceArray or int address; for a scalar, a value of its
+            width; for a placeholder, new data of at most its original size; for raw bytes,
+            the same number of bytes.
+        :raises IndexError: no such argument.
+        :raises TypeError: a value of the wrong kind or width for the argument.
+        :raises ValueError: placeholder data larger than the original.
+        :raises OverflowError: a scalar that does not fit its type.
+        :raises ClosedError: the args were closed.
         """
         index = operator.index(index)
         if not 0 <= index < len(self._params):

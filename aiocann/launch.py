@@ -78,25 +78,20 @@ async def launch(
     Waits only for a free in-flight slot on the stream (back-pressure; cancelling that wait
     enqueues nothing), then enqueues the launch and its completion callback in one C call.
 
-    Args:
-        kernel: the :class:`Kernel` to run (``binary.function(name)``).
-        args: its :class:`KernelArgs`, or an :class:`ArgsBuilder`, which is built first.
-        blocks: how many blocks run the kernel, 1 to 2**32 - 1.
-        stream: the stream (default: the task's current stream).
-        config: launch attributes (:class:`LaunchConfig`), or None.
-
-    Returns:
-        The :class:`Completion` of the launch, once it is enqueued: ``await`` it for the device
+    :param kernel: the :class:`Kernel` to run (``binary.function(name)``).
+    :param args: its :class:`KernelArgs`, or an :class:`ArgsBuilder`, which is built first.
+    :param blocks: how many blocks run the kernel, 1 to 2**32 - 1.
+    :param stream: the stream (default: the task's current stream).
+    :param config: launch attributes (:class:`LaunchConfig`), or None.
+    :returns: the :class:`Completion` of the launch, once it is enqueued: ``await`` it for the device
         to finish (it raises the launch's :class:`AclError`, e.g. ``KernelFaultError``). It
         holds the args and every array they point to until then.
-
-    Raises:
-        TypeError: a wrong type for any argument.
-        ValueError: ``blocks`` out of range, args built for another kernel, or a kernel of
-            another NPU than the stream's.
-        ClosedError: the stream, the kernel's binary or the args are closed.
-        RuntimeError: no ``stream`` and no current stream.
-        AclError: the runtime refused the launch.
+    :raises TypeError: a wrong type for any argument.
+    :raises ValueError: ``blocks`` out of range, args built for another kernel, or a kernel of
+        another NPU than the stream's.
+    :raises ClosedError: the stream, the kernel's binary or the args are closed.
+    :raises RuntimeError: no ``stream`` and no current stream.
+    :raises AclError: the runtime refused the launch.
     """
     # The hot path -- prebuilt args for this kernel, an open stream with room, no config -- is
     # everything a raw launch loop does not do, kept to attribute reads, one C call (which also

@@ -237,12 +237,9 @@ class DeviceArray(metaclass=NoPublicConstructor):
     async def get(self, *, stream: Stream | None = None) -> np.ndarray:
         """Copy to a new numpy array and wait for it (``stream.download(self)``).
 
-        Args:
-            stream: the stream to copy on (default: the task's current stream).
-
-        Raises:
-            ClosedError: the array or the stream is closed.
-            RuntimeError: no ``stream`` and no current stream.
+        :param stream: the stream to copy on (default: the task's current stream).
+        :raises ClosedError: the array or the stream is closed.
+        :raises RuntimeError: no ``stream`` and no current stream.
         """
         from .stream import _stream_or_current
 
@@ -251,13 +248,10 @@ class DeviceArray(metaclass=NoPublicConstructor):
     async def set(self, data: Any, *, stream: Stream | None = None) -> Completion:
         """Copy host data into this array (``stream.copy_from_host(self, data)``).
 
-        Returns:
-            The copy's :class:`Completion`, once it is enqueued (await it to wait).
-
-        Raises:
-            ValueError: ``data`` is not ``nbytes`` bytes.
-            ClosedError: the array or the stream is closed.
-            RuntimeError: no ``stream`` and no current stream.
+        :returns: the copy's :class:`Completion`, once it is enqueued (await it to wait).
+        :raises ValueError: ``data`` is not ``nbytes`` bytes.
+        :raises ClosedError: the array or the stream is closed.
+        :raises RuntimeError: no ``stream`` and no current stream.
         """
         from .stream import _stream_or_current
 

@@ -56,8 +56,7 @@ _INLINE_COPY = 1 << 20
 def current_stream() -> Stream:
     """The stream of the innermost ``async with dev.stream()`` in the calling task.
 
-    Raises:
-        RuntimeError: the task is in no ``async with`` stream block.
+    :raises RuntimeError: the task is in no ``async with`` stream block.
     """
     s = _current_stream.get()
     if s is None:
@@ -195,26 +194,21 @@ class Stream(metaclass=NoPublicConstructor):
         that other code enqueues on the stream meanwhile runs in order with aiocann's, and a
         failure of such work is reported by the wrapper's next ``synchronize()``.
 
-        Args:
-            handle: the stream as an int (``aclrtStream``, the value ``acl.rt.create_stream``
-                returns), or any object with an ``__acl_stream__()`` method returning
-                ``(0, handle)`` -- as :class:`Stream` itself has.
-            device: the device the stream belongs to (default: the task's current device).
-            max_in_flight: the wrapper's admission limit (default: the device's).
-
-        Returns:
-            An open :class:`Stream` on ``device``, not the task's current stream until entered
+        :param handle: the stream as an int (``aclrtStream``, the value ``acl.rt.create_stream``
+            returns), or any object with an ``__acl_stream__()`` method returning
+            ``(0, handle)`` -- as :class:`Stream` itself has.
+        :param device: the device the stream belongs to (default: the task's current device).
+        :param max_in_flight: the wrapper's admission limit (default: the device's).
+        :returns: an open :class:`Stream` on ``device``, not the task's current stream until entered
             with ``async with``.
-
-        Raises:
-            TypeError: ``handle`` is neither an int nor an ``__acl_stream__`` object.
-            ValueError: ``handle`` is 0 (the default stream) or out of range.
-            InvalidHandleError: the handle is not a live stream (destroyed, or another kind of
-                handle) -- the simulator checks; a real runtime may crash on garbage pointers.
-            StreamContextError: the stream belongs to another device or context.
-            StreamSubscribeError: another thread already serves the stream's host callbacks
-                (``aclrtSubscribeReport``), or aiocann already wraps it.
-            ClosedError: ``device`` is not open.
+        :raises TypeError: ``handle`` is neither an int nor an ``__acl_stream__`` object.
+        :raises ValueError: ``handle`` is 0 (the default stream) or out of range.
+        :raises InvalidHandleError: the handle is not a live stream (destroyed, or another kind of
+            handle) -- the simulator checks; a real runtime may crash on garbage pointers.
+        :raises StreamContextError: the stream belongs to another device or context.
+        :raises StreamSubscribeError: another thread already serves the stream's host callbacks
+            (``aclrtSubscribeReport``), or aiocann already wraps it.
+        :raises ClosedError: ``device`` is not open.
         """
         if device is None:
             from .device import current_device
@@ -281,12 +275,9 @@ class Stream(metaclass=NoPublicConstructor):
         the work still running. A borrowed stream (:meth:`from_handle`) is not destroyed, only
         unsubscribed and forgotten. Closing twice does nothing.
 
-        Args:
-            raise_errors: raise the stream's first unreported failure.
-
-        Raises:
-            AclError: that failure (with ``raise_errors``).
-            WrongThreadError: called from another thread or event loop than the device's.
+        :param raise_errors: raise the stream's first unreported failure.
+        :raises AclError: that failure (with ``raise_errors``).
+        :raises WrongThreadError: called from another thread or event loop than the device's.
         """
         if self._state != "open":
             return
@@ -488,12 +479,11 @@ class Stream(metaclass=NoPublicConstructor):
     async def synchronize(self) -> None:
         """Wait until all work enqueued so far is done, without blocking the event loop.
 
-        Raises:
-            AclError: the first failure on the stream since the previous synchronize (once, as
-                ``aclrtSynchronizeStream`` reports it) -- also of work other code put on a
-                borrowed stream.
-            ClosedError: the stream is closed.
-            RuntimeError: the stream is capturing (nothing runs until the graph does).
+        :raises AclError: the first failure on the stream since the previous synchronize (once, as
+            ``aclrtSynchronizeStream`` reports it) -- also of work other code put on a
+            borrowed stream.
+        :raises ClosedError: the stream is closed.
+        :raises RuntimeError: the stream is capturing (nothing runs until the graph does).
         """
         await (await self._marker("synchronize"))
         error = self._sub.take_unreported()
@@ -503,16 +493,11 @@ class Stream(metaclass=NoPublicConstructor):
     async def record(self, *, timing: bool = True) -> Event:
         """Record a new event after the work enqueued so far (``aclrtRecordEvent``).
 
-        Args:
-            timing: give the event a timestamp (``ACL_EVENT_TIME_LINE``), for ``elapsed_ms``.
-
-        Returns:
-            The :class:`Event`: ``await event`` waits for that work, other streams can
+        :param timing: give the event a timestamp (``ACL_EVENT_TIME_LINE``), for ``elapsed_ms``.
+        :returns: the :class:`Event`: ``await event`` waits for that work, other streams can
             ``wait(event)``, and two events give ``end.elapsed_ms(start)``.
-
-        Raises:
-            ClosedError: the stream is closed.
-            AclError: the runtime refused the event or the record.
+        :raises ClosedError: the stream is closed.
+        :raises AclError: the runtime refused the event or the record.
         """
         from .event import Event
 
@@ -528,10 +513,9 @@ class Stream(metaclass=NoPublicConstructor):
         Enqueues a device-side wait; the host does not block. ``event`` may come from any
         stream, of any device, or from other code (:meth:`Event.from_handle`).
 
-        Raises:
-            TypeError: ``event`` is not an :class:`Event`.
-            ClosedError: the stream or the event is closed.
-            NotImplementedError: the event was recorded inside a capture.
+        :raises TypeError: ``event`` is not an :class:`Event`.
+        :raises ClosedError: the stream or the event is closed.
+        :raises NotImplementedError: the event was recorded inside a capture.
         """
         from .event import Event
 
@@ -554,13 +538,10 @@ class Stream(metaclass=NoPublicConstructor):
     async def upload(self, data: Any) -> DeviceArray:
         """Copy a numpy array (or anything ``np.asarray`` accepts) to new device memory.
 
-        Returns:
-            The new :class:`DeviceArray` (same shape and dtype), once the copy is enqueued:
+        :returns: the new :class:`DeviceArray` (same shape and dtype), once the copy is enqueued:
             later work on this stream sees the data.
-
-        Raises:
-            ClosedError: the stream is closed.
-            DeviceOutOfMemoryError: no device memory for it.
+        :raises ClosedError: the stream is closed.
+        :raises DeviceOutOfMemoryError: no device memory for it.
         """
         host = np.ascontiguousarray(data)
         dst = self._device.empty(host.shape, host.dtype, stream=self)
@@ -575,17 +556,12 @@ class Stream(metaclass=NoPublicConstructor):
         """Copy host data into ``dst``. Pageable memory is staged through a pinned block, so
         the device-side copy is truly asynchronous.
 
-        Args:
-            dst: the :class:`DeviceArray` to fill, of this stream's device.
-            data: a numpy array (or anything ``np.asarray`` accepts) of ``dst.nbytes`` bytes.
-
-        Returns:
-            The copy's :class:`Completion`, once it is enqueued.
-
-        Raises:
-            TypeError: ``dst`` is not a DeviceArray.
-            ValueError: a size mismatch, or an array of another device.
-            ClosedError: the stream or the array is closed.
+        :param dst: the :class:`DeviceArray` to fill, of this stream's device.
+        :param data: a numpy array (or anything ``np.asarray`` accepts) of ``dst.nbytes`` bytes.
+        :returns: the copy's :class:`Completion`, once it is enqueued.
+        :raises TypeError: ``dst`` is not a DeviceArray.
+        :raises ValueError: a size mismatch, or an array of another device.
+        :raises ClosedError: the stream or the array is closed.
         """
         self._own(_array(dst, "dst"))
         self._usable()
@@ -609,20 +585,17 @@ class Stream(metaclass=NoPublicConstructor):
     async def download(self, src: DeviceArray, out: np.ndarray | None = None) -> np.ndarray:
         """Copy a device array to host memory and wait for it.
 
-        Args:
-            src: the :class:`DeviceArray`, of this stream's device.
-            out: a writeable C-contiguous numpy array of ``src.nbytes`` bytes to fill, or None
-                for a new one. Pinned memory (``dev.pinned_empty``) is copied into directly,
-                pageable memory through a staging block.
-
-        Returns:
-            ``out``, or a new array of ``src``'s shape and dtype.
-
-        Raises:
-            TypeError, ValueError: a wrong ``src`` or ``out``, or an array of another device.
-            ClosedError: the stream or the array is closed.
-            RuntimeError: the stream is capturing.
-            AclError: the copy failed on the device.
+        :param src: the :class:`DeviceArray`, of this stream's device.
+        :param out: a writeable C-contiguous numpy array of ``src.nbytes`` bytes to fill, or None
+            for a new one. Pinned memory (``dev.pinned_empty``) is copied into directly,
+            pageable memory through a staging block.
+        :returns: ``out``, or a new array of ``src``'s shape and dtype.
+        :raises TypeError: ``src`` is not a DeviceArray, or ``out`` not a numpy array.
+        :raises ValueError: ``out`` of another size, read-only or not C-contiguous, or ``src`` of
+            another device.
+        :raises ClosedError: the stream or the array is closed.
+        :raises RuntimeError: the stream is capturing.
+        :raises AclError: the copy failed on the device.
         """
         self._own(_array(src, "src"))
         if out is not None and not isinstance(out, np.ndarray):
@@ -714,12 +687,10 @@ class Stream(metaclass=NoPublicConstructor):
         """Copy ``src`` into ``dst`` on the device (the same number of bytes, this stream's
         device).
 
-        Returns:
-            The copy's :class:`Completion`, once it is enqueued.
-
-        Raises:
-            TypeError: not DeviceArrays. ValueError: a size mismatch, or another device's array.
-            ClosedError: the stream or an array is closed.
+        :returns: the copy's :class:`Completion`, once it is enqueued.
+        :raises TypeError: not DeviceArrays.
+        :raises ValueError: a size mismatch, or another device's array.
+        :raises ClosedError: the stream or an array is closed.
         """
         self._own(_array(dst, "dst"))
         self._own(_array(src, "src"))
@@ -732,13 +703,10 @@ class Stream(metaclass=NoPublicConstructor):
     async def memset(self, dst: DeviceArray, value: int) -> Completion:
         """Fill every byte of ``dst`` with ``value`` (``aclrtMemsetAsync``).
 
-        Returns:
-            The memset's :class:`Completion`, once it is enqueued.
-
-        Raises:
-            ValueError: ``value`` is not a byte (0..255), or ``dst`` is of another device.
-            TypeError: ``value`` is not an integer.
-            ClosedError: the stream or the array is closed.
+        :returns: the memset's :class:`Completion`, once it is enqueued.
+        :raises ValueError: ``value`` is not a byte (0..255), or ``dst`` is of another device.
+        :raises TypeError: ``value`` is not an integer.
+        :raises ClosedError: the stream or the array is closed.
         """
         self._own(_array(dst, "dst"))
         value = operator.index(value)  # an integer: not a float or a str that int() would take

@@ -246,16 +246,11 @@ def trace(path: str | os.PathLike[str] | None = None, *, capacity: int = 1 << 20
     and ``stop()``), written to ``path`` in Chrome trace-event format (open it at
     ui.perfetto.dev).
 
-    Args:
-        path: the JSON file to write, or None to keep the events in ``trace.events`` only.
-        capacity: how many device records the simulator keeps (later ones are counted in
-            ``trace.dropped``).
-
-    Returns:
-        The :class:`Trace`, not yet started.
-
-    Raises:
-        RuntimeError: (on starting) another trace is active.
+    :param path: the JSON file to write, or None to keep the events in ``trace.events`` only.
+    :param capacity: how many device records the simulator keeps (later ones are counted in
+        ``trace.dropped``).
+    :returns: the :class:`Trace`, not yet started.
+    :raises RuntimeError: (on starting) another trace is active.
     """
     return Trace._create(path, capacity=capacity)
 

@@ -240,7 +240,7 @@ async def test_copy_to_host_into_pinned_memory_returns_a_completion():
             d = dev.empty((12, 4), np.float32)
             await d.set(host)
             await s.synchronize()  # the upload's staging block is back in the pool
-            staged = dev.staging._cached
+            staged = dev._staging_pool._cached
             out = dev.pinned_empty((12, 4), np.float32)
             done = await s.copy_to_host(out, d)
             assert isinstance(done, ac.Completion) and not isinstance(done, ac.CapturedWork)
@@ -252,7 +252,7 @@ async def test_copy_to_host_into_pinned_memory_returns_a_completion():
             np.testing.assert_array_equal(big[8:56].reshape(12, 4), host)
             # zero elements: nothing to copy, the Completion still resolves in stream order
             await (await s.copy_to_host(np.empty(0, np.float32), dev.empty(0, np.float32)))
-            assert dev.staging._cached == staged  # no staging block was used
+            assert dev._staging_pool._cached == staged  # no staging block was used
 
 
 async def test_copy_to_host_errors_are_clear():
