@@ -82,7 +82,7 @@ MODULE_EXTRAS = {
 CLASS_ATTRS = {
     "Device": """aclose closed completion_timeout empty index load_binary load_binary_data logic_id max_in_flight
         mem_info memory_pool pinned_empty stream""",
-    "Stream": """aclose borrowed capture copy copy_from_host device download empty error from_handle handle
+    "Stream": """aclose borrowed capture copy copy_from_host copy_to_host device download empty error from_handle handle
         in_flight max_in_flight memset priority record synchronize upload wait""",
     "Binary": "device function handle label signatures unload",
     "Kernel": "args binary handle name signature",

@@ -34,6 +34,8 @@ NO_BLOCK, BLOCK = 0, 1  # aclrtCallbackBlockType
 
 SYNC_MS = 20_000  # every wait in these tests is bounded; nothing legitimate takes this long
 
+TESTS_DIR = Path(__file__).resolve().parents[1]
+
 
 # --------------------------------------------------------------------------- errors
 
