@@ -54,8 +54,8 @@ __all__ = [
     "WrongThreadError",
 ]
 
-#: Every ACL error code by its name in the ACL headers (acl_base.h; acl_rt.h for
-#: ACL_ERROR_RT_SYSPARAMOPT_NOT_SET), in their order. ACL_SUCCESS (0) is not an error.
+#: Every ACL error code by its name in the ACL headers (acl_base.h, then the few acl_rt.h
+#: defines), in their order. ACL_SUCCESS (0) is not an error.
 ERROR_CODES: Final[Mapping[str, int]] = MappingProxyType(
     {
         "ACL_ERROR_INVALID_PARAM": 100000,
@@ -164,6 +164,8 @@ ERROR_CODES: Final[Mapping[str, int]] = MappingProxyType(
         "ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC": 107041,
         "ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED": 507903,
         "ACL_ERROR_RT_SYSPARAMOPT_NOT_SET": 107021,
+        "ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED": 507910,
+        "ACL_ERROR_HOST_MEMORY_NOT_REGISTERED": 507911,
     }
 )
 

@@ -12,6 +12,15 @@ import time
 
 import numpy as np
 import pytest
+from acl_codes import (
+    HOST_MEMORY_ALREADY_REGISTERED,
+    HOST_MEMORY_NOT_REGISTERED,
+    RT_ADDR_UNALIGNED,
+    RT_AICORE_EXCEPTION,
+    RT_MEMORY_ALLOCATION,
+    RT_NO_PERMISSION,
+    RT_SYS_DMA,
+)
 from mem_peer import Peer
 from pyacl_support import (
     ACL_MEMCPY_HOST_TO_DEVICE,
@@ -36,13 +45,6 @@ import aiocann.acl as acl
 from aiocann._lib import ffi, lib
 
 MIB = 1 << 20
-RT_ADDR_UNALIGNED = 107008
-RT_NO_PERMISSION = 207006
-RT_MEMORY_ALLOCATION = 207001
-RT_SYS_DMA = 507013
-RT_AICORE_EXCEPTION = 507015
-HOST_MEMORY_ALREADY_REGISTERED = 507910
-HOST_MEMORY_NOT_REGISTERED = 507911
 
 # Enum values a pyACL program spells as numbers.
 LOC_HOST, LOC_DEVICE, LOC_UNREGISTERED = 0, 1, 2
