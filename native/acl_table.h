@@ -75,11 +75,54 @@
     X(aclrtLaunchKernelWithConfig) \
     X(aclrtLaunchKernel)
 
+/* issue 11, device share (native/include/acl/acl_rt_device.h): optional, as every issue-11
+ * function; listed apart to keep this block separate while it is written. */
+#define AIOCANN_ACL_OPTIONAL_DEVICE(X) \
+    X(aclrtSetStreamOverflowSwitch) \
+    X(aclrtGetStreamOverflowSwitch) \
+    X(aclrtGetOverflowStatus) \
+    X(aclrtResetOverflowStatus) \
+    X(aclrtSetOpWaitTimeout) \
+    X(aclrtSetOpExecuteTimeOut) \
+    X(aclrtSetOpExecuteTimeOutWithMs) \
+    X(aclrtSetOpExecuteTimeOutV2) \
+    X(aclrtGetOpTimeOutInterval) \
+    X(aclrtGetOpExecuteTimeout) \
+    X(aclrtCreateNotify) \
+    X(aclrtDestroyNotify) \
+    X(aclrtRecordNotify) \
+    X(aclrtWaitAndResetNotify) \
+    X(aclrtGetNotifyId) \
+    X(aclrtNotifyBatchReset) \
+    X(aclrtNotifyGetExportKey) \
+    X(aclrtNotifyImportByKey) \
+    X(aclrtNotifySetImportPid) \
+    X(aclrtGetDeviceResLimit) \
+    X(aclrtSetDeviceResLimit) \
+    X(aclrtResetDeviceResLimit) \
+    X(aclrtGetStreamResLimit) \
+    X(aclrtSetStreamResLimit) \
+    X(aclrtResetStreamResLimit) \
+    X(aclrtUseStreamResInCurrentThread) \
+    X(aclrtUnuseStreamResInCurrentThread) \
+    X(aclrtGetResInCurrentThread) \
+    X(aclrtGetDevicesTopo) \
+    X(aclrtStreamAbort) \
+    X(aclrtDeviceTaskAbort) \
+    X(aclrtRegisterCpuFunc) \
+    X(aclrtSetGroup) \
+    X(aclrtGetGroupCount) \
+    X(aclrtCreateGroupInfo) \
+    X(aclrtDestroyGroupInfo) \
+    X(aclrtGetAllGroupInfo) \
+    X(aclrtGetGroupInfoDetail)
+
 /* Optional: absent from older CANN releases (missing ones return ACL_ERROR_API_NOT_SUPPORT, or
  * UINT32_MAX for the exception-info getters), deprecated in newer ones (aclrtGetVersion), and
  * the simulator's own trace interface (absent from every real runtime). Stream capture (ACL
  * Graph: aclmdlRI*) is absent from releases and chips without it. */
 #define AIOCANN_ACL_OPTIONAL(X) \
+    AIOCANN_ACL_OPTIONAL_DEVICE(X) \
     X(aclrtGetVersion) \
     X(aclrtResetDeviceForce) \
     X(aclrtEventGetTimestamp) \
@@ -218,6 +261,45 @@ extern aiocann_acl_table aiocann_acl;
 /* From here on, every ACL call in this translation unit goes through the table (except in the
  * loader, which only fills it and defines AIOCANN_ACL_NO_MACROS). */
 #ifndef AIOCANN_ACL_NO_MACROS
+/* issue 11, device share */
+#define aclrtSetStreamOverflowSwitch (aiocann_acl.aclrtSetStreamOverflowSwitch)
+#define aclrtGetStreamOverflowSwitch (aiocann_acl.aclrtGetStreamOverflowSwitch)
+#define aclrtGetOverflowStatus (aiocann_acl.aclrtGetOverflowStatus)
+#define aclrtResetOverflowStatus (aiocann_acl.aclrtResetOverflowStatus)
+#define aclrtSetOpWaitTimeout (aiocann_acl.aclrtSetOpWaitTimeout)
+#define aclrtSetOpExecuteTimeOut (aiocann_acl.aclrtSetOpExecuteTimeOut)
+#define aclrtSetOpExecuteTimeOutWithMs (aiocann_acl.aclrtSetOpExecuteTimeOutWithMs)
+#define aclrtSetOpExecuteTimeOutV2 (aiocann_acl.aclrtSetOpExecuteTimeOutV2)
+#define aclrtGetOpTimeOutInterval (aiocann_acl.aclrtGetOpTimeOutInterval)
+#define aclrtGetOpExecuteTimeout (aiocann_acl.aclrtGetOpExecuteTimeout)
+#define aclrtCreateNotify (aiocann_acl.aclrtCreateNotify)
+#define aclrtDestroyNotify (aiocann_acl.aclrtDestroyNotify)
+#define aclrtRecordNotify (aiocann_acl.aclrtRecordNotify)
+#define aclrtWaitAndResetNotify (aiocann_acl.aclrtWaitAndResetNotify)
+#define aclrtGetNotifyId (aiocann_acl.aclrtGetNotifyId)
+#define aclrtNotifyBatchReset (aiocann_acl.aclrtNotifyBatchReset)
+#define aclrtNotifyGetExportKey (aiocann_acl.aclrtNotifyGetExportKey)
+#define aclrtNotifyImportByKey (aiocann_acl.aclrtNotifyImportByKey)
+#define aclrtNotifySetImportPid (aiocann_acl.aclrtNotifySetImportPid)
+#define aclrtGetDeviceResLimit (aiocann_acl.aclrtGetDeviceResLimit)
+#define aclrtSetDeviceResLimit (aiocann_acl.aclrtSetDeviceResLimit)
+#define aclrtResetDeviceResLimit (aiocann_acl.aclrtResetDeviceResLimit)
+#define aclrtGetStreamResLimit (aiocann_acl.aclrtGetStreamResLimit)
+#define aclrtSetStreamResLimit (aiocann_acl.aclrtSetStreamResLimit)
+#define aclrtResetStreamResLimit (aiocann_acl.aclrtResetStreamResLimit)
+#define aclrtUseStreamResInCurrentThread (aiocann_acl.aclrtUseStreamResInCurrentThread)
+#define aclrtUnuseStreamResInCurrentThread (aiocann_acl.aclrtUnuseStreamResInCurrentThread)
+#define aclrtGetResInCurrentThread (aiocann_acl.aclrtGetResInCurrentThread)
+#define aclrtGetDevicesTopo (aiocann_acl.aclrtGetDevicesTopo)
+#define aclrtStreamAbort (aiocann_acl.aclrtStreamAbort)
+#define aclrtDeviceTaskAbort (aiocann_acl.aclrtDeviceTaskAbort)
+#define aclrtRegisterCpuFunc (aiocann_acl.aclrtRegisterCpuFunc)
+#define aclrtSetGroup (aiocann_acl.aclrtSetGroup)
+#define aclrtGetGroupCount (aiocann_acl.aclrtGetGroupCount)
+#define aclrtCreateGroupInfo (aiocann_acl.aclrtCreateGroupInfo)
+#define aclrtDestroyGroupInfo (aiocann_acl.aclrtDestroyGroupInfo)
+#define aclrtGetAllGroupInfo (aiocann_acl.aclrtGetAllGroupInfo)
+#define aclrtGetGroupInfoDetail (aiocann_acl.aclrtGetGroupInfoDetail)
 #define aclInit (aiocann_acl.aclInit)
 #define aclFinalize (aiocann_acl.aclFinalize)
 #define aclGetRecentErrMsg (aiocann_acl.aclGetRecentErrMsg)

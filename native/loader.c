@@ -612,6 +612,8 @@ static size_t missing_aclsimTraceDrain(aclsimTraceRecord *out, size_t max)
     return 0;
 }
 
+#include "loader_device.h" /* issue 11, device share */
+
 #define AIOCANN_NAME(name) #name,
 static const char *const k_optional[] = {AIOCANN_ACL_OPTIONAL(AIOCANN_NAME)};
 #undef AIOCANN_NAME

@@ -736,4 +736,7 @@ aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);
 }
 #endif
 
+/* issue 11, device share: notifies, overflow, timeouts, resource limits, abort, groups */
+#include "acl_rt_device.h"
+
 #endif /* AIOCANN_ACL_RT_H_ */
