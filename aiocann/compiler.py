@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 # Bump when the generated stub changes, so cached binaries are rebuilt.
-_GENERATOR_VERSION = "2"
+_GENERATOR_VERSION = "3"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -248,6 +248,14 @@ def _stub(sigs: list[KernelSignature]) -> str:
         "#endif",
         "__thread int64_t aclsim_block_idx;",
         "__thread int64_t aclsim_block_num;",
+        "__thread uint32_t aclsim_block_status;",
+        # Declared in aclsim_kernel.h with default visibility: the simulator looks it up.
+        "uint32_t aclsim_kernel_take_status(void)",
+        "{",
+        "    uint32_t s = aclsim_block_status;",
+        "    aclsim_block_status = 0;",
+        "    return s;",
+        "}",
     ]
     for sig in sigs:
         out.append(f"static void aclsim_entry_{sig.name}(const void *args, int64_t idx, int64_t num)")

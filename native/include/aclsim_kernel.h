@@ -41,6 +41,14 @@ typedef struct aclsim_kernel_desc {
 extern __attribute__((visibility("default"))) const uint32_t aclsim_kernel_abi;
 extern __attribute__((visibility("default"))) const aclsim_kernel_desc aclsim_kernels[];
 
+/* What a block reports to the runtime besides finishing (issue 11, overflow detection). A
+ * block's status is kept by the generated stub in a thread-local word that the kernel header's
+ * aclsimKernelRaiseOverflow() sets; after each block the simulator calls the stub's
+ * aclsim_kernel_take_status() on the thread that ran it, which returns the word and clears it.
+ * A binary built before this existed lacks the symbol: its blocks report nothing. */
+#define ACLSIM_BLOCK_STATUS_OVERFLOW 0x1u /* a floating-point result overflowed (saturated) */
+extern __attribute__((visibility("default"))) uint32_t aclsim_kernel_take_status(void);
+
 #ifdef __cplusplus
 }
 #endif

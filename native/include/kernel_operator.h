@@ -38,12 +38,22 @@ extern __thread int64_t aclsim_block_num __attribute__((visibility("hidden")));
 static inline int64_t GetBlockIdx(void) { return aclsim_block_idx; }
 static inline int64_t GetBlockNum(void) { return aclsim_block_num; }
 
+/* On the device a floating-point result that overflows sets the AI core's overflow flag; the
+ * runtime reports it for a launch when the stream's overflow switch is on
+ * (aclrtSetStreamOverflowSwitch): the launch's synchronize returns ACL_ERROR_RT_AICORE_OVER_FLOW
+ * and aclrtGetOverflowStatus reads the flag. Simulator kernels compute in host arithmetic, so
+ * a kernel that detects its overflow says so here. Defined in the generated entry stub. */
+extern __thread uint32_t aclsim_block_status __attribute__((visibility("hidden")));
+
+static inline void aclsimKernelRaiseOverflow(void) { aclsim_block_status |= ACLSIM_BLOCK_STATUS_OVERFLOW; }
+
 #ifdef __cplusplus
 }
 
 namespace AscendC {
 using ::GetBlockIdx;
 using ::GetBlockNum;
+using ::aclsimKernelRaiseOverflow;
 }
 #endif
 
