@@ -49,8 +49,10 @@ static void function_destroy(sim_obj *o)
     free(f);
 }
 
-static aclError check_options(const aclrtBinaryLoadOptions *options, bool from_file, const char *func)
+/* *cpu_mode: the ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE given, or -1. */
+static aclError check_options(const aclrtBinaryLoadOptions *options, bool from_file, const char *func, int *cpu_mode)
 {
+    *cpu_mode = -1;
     if (!options || options->numOpt == 0)
         return ACL_SUCCESS;
     if (!options->options)
@@ -73,9 +75,14 @@ static aclError check_options(const aclrtBinaryLoadOptions *options, bool from_f
                                  i, o->value.magic);
             break;
         case ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE:
-            if (o->value.cpuKernelMode < 0 || o->value.cpuKernelMode > 2)
-                return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "option %zu: cpuKernelMode must be 0, 1 or 2, not %d",
-                                 i, o->value.cpuKernelMode);
+            /* BinaryLoader::SetCpuBinInfo: from a file 0 (the op-info JSON) or 1 (.so and
+             * JSON); from data only 2. The program is then an AI CPU one (issue 11). */
+            if (from_file ? (o->value.cpuKernelMode != 0 && o->value.cpuKernelMode != 1)
+                          : o->value.cpuKernelMode != 2)
+                return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
+                                 "option %zu: cpuKernelMode %d is invalid when loading from %s (valid: %s)", i,
+                                 o->value.cpuKernelMode, from_file ? "a file" : "data", from_file ? "0 or 1" : "2");
+            *cpu_mode = o->value.cpuKernelMode;
             break;
         default:
             return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "option %zu: unknown load option type %d", i, (int)o->type);
@@ -121,6 +128,53 @@ static aclError check_elf(const char *path, const char *label, const char *func)
     if (why)
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s is not a loadable kernel binary: %s", label, why);
     return ACL_SUCCESS;
+}
+
+/* Gives b (its reference) a handle and lists it. */
+static aclError publish(sim_binary *b, const char *func, aclrtBinHandle *out)
+{
+    pthread_mutex_lock(&g_lock);
+    bool room = g_nbin < g_capbin;
+    if (!room) {
+        size_t cap = g_capbin ? g_capbin * 2 : 16;
+        sim_binary **nb = realloc(g_binaries, cap * sizeof *nb);
+        if (nb) {
+            g_binaries = nb;
+            g_capbin = cap;
+            room = true;
+        }
+    }
+    if (!room || !sim_handle_open(&b->obj)) {
+        pthread_mutex_unlock(&g_lock);
+        binary_destroy(&b->obj);
+        return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
+    }
+    g_binaries[g_nbin++] = b;
+    pthread_mutex_unlock(&g_lock);
+    *out = b->obj.handle;
+    return ACL_SUCCESS;
+}
+
+/* An AI CPU program (issue 11): loaded with ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE. The real
+ * runtime keeps its bytes (or the JSON's kernel list) for the device's AI CPUs and registers
+ * its functions with aclrtRegisterCpuFunc (cpu_kernel.c); it has no AI-core kernels. */
+static aclError open_cpu_program(const char *label, int device, int mode, const char *func, aclrtBinHandle *out)
+{
+    size_t plen = strlen(label);
+    sim_binary *b = calloc(1, sizeof *b + plen + 1);
+    sim_function **fns = calloc(1, sizeof *fns);
+    if (!b || !fns) {
+        free(b);
+        free(fns);
+        return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
+    }
+    sim_obj_init(&b->obj, SIM_KIND_BINARY, binary_destroy);
+    b->device = device;
+    b->functions = fns;
+    b->cpu_mode = mode;
+    pthread_mutex_init(&b->lock, NULL);
+    memcpy(b->path, label, plen + 1);
+    return publish(b, func, out);
 }
 
 /* Opens a shared object and checks that it is a simulator kernel binary. */
@@ -173,28 +227,12 @@ static aclError open_binary(const char *path, const char *label, int device, con
     b->kernels = kernels;
     b->num_kernels = n;
     b->functions = fns;
+    b->cpu_mode = -1;
+    /* Optional: binaries built before blocks could report a status lack it (overflow.c). */
+    b->take_status = (uint32_t(*)(void))dlsym(dl, "aclsim_kernel_take_status");
     pthread_mutex_init(&b->lock, NULL);
     memcpy(b->path, label, plen + 1);
-    pthread_mutex_lock(&g_lock);
-    bool room = g_nbin < g_capbin;
-    if (!room) {
-        size_t cap = g_capbin ? g_capbin * 2 : 16;
-        sim_binary **nb = realloc(g_binaries, cap * sizeof *nb);
-        if (nb) {
-            g_binaries = nb;
-            g_capbin = cap;
-            room = true;
-        }
-    }
-    if (!room || !sim_handle_open(&b->obj)) {
-        pthread_mutex_unlock(&g_lock);
-        binary_destroy(&b->obj);
-        return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
-    }
-    g_binaries[g_nbin++] = b;
-    pthread_mutex_unlock(&g_lock);
-    *out = b->obj.handle;
-    return ACL_SUCCESS;
+    return publish(b, func, out);
 }
 
 SIM_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
@@ -204,11 +242,14 @@ SIM_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOpt
     SIM_CHECK_NOT_NULL(binPath);
     SIM_CHECK_NOT_NULL(binHandle);
     SIM_REQUIRE_INIT();
-    aclError rc = check_options(options, true, __func__);
+    int cpu_mode;
+    aclError rc = check_options(options, true, __func__, &cpu_mode);
     if (rc)
         return rc;
     if (access(binPath, R_OK) != 0)
         return sim_fail(ACL_ERROR_RT_FILE_OPEN, "cannot open %s: %s", binPath, strerror(errno));
+    if (cpu_mode >= 0)
+        return open_cpu_program(binPath, -1, cpu_mode, __func__, binHandle);
     return open_binary(binPath, binPath, -1, __func__, binHandle);
 }
 
@@ -218,7 +259,8 @@ static aclError load_from_data(const void *data, size_t length, const aclrtBinar
 {
     if (length == 0)
         return sim_fail_(func, ACL_ERROR_INVALID_PARAM, "length must be greater than 0");
-    aclError rc = check_options(options, false, func);
+    int cpu_mode;
+    aclError rc = check_options(options, false, func, &cpu_mode);
     if (rc)
         return rc;
     sim_context *c = sim_current_context(func);
@@ -226,6 +268,11 @@ static aclError load_from_data(const void *data, size_t length, const aclrtBinar
         return ACL_ERROR_RT_CONTEXT_NULL;
     int device = c->dev->id;
     sim_obj_put(&c->obj);
+    if (cpu_mode >= 0) {
+        char label[64];
+        snprintf(label, sizeof label, "<AI CPU program, %zu bytes>", length);
+        return open_cpu_program(label, device, cpu_mode, func, binHandle);
+    }
 
     int fd = memfd_create("aclsim-binary", MFD_CLOEXEC);
     if (fd < 0)
@@ -290,6 +337,7 @@ static void unload(sim_binary *b)
             sim_obj_put(o);
         }
     }
+    sim_cpu_unload_locked(b); /* issue 11: its registered AI CPU functions */
     pthread_mutex_unlock(&b->lock);
     sim_obj_put(&b->obj);
 }

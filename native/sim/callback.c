@@ -242,7 +242,26 @@ SIM_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCall
     return rc;
 }
 
-void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block)
+/* Unlinks r from sub's queue if it is still there (not yet taken by aclrtProcessReport).
+ * sub->lock held. */
+static bool withdraw_locked(sim_subscriber *sub, sim_report *r)
+{
+    sim_report *prev = NULL;
+    for (sim_report *q = sub->head; q; prev = q, q = q->next) {
+        if (q != r)
+            continue;
+        if (prev)
+            prev->next = q->next;
+        else
+            sub->head = q->next;
+        if (sub->tail == q)
+            sub->tail = prev;
+        return true;
+    }
+    return false;
+}
+
+void sim_callback_execute(sim_stream *s, sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block)
 {
     sim_report stack_report = {.fn = fn, .user_data = user_data, .block = true};
     sim_report *r = block ? &stack_report : calloc(1, sizeof *r);
@@ -262,8 +281,19 @@ void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data
     sub->tail = r;
     if (block) {
         pthread_cond_signal(&sub->cv);
-        while (!r->done)
+        pthread_mutex_unlock(&sub->lock);
+        sim_stream_block_on(s, &sub->lock, &sub->done_cv, NULL); /* an abort wakes us */
+        pthread_mutex_lock(&sub->lock);
+        while (!r->done) {
+            /* Aborted (issue 11, abort.c): a report no thread has taken yet is withdrawn, so
+             * its callback never runs; one being run is waited for. */
+            if (sim_stream_abort_requested(s) && withdraw_locked(sub, r))
+                break;
             pthread_cond_wait(&sub->done_cv, &sub->lock);
+        }
+        pthread_mutex_unlock(&sub->lock);
+        sim_stream_unblock(s);
+        return;
     }
     pthread_mutex_unlock(&sub->lock);
 }

@@ -12,6 +12,11 @@
  * in parallel and launches from different streams share the cores, as on the device. A core
  * runs each block under a fault guard (fault.c). A watchdog thread per device ends blocks of
  * launches whose timeout attribute has expired.
+ *
+ * A launch may be limited to fewer cores (res_limit.c, issue 11): at most max_cores of its
+ * blocks run at once, and while it is at its limit the cores take blocks of the launches
+ * queued behind it. After each block the core collects the status the block reported
+ * (aclsim_kernel_take_status: overflow, overflow.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -76,24 +81,41 @@ typedef struct block_call {
     int64_t idx, num;
 } block_call;
 
+/* May a core start a block of j now? Its core limit, and for batch mode (start only when
+ * enough cores are idle) the cores it needs. Pool lock held. */
+static bool can_claim(const sim_core_pool *p, const sim_job *j)
+{
+    uint32_t cores = (uint32_t)p->num_cores;
+    if (j->max_cores && j->max_cores < cores)
+        cores = j->max_cores;
+    if (j->running >= cores)
+        return false;
+    if (j->batch && j->next_block == 0) {
+        int need = (int)(j->num_blocks < cores ? j->num_blocks : cores);
+        if (p->idle < need)
+            return false;
+    }
+    return true;
+}
+
 static void run_block(void *arg)
 {
     block_call *c = arg;
     c->desc->entry(c->args, c->idx, c->num);
 }
 
-/* The job at the head of the queue if a core may claim a block of it now. */
+/* The first queued job a core may claim a block of now. A job at its core limit lets the
+ * jobs behind it go first; a batch-mode job waiting for its cores does not (it keeps its
+ * place, as before limits existed). */
 static sim_job *claimable(sim_core_pool *p)
 {
-    sim_job *j = p->head;
-    if (!j)
-        return NULL;
-    if (j->batch && j->next_block == 0) {
-        int need = (int)(j->num_blocks < (uint32_t)p->num_cores ? j->num_blocks : (uint32_t)p->num_cores);
-        if (p->idle < need)
-            return NULL;
+    for (sim_job *j = p->head; j; j = j->next) {
+        if (can_claim(p, j))
+            return j;
+        if (!j->max_cores || j->running < j->max_cores)
+            return NULL; /* waits for idle cores (batch mode), not for its limit */
     }
-    return j;
+    return NULL;
 }
 
 static void dequeue(sim_core_pool *p, sim_job *j)
@@ -172,10 +194,14 @@ static uint32_t claim(sim_core_pool *p, sim_core *c, sim_job *j, sim_guard *guar
 static void run_claimed(sim_core_pool *p, sim_core *c, int ci, sim_job *j, uint32_t b, sim_guard *guard)
 {
     block_call call = {j->desc, j->args, b, j->num_blocks};
+    uint32_t (*take_status)(void) = j->take_status;
     pthread_mutex_unlock(&p->lock);
     bool trace = sim_trace_on();
     uint64_t t0 = trace ? sim_now_ns() : 0;
     sim_fault f = guard ? sim_guarded_call(guard, run_block, &call) : (run_block(&call), (sim_fault){.sig = 0});
+    /* The block's status lives in the kernel's thread-local word: read it on this thread,
+     * also after a fault, so that it cannot leak into the next block this thread runs. */
+    uint32_t status = take_status ? take_status() : 0;
     if (trace) {
         aclsimTraceRecord r = {.start_ns = t0, .end_ns = sim_now_ns(), .stream = j->stream, .seq = j->seq,
                                .device = j->device, .core = ci, .block = (int32_t)b, .type = ACLSIM_TRACE_BLOCK,
@@ -186,7 +212,11 @@ static void run_claimed(sim_core_pool *p, sim_core *c, int ci, sim_job *j, uint3
     pthread_mutex_lock(&p->lock);
     c->job = NULL;
     p->idle++;
+    j->status |= status;
     finish_block(p, j, b, f);
+    /* A job below its core limit again may let a waiting core take its next block. */
+    if (j->max_cores && j->next_block < j->num_blocks)
+        pthread_cond_signal(&p->work_cv);
 }
 
 static void *core_main(void *arg)
@@ -330,6 +360,8 @@ void sim_pool_run(sim_core_pool *p, sim_job *job, sim_guard *guard)
 {
     pthread_cond_init(&job->done_cv, NULL);
     pthread_mutex_lock(&p->lock);
+    if (job->running_slot)
+        *job->running_slot = job; /* visible to sim_pool_kill from here on */
     job->next = NULL;
     if (p->tail)
         p->tail->next = job;
@@ -361,8 +393,26 @@ void sim_pool_run(sim_core_pool *p, sim_job *job, sim_guard *guard)
         pthread_cond_wait(&job->done_cv, &p->lock);
     if (job->timeout_us)
         p->timed_jobs--;
+    if (job->running_slot)
+        *job->running_slot = NULL; /* before the job (on the caller's stack) goes away */
     pthread_mutex_unlock(&p->lock);
     pthread_cond_destroy(&job->done_cv);
+}
+
+void sim_pool_kill(sim_core_pool *p, sim_job **slot)
+{
+    pthread_mutex_lock(&p->lock);
+    sim_job *j = *slot;
+    if (j && !j->killed) {
+        j->killed = true;
+        abort_job(p, j); /* unclaimed blocks are never run */
+        /* Running blocks are interrupted as the watchdog interrupts a timed-out block; each
+         * finishes with a fault that the killed job does not report. */
+        for (int i = 0; i < p->num_cores; i++)
+            if (p->cores[i].job == j && p->cores[i].runner_guard)
+                sim_fault_interrupt(p->cores[i].runner_guard, p->cores[i].runner);
+    }
+    pthread_mutex_unlock(&p->lock);
 }
 
 /* ------------------------------------------------------------------ contexts ------------- */
@@ -465,6 +515,10 @@ static aclError activate(sim_device *d)
         return sim_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "cannot start the copy engine of device %d", d->id);
     }
     d->active = true;
+    /* issue 11: a new device has all its cores (RawDevice::InitResource) and a clear float
+     * status */
+    sim_res_limit_device_init(d);
+    atomic_store(&d->overflow_status, 0);
     /* The device clock (event timestamps) starts when the device is first used in this
      * process and is never reset, like a device that booted then: every device has its own. */
     if (!d->clock_origin_ns)
@@ -647,6 +701,8 @@ static aclError synchronize_device(int32_t timeout, const char *func)
     aclError failed = sim_capture_context_busy(c, func);
     if (!failed)
         failed = sim_context_failure(c, func);
+    if (!failed && atomic_load(&d->task_abort)) /* issue 11: Stream::GetSynchronizeError */
+        failed = sim_fail_(func, ACL_ERROR_RT_DEVICE_TASK_ABORT, "the device is aborting its tasks");
     sim_obj_put(&c->obj);
     if (failed)
         return failed;
@@ -678,9 +734,12 @@ static aclError synchronize_device(int32_t timeout, const char *func)
             uint64_t now = sim_now_ns();
             left = now >= deadline ? 0 : (int32_t)((deadline - now + 999999ull) / 1000000ull);
         }
-        if (!timed_out && sim_stream_wait_seq(list[i], target, left) == ETIMEDOUT)
+        int w = timed_out ? 0 : sim_stream_wait_seq(list[i], target, left);
+        if (w == ETIMEDOUT)
             timed_out = true;
-        aclError e = sim_stream_take_error(list[i], func);
+        aclError e = w == ECANCELED ? sim_fail_(func, atomic_load(&list[i]->abort_code),
+                                                "a stream was aborted while the device was being synchronized")
+                                    : sim_stream_take_error(list[i], func);
         if (e && !first)
             first = e;
         sim_obj_put(&list[i]->obj);

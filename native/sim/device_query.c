@@ -29,7 +29,7 @@
 /* The device a (user) device id names: 100001 before aclInit, 107001 for an id that is not a
  * configured device (the simulator has no ASCEND_RT_VISIBLE_DEVICES remapping, so user,
  * logical and physical ids coincide). */
-static sim_device *device_arg(int32_t id, const char *func, aclError *rc)
+sim_device *sim_device_arg(int32_t id, const char *func, aclError *rc)
 {
     if (!sim_is_initialized()) {
         *rc = sim_fail_(func, ACL_ERROR_UNINITIALIZE, "aclInit has not been called");
@@ -120,7 +120,7 @@ SIM_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(value);
     aclError rc;
-    if (!device_arg(deviceId > INT32_MAX ? -1 : (int32_t)deviceId, __func__, &rc))
+    if (!sim_device_arg(deviceId > INT32_MAX ? -1 : (int32_t)deviceId, __func__, &rc))
         return rc;
     switch (attr) {
     case ACL_DEV_ATTR_AICPU_CORE_NUM: *value = 0; break; /* no AI CPUs are simulated */
@@ -176,7 +176,7 @@ SIM_API aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType 
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(value);
     aclError rc;
-    if (!device_arg(deviceId, __func__, &rc))
+    if (!sim_device_arg(deviceId, __func__, &rc))
         return rc;
     if (devFeatureType != ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV &&
         devFeatureType != ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV)
@@ -231,7 +231,7 @@ SIM_API aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *dev
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(deviceStatus);
     aclError rc;
-    if (!device_arg(deviceId, __func__, &rc))
+    if (!sim_device_arg(deviceId, __func__, &rc))
         return rc;
     *deviceStatus = ACL_RT_DEVICE_STATUS_NORMAL;
     return ACL_SUCCESS;
@@ -246,7 +246,7 @@ static aclError map_id(int32_t in, int32_t *out, const char *func)
     if (in < 0)
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "device id %d must be greater than or equal to 0", in);
     aclError rc;
-    if (!device_arg(in, func, &rc))
+    if (!sim_device_arg(in, func, &rc))
         return rc;
     *out = in;
     return ACL_SUCCESS;
@@ -274,7 +274,7 @@ SIM_API aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid)
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(uuid);
     aclError rc;
-    if (!device_arg(deviceId, __func__, &rc))
+    if (!sim_device_arg(deviceId, __func__, &rc))
         return rc;
     uint64_t x = 0x61696f63616e6e2dull ^ (uint64_t)(uint32_t)deviceId; /* "aiocann-" */
     for (int half = 0; half < 2; half++) {
@@ -312,8 +312,8 @@ static aclError peer_pair(int32_t dev, int32_t peer, bool need_ctx_on_dev, const
     if (dev == peer)
         return sim_fail_(func, ACL_ERROR_INVALID_PARAM, "deviceId %d cannot be equal to peerDeviceId %d", dev, peer);
     aclError rc;
-    sim_device *d = device_arg(dev, func, &rc);
-    if (!d || !device_arg(peer, func, &rc))
+    sim_device *d = sim_device_arg(dev, func, &rc);
+    if (!d || !sim_device_arg(peer, func, &rc))
         return rc;
     if (need_ctx_on_dev) {
         sim_context *c = sim_current_context(func);
@@ -417,7 +417,7 @@ SIM_API aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int3
     if (flags)
         return sim_fail(ACL_ERROR_INVALID_PARAM, "flags is a reserved parameter and must be NULL");
     aclError rc;
-    sim_device *d = device_arg(deviceId, __func__, &rc);
+    sim_device *d = sim_device_arg(deviceId, __func__, &rc);
     if (!d)
         return rc;
     pthread_mutex_lock(&d->lock);

@@ -218,6 +218,9 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     }
     t->u.event.event = e;
     t->u.event.gen = gen;
+    /* rtStreamWaitEvent passes Runtime::GetWaitTimeout(), what aclrtSetOpWaitTimeout set
+     * (op_timeout.c), into the wait task when it is made. */
+    t->u.event.timeout_s = sim_op_wait_timeout_s();
     /* Counted before it can run (sim_event_execute_wait counts it done), and uncounted if
      * the stream refuses it: aclrtQueryEventWaitStatus compares the two. A refused task is
      * freed with the task's reference, so hold one more across the submission. */
@@ -255,13 +258,25 @@ void sim_event_execute_reset(sim_event *e, uint64_t gen)
     pthread_mutex_unlock(&e->lock);
 }
 
-void sim_event_execute_wait(sim_event *e, uint64_t gen)
+aclError sim_event_execute_wait(sim_stream *s, sim_event *e, uint64_t gen, uint32_t timeout_s, char *msg,
+                                size_t msglen)
 {
+    struct timespec ts;
+    bool timed = timeout_s && sim_deadline((int32_t)(timeout_s > 2000000u ? 2000000000u : timeout_s * 1000u), &ts);
+    int w = 0;
+    sim_stream_block_on(s, &e->lock, &e->cv, NULL); /* an abort wakes us through e->cv */
     pthread_mutex_lock(&e->lock);
-    while (e->done_gen < gen)
-        pthread_cond_wait(&e->cv, &e->lock);
+    while (e->done_gen < gen && w == 0 && !sim_stream_abort_requested(s))
+        w = timed ? pthread_cond_timedwait(&e->cv, &e->lock, &ts) : pthread_cond_wait(&e->cv, &e->lock);
+    bool expired = e->done_gen < gen && w == ETIMEDOUT;
     e->waits_done++; /* issue 11: aclrtQueryEventWaitStatus */
     pthread_mutex_unlock(&e->lock);
+    sim_stream_unblock(s);
+    if (!expired)
+        return ACL_SUCCESS;
+    /* The wait task's timeout (TS_ERROR_TASK_TIMEOUT, SetStarsResultCommon) -> 107020. */
+    snprintf(msg, msglen, "the stream waited %u s for an event record (aclrtSetOpWaitTimeout) and gave up", timeout_s);
+    return ACL_ERROR_RT_TASK_TIMEOUT;
 }
 
 void sim_event_record_now(sim_event *e)
@@ -280,12 +295,14 @@ void sim_event_reset_now(sim_event *e)
     pthread_mutex_unlock(&e->lock);
 }
 
-void sim_event_wait_set(sim_event *e)
+void sim_event_wait_set(sim_stream *s, sim_event *e)
 {
+    sim_stream_block_on(s, &e->lock, &e->cv, NULL);
     pthread_mutex_lock(&e->lock);
-    while (e->done_gen <= e->reset_gen)
+    while (e->done_gen <= e->reset_gen && !sim_stream_abort_requested(s))
         pthread_cond_wait(&e->cv, &e->lock);
     pthread_mutex_unlock(&e->lock);
+    sim_stream_unblock(s);
 }
 
 static bool recorded_locked(const sim_event *e)

@@ -6,6 +6,12 @@
  * once. aclrtLaunchKernel takes args already in device memory; they are read when the kernel
  * runs. Either way the launch is a task on the stream; when the stream reaches it, all blocks
  * run on the device's AI cores and the task ends when the last block has returned.
+ *
+ * What a launch takes from its context when it is submitted (issue 11): a launch without a
+ * timeout attribute gets the process's operator execute timeout (op_timeout.c: the default,
+ * or what aclrtSetOpExecuteTimeOut* set); the stream's overflow switch decides whether an
+ * overflow is reported (overflow.c); the core limits cap how many blocks run at once
+ * (res_limit.c).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -18,13 +24,16 @@
 
 typedef struct launch_cfg {
     bool batch;
+    bool aiv;            /* ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE = AIV: vector core limits */
     uint64_t timeout_us;
 } launch_cfg;
 
 static aclError parse_cfg(const aclrtLaunchKernelCfg *cfg, launch_cfg *out)
 {
     memset(out, 0, sizeof *out);
-    out->timeout_us = SIM_DEFAULT_OP_TIMEOUT_US; /* no timeout attribute: the default; 0: never */
+    /* No timeout attribute: the operator execute timeout configured now (the default unless
+     * aclrtSetOpExecuteTimeOut* changed it: GetAicoreKernelCredit at submission); 0: never. */
+    out->timeout_us = sim_op_execute_timeout_us();
     if (!cfg || cfg->numAttrs == 0)
         return ACL_SUCCESS;
     if (!cfg->attrs)
@@ -43,6 +52,7 @@ static aclError parse_cfg(const aclrtLaunchKernelCfg *cfg, launch_cfg *out)
             if ((unsigned)a->value.engineType > ACL_RT_ENGINE_TYPE_AIV)
                 return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "attr %zu: engineType %d is neither AIC nor AIV", i,
                                 (int)a->value.engineType);
+            out->aiv = a->value.engineType == ACL_RT_ENGINE_TYPE_AIV;
             break;
         case ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT:
             have_s = true;
@@ -82,6 +92,15 @@ static aclError resolve(aclrtFuncHandle funcHandle, aclrtStream stream, sim_func
         sim_obj_put(&f->obj);
         return rc;
     }
+    if (sim_function_is_cpu(f)) { /* issue 11 (cpu_kernel.c) */
+        rc = sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                       "function %s is an AI CPU kernel and the simulated device has no AI CPU "
+                       "(ACL_DEV_ATTR_AICPU_CORE_NUM is 0)",
+                       f->desc->name);
+        sim_obj_put(&s->obj);
+        sim_obj_put(&f->obj);
+        return rc;
+    }
     if (f->bin->device >= 0 && f->bin->device != s->dev->id) {
         rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
                        "the binary was loaded from data on device %d and cannot run on device %d", f->bin->device,
@@ -106,6 +125,12 @@ static aclError submit(sim_stream *s, sim_task *t, sim_function *f, void *args, 
     t->u.kernel.num_blocks = numBlocks;
     t->u.kernel.batch = cfg->batch;
     t->u.kernel.timeout_us = cfg->timeout_us;
+    /* The stream's overflow switch goes into the task when it is made (the SQE's
+     * overflowEn), and so do the core limits. */
+    pthread_mutex_lock(&s->lock);
+    t->u.kernel.overflow_en = s->overflow_switch != 0;
+    pthread_mutex_unlock(&s->lock);
+    t->u.kernel.max_cores = sim_res_limit_for_launch(s, cfg->aiv);
     return sim_stream_submit(s, t, func, NULL);
 }
 
@@ -166,7 +191,8 @@ SIM_API aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlock
         return rc;
     const aclsim_kernel_desc *d = f->desc;
     size_t need = sim_kernel_args_need(d);
-    launch_cfg lc = {false, 0};
+    /* No cfg on this path: the operator execute timeout, AI-core limits. */
+    launch_cfg lc = {false, false, sim_op_execute_timeout_us()};
     if (argsSize < need) {
         rc = sim_fail(ACL_ERROR_RT_PARAM_INVALID, "kernel %s takes %u parameters (%zu bytes of args) but argsSize is %zu",
                       d->name, d->num_params, need, argsSize);
@@ -202,10 +228,15 @@ aclError sim_kernel_execute(sim_stream *s, sim_task *t, char *msg, size_t msglen
     job.device = s->dev->id;
     job.stream = (uint64_t)(uintptr_t)s->obj.handle;
     job.seq = t->seq;
+    job.max_cores = t->u.kernel.max_cores;
+    job.take_status = fn->bin->take_status;
+    job.running_slot = &s->running_job; /* an abort ends the launch through it (abort.c) */
     uint64_t t0 = sim_now_ns();
     sim_pool_run(&s->dev->pool, &job, s->guard);
     atomic_store_explicit(&t->u.kernel.fn->last_ns, sim_now_ns() - t0 + 1, memory_order_relaxed);
-    if (job.error)
+    if (job.error) {
         snprintf(msg, msglen, "%s", job.errmsg);
-    return job.error;
+        return job.error;
+    }
+    return sim_overflow_report(s, t, job.status, msg, msglen);
 }

@@ -288,6 +288,7 @@ static aclError finalize_locked(void)
         pthread_mutex_unlock(&d->lock);
     }
     sim_callback_reset();
+    sim_op_timeout_reset(); /* issue 11: the operator timeouts set in this session */
     sim_binary_unload_all();
     sim_pinned_free_all();
     /* issue 11, memory family: IPC keys and imports, virtual memory, host registrations */

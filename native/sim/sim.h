@@ -25,6 +25,14 @@
  *   memory_ext.c   the other allocation calls, cache maintenance, pointer attributes, 2-D copies
  *   capture.c      stream capture (ACL Graph): aclmdlRICapture*, models and their replay, task
  *                  groups and task update
+ *   notify.c       notifies: stream-ordered record and wait-and-reset, IPC export/import
+ *   overflow.c     overflow detection: the stream switch, the device's overflow status
+ *   op_timeout.c   operator execute and wait timeouts (process configuration)
+ *   res_limit.c    cube/vector core limits of a device, a stream, a thread
+ *   topology.c     the topology between two devices
+ *   abort.c        aclrtStreamAbort, aclrtDeviceTaskAbort
+ *   group.c        device groups (the simulated chip has none)
+ *   cpu_kernel.c   AI CPU function registration (aclrtRegisterCpuFunc)
  *
  * Locking order (outer to inner): g_rt.lock > device->lock > capture lock (capture.c) >
  * stream->lock > event->lock / subscriber->lock / pool->lock / model run lock > handle table
@@ -122,10 +130,12 @@ typedef enum sim_kind {
     SIM_KIND_BINARY_DESC = 6, /* aclrtCreateBinary's descriptor (not loaded) */
     SIM_KIND_MODEL = 7,       /* aclmdlRI (capture.c) */
     SIM_KIND_TASKGRP = 8,     /* aclrtTaskGrp (capture.c) */
-    /* issue 11, memory family: numbered down from the top of the 4-bit kind space (at most
-     * 15), below the device share's SIM_KIND_NOTIFY = 15 and clear of kinds added upwards. */
+    /* issue 11: numbered down from the top of the 4-bit kind space (at most 15), clear of
+     * kinds added upwards. Memory family: */
     SIM_KIND_PHYS = 12,       /* aclrtDrvMemHandle: a physical memory handle (vmm.c) */
     SIM_KIND_ALLOCATOR = 13,  /* aclrtAllocatorDesc (allocator.c) */
+    /* device share: */
+    SIM_KIND_NOTIFY = 15,     /* aclrtNotify (notify.c) */
 } sim_kind;
 
 /* Every handle-bearing object starts with this header. The table holds one reference while
@@ -238,6 +248,16 @@ typedef struct sim_job {
     int device;                 /* for trace records */
     uint64_t stream, seq;
     pthread_cond_t done_cv;     /* signalled when finished == num_blocks (pool lock) */
+    /* issue 11, device share. max_cores: at most this many blocks run at once (a core limit,
+     * res_limit.c; 0 = all cores). status: the ACLSIM_BLOCK_STATUS_* bits its blocks reported
+     * through take_status (NULL: the binary cannot report). running_slot: where the launching
+     * stream keeps the job it runs, set and cleared under the pool lock, so that an abort can
+     * find it (abort.c). killed: ended by an abort, not by a fault. All under the pool lock. */
+    uint32_t max_cores;
+    uint32_t status;
+    uint32_t (*take_status)(void);
+    struct sim_job **running_slot;
+    bool killed;
 } sim_job;
 
 /* One AI core: a slot that runs one block at a time. Normally its own thread runs the blocks;
@@ -364,6 +384,15 @@ struct sim_device {
     sim_core_pool pool;
     sim_copy_engine copy;
     sim_memory mem;
+    /* issue 11, device share. overflow_status: the device's floating-point overflow flags,
+     * ACLSIM_BLOCK_STATUS_* bits (overflow.c). res_limit: the process's cube and vector core
+     * limits (res_limit.c), reset to all cores when the device is activated; under lock.
+     * notify_ids: which notify ids are in use (notify.c, under lock). task_abort: an
+     * aclrtDeviceTaskAbort is in progress (abort.c). */
+    _Atomic uint32_t overflow_status;
+    uint32_t res_limit[2];
+    uint64_t *notify_ids;
+    atomic_bool task_abort;
 };
 
 sim_device *sim_device_at(int i);     /* the static slot i < SIM_MAX_DEVICES, configured or not */
@@ -451,6 +480,8 @@ typedef struct sim_task {
             uint32_t num_blocks;
             bool batch;
             uint64_t timeout_us;     /* 0 = none */
+            bool overflow_en;        /* the stream's overflow switch at submission (overflow.c) */
+            uint32_t max_cores;      /* core limit at submission, 0 = none (res_limit.c) */
         } kernel;
         struct {
             void *dst;
@@ -464,6 +495,7 @@ typedef struct sim_task {
         struct {
             struct sim_event *event; /* holds a ref */
             uint64_t gen;
+            uint32_t timeout_s;      /* a wait's: aclrtSetOpWaitTimeout at submission, 0 = never */
         } event;
         struct {
             struct sim_subscriber *sub; /* holds a ref */
@@ -543,6 +575,24 @@ struct sim_stream {
      * kept for aclrtSet/GetStreamAttribute, guarded by lock. */
     atomic_bool discard;
     uint32_t user_tag, cache_op_info;
+    /* issue 11, device share. overflow_switch: aclrtSetStreamOverflowSwitch (overflow.c).
+     * res_set/res_value: the stream's own core limits (res_limit.c). Both under lock.
+     * aborting: an aclrtStreamAbort or aclrtDeviceTaskAbort is discarding this stream's work
+     * (abort.c); abort_epoch counts aborts begun, abort_code says which kind (107023/107022),
+     * for synchronizers that were waiting. running_job: the kernel job the worker runs (pool
+     * lock). blocker: what the worker waits on inside a task, so an abort can wake it. */
+    uint32_t overflow_switch;
+    bool res_set[2];
+    uint32_t res_value[2];
+    atomic_bool aborting;
+    _Atomic uint64_t abort_epoch;
+    _Atomic aclError abort_code;
+    sim_job *running_job;
+    struct {
+        pthread_mutex_t *mu;
+        pthread_cond_t *cv;
+        _Atomic uint32_t *word;
+    } blocker;
 };
 
 /* Resolves a stream argument: NULL is the current context's default stream. +1 ref, and *rc
@@ -646,14 +696,17 @@ struct sim_event {
  * record discarded by an aborted stream still triggers, so no waiter hangs. */
 void sim_event_execute_record(sim_event *e, uint64_t gen);
 void sim_event_execute_reset(sim_event *e, uint64_t gen);
-/* Stream-side wait: blocks the worker until record gen has executed. */
-void sim_event_execute_wait(sim_event *e, uint64_t gen);
+/* Stream-side wait: blocks s's worker until record gen has executed. It ends early, with
+ * success, when s is aborted; after timeout_s seconds (0: never) it fails with 107020, the
+ * task timeout a wait task that outlives aclrtSetOpWaitTimeout's limit reports. */
+aclError sim_event_execute_wait(sim_stream *s, sim_event *e, uint64_t gen, uint32_t timeout_s, char *msg,
+                                size_t msglen);
 /* A replayed model's record, reset and wait of an event (capture.c): a replay has no
  * generation fixed at submission, so they act on the event's state when they run -- a record
  * sets it, a reset clears it, and a wait blocks until it is set (the hardware event flag). */
 void sim_event_record_now(sim_event *e);
 void sim_event_reset_now(sim_event *e);
-void sim_event_wait_set(sim_event *e);
+void sim_event_wait_set(sim_stream *s, sim_event *e); /* ends early when s is aborted */
 
 /* ------------------------------------------------------------------ callbacks ------------ */
 
@@ -681,8 +734,9 @@ void sim_subscriber_put(sim_subscriber *sub);
 /* Executes a callback task: hands the report over. A blocking one wakes the processing thread
  * and waits for the callback to return. A non-blocking one is only queued: the stream worker
  * owes the thread a sim_callback_wake, which it may defer to wake it once for several reports
- * (see stream.c). */
-void sim_callback_execute(sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block);
+ * (see stream.c). A blocking one that s's abort finds still queued is withdrawn; one already
+ * running is waited for (user code cannot be stopped). */
+void sim_callback_execute(sim_stream *s, sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block);
 void sim_callback_wake(sim_subscriber *sub);
 void sim_callback_stream_gone(sim_stream *s);
 /* aclFinalize, after every stream is gone: forgets every subscriber and drops the reports
@@ -706,6 +760,13 @@ struct sim_binary {
     pthread_mutex_t lock;
     bool unloaded;                       /* written under lock; launches read it atomically */
     struct sim_function **functions;     /* one per kernel, created on first lookup */
+    /* issue 11, device share: the stub's status reader (NULL in older binaries; overflow.c);
+     * cpu_mode: loaded with ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE (an AI CPU program, no
+     * AI-core kernels), -1 otherwise; cpu_functions: what aclrtRegisterCpuFunc registered
+     * (cpu_kernel.c, under lock). */
+    uint32_t (*take_status)(void);
+    int cpu_mode;
+    struct sim_cpu_reg *cpu_functions;
     char path[];
 };
 
@@ -714,6 +775,9 @@ struct sim_function {
     sim_binary *bin;                     /* holds a ref */
     const aclsim_kernel_desc *desc;
     _Atomic uint64_t last_ns;            /* duration of its latest launch, 0 = none yet */
+    /* issue 11: an AI CPU function (aclrtRegisterCpuFunc): the .so symbol it names; desc is
+     * then the function's own descriptor (its name the op type, no entry). NULL otherwise. */
+    char *cpu_func;
 };
 
 sim_function *sim_function_get(aclrtFuncHandle h); /* +1 ref or NULL */
@@ -764,8 +828,8 @@ aclError sim_kernel_execute(sim_stream *s, sim_task *t, char *msg, size_t msglen
  * like any task, and a replay of a captured model runs it the same way (the captured task is
  * then shared by every replay: run must not change it); a stream that discards its work calls
  * `discard` instead, if set; `release` drops what u.op holds. A failure is returned with its
- * description in msg and reported as every task failure is. (The device share of issue 11
- * declares the same type; whichever merges second drops its copy.) */
+ * description in msg and reported as every task failure is. An abort (aclrtStreamAbort,
+ * aclrtDeviceTaskAbort, device share) discards as a forced destruction does. */
 typedef struct sim_task_ops {
     aclError (*run)(sim_stream *s, sim_task *t, char *msg, size_t msglen);
     void (*discard)(sim_task *t);
@@ -858,5 +922,63 @@ aclError sim_op_submit(sim_stream *s, const sim_task_ops *ops, const uint64_t *a
 uint64_t sim_op_arg(const sim_task *t, size_t i);
 /* The runtime's "pointer attributes say DEVICE" check: 0 with *dev (may be NULL), or 107000. */
 aclError sim_op_device_address(const void *p, const char *what, const char *func, int *dev);
+
+/* ==== issue 11, device share =============================================================== */
+
+/* The device a user device id names (device_query.c): 100001 before aclInit, 107001 for an id
+ * that is not a configured device. */
+sim_device *sim_device_arg(int32_t id, const char *func, aclError *rc);
+
+/* Blocking inside a task (stream.c). A worker that waits for something another thread or
+ * process provides says what it waits on -- a condition variable and its mutex, or a futex
+ * word -- so that an abort can wake it; it re-checks sim_stream_abort_requested() after every
+ * wake-up. */
+void sim_stream_block_on(sim_stream *s, pthread_mutex_t *mu, pthread_cond_t *cv, _Atomic uint32_t *word);
+void sim_stream_unblock(sim_stream *s);
+bool sim_stream_abort_requested(const sim_stream *s); /* aborting, or being force-destroyed */
+/* Wakes what the worker registered with sim_stream_block_on, after the caller set the flag
+ * sim_stream_abort_requested reads; returns once a futex waiter has left its wait. The caller
+ * holds no stream lock. */
+void sim_stream_interrupt(sim_stream *s);
+/* 107022 while the stream's device runs an aclrtDeviceTaskAbort, 107023 while the stream is
+ * being aborted, recorded for func; else 0 (Stream::GetSynchronizeError, CheckContextStatus). */
+aclError sim_stream_abort_status(sim_stream *s, const char *func);
+
+/* The AI cores (device.c): ends the blocks of the job that *slot names, if any -- unclaimed
+ * ones are skipped, running ones interrupted -- and marks it killed. */
+void sim_pool_kill(sim_core_pool *p, sim_job **slot);
+
+
+/* op_timeout.c: the timeout of a launch without a timeout attribute, in microseconds (0 =
+ * never), and the wait timeout of stream waits in seconds (0 = never), as configured now;
+ * sim_op_timeout_reset forgets the configuration (aclFinalize). */
+uint64_t sim_op_execute_timeout_us(void);
+uint32_t sim_op_wait_timeout_s(void);
+void sim_op_timeout_reset(void);
+
+/* overflow.c: what a finished kernel task reports: its blocks' status, and whether its
+ * stream's switch was on at submission. Returns 0, or ACL_ERROR_RT_AICORE_OVER_FLOW with msg
+ * when the launch overflowed with the switch on (the stream's error, reported by synchronize,
+ * but not a failure: no exception report, no stop-on-failure abort). */
+aclError sim_overflow_report(sim_stream *s, const sim_task *t, uint32_t status, char *msg, size_t msglen);
+/* A task outcome rc on s that is that overflow warning: kept as the stream's error (what
+ * synchronize reports) and true -- the caller then treats the task as successful; else false. */
+bool sim_overflow_absorb(sim_stream *s, aclError rc, const char *msg);
+
+/* res_limit.c: the most AI cores a launch on s may use (0 = all), engine AIV or not; a
+ * device's limits back to all cores (activation). */
+uint32_t sim_res_limit_for_launch(sim_stream *s, bool aiv);
+void sim_res_limit_device_init(sim_device *d);
+
+/* Waiting on a word another thread or process changes (notify.c): futex wait with an
+ * optional absolute CLOCK_MONOTONIC deadline; futex wake of every waiter. */
+int sim_futex_wait(_Atomic uint32_t *word, uint32_t expected, const struct timespec *deadline);
+void sim_futex_wake(_Atomic uint32_t *word);
+
+/* cpu_kernel.c: a function registered by aclrtRegisterCpuFunc is an AI CPU kernel; the
+ * simulated device has no AI CPU to run it on. */
+bool sim_function_is_cpu(const sim_function *f);
+/* aclrtBinaryUnLoad of b: closes the handles of its registered CPU functions. b->lock held. */
+void sim_cpu_unload_locked(sim_binary *b);
 
 #endif /* AIOCANN_SIM_H_ */

@@ -24,6 +24,11 @@
  *    callbacks do not run; event records still trigger, so waiters wake) -- and poisons the
  *    context: submissions, synchronize and query on any of its streams return that code.
  *
+ * Abort (abort.c; aclrtStreamAbort, aclrtDeviceTaskAbort): while `aborting` is set the worker
+ * discards every task instead of running it, a task that waits for something (an event, a
+ * notify, a blocking host callback) is woken through the `blocker` it registered, submissions
+ * are refused and synchronizers return the abort's code (Stream::GetAbortStatus).
+ *
  * A stream in capture (capture.c) records what is submitted to it instead of queueing it
  * (sim_stream_submit's one hook), and cannot be synchronized, queried or destroyed; a model's
  * replay is a single task here, which runs the captured tasks and reports its own failure.
@@ -157,10 +162,9 @@ static aclError execute(sim_stream *s, sim_task *t, char *msg, size_t msglen)
         sim_event_execute_reset(t->u.event.event, t->u.event.gen);
         return ACL_SUCCESS;
     case SIM_TASK_EVENT_WAIT:
-        sim_event_execute_wait(t->u.event.event, t->u.event.gen);
-        return ACL_SUCCESS;
+        return sim_event_execute_wait(s, t->u.event.event, t->u.event.gen, t->u.event.timeout_s, msg, msglen);
     case SIM_TASK_CALLBACK:
-        sim_callback_execute(t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
+        sim_callback_execute(s, t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
         return ACL_SUCCESS;
     case SIM_TASK_OP:
         return t->u.op.ops->run(s, t, msg, msglen);
@@ -405,8 +409,10 @@ static void *worker_main(void *arg)
             if (publish_together)
                 pthread_mutex_lock(&s->lock);
 
-            /* `discard`: aclrtDestroyStreamForce (issue 11), set from another thread */
-            if (aborted || atomic_load_explicit(&s->discard, memory_order_relaxed)) {
+            /* `discard`: aclrtDestroyStreamForce (issue 11), set from another thread; `aborting`:
+             * aclrtStreamAbort / aclrtDeviceTaskAbort (abort.c) */
+            if (aborted || atomic_load_explicit(&s->discard, memory_order_relaxed) ||
+                atomic_load_explicit(&s->aborting, memory_order_acquire)) {
                 discard(t);
             } else {
                 msg[0] = '\0';
@@ -417,6 +423,14 @@ static void *worker_main(void *arg)
                     sim_stream_trace_task(s, t, t0, rc);
                 if (t->type == SIM_TASK_CALLBACK && !t->u.callback.block)
                     owe_report(s, t->u.callback.sub);
+                /* A task ended by an abort is not a failure: the abort clears the stream's
+                 * error, and no report is made for it (TaskFailCallBack does not report while
+                 * the device aborts; the stream abort recycles the killed task). */
+                if (rc && (atomic_load_explicit(&s->aborting, memory_order_acquire) ||
+                           atomic_load_explicit(&s->dev->task_abort, memory_order_acquire)))
+                    rc = ACL_SUCCESS;
+                if (rc && sim_overflow_absorb(s, rc, msg)) /* a warning, not a failure */
+                    rc = ACL_SUCCESS;
                 if (rc) {
                     if (publish_together) /* never: records and resets do not fail */
                         pthread_mutex_unlock(&s->lock);
@@ -503,6 +517,18 @@ aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_
         sim_task_free(t);
         return sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "the stream is being destroyed");
     }
+    /* Under the stream lock, which the abort takes to start: nothing joins the queue after
+     * the abort took its measure of it (Engine::SubmitTask: STREAM_ABORT_SEND_TASK_FAIL,
+     * DEVICE_ABORT_SEND_TASK_FAIL). */
+    if (atomic_load_explicit(&s->aborting, memory_order_relaxed) ||
+        atomic_load_explicit(&s->dev->task_abort, memory_order_relaxed)) {
+        aclError code = atomic_load(&s->dev->task_abort) ? ACL_ERROR_RT_DEVICE_TASK_ABORT : atomic_load(&s->abort_code);
+        pthread_mutex_unlock(&s->lock);
+        sim_task_free(t);
+        return sim_fail_(func, code,
+                         code == ACL_ERROR_RT_DEVICE_TASK_ABORT ? "the device is aborting its tasks (aclrtDeviceTaskAbort)"
+                                                               : "the stream is being aborted (aclrtStreamAbort)");
+    }
     t->seq = ++s->submitted;
     t->task_id = next_task_id(s);
     t->next = NULL;
@@ -530,14 +556,70 @@ int sim_stream_wait_seq(sim_stream *s, uint64_t seq, int32_t timeout_ms)
     bool timed = sim_deadline(timeout_ms, &ts);
     int rc = 0;
     pthread_mutex_lock(&s->lock);
+    /* An abort that begins while we wait ends the wait (the abort broadcasts done_cv after
+     * counting itself in abort_epoch): a synchronize then returns the abort's code, even if
+     * the abort has finished by the time this thread runs again. */
+    uint64_t epoch = atomic_load(&s->abort_epoch);
     s->waiters++;
-    while (s->completed < seq && rc == 0)
+    while (s->completed < seq && rc == 0 && atomic_load(&s->abort_epoch) == epoch)
         rc = timed ? pthread_cond_timedwait(&s->done_cv, &s->lock, &ts) : pthread_cond_wait(&s->done_cv, &s->lock);
-    if (s->completed >= seq)
+    if (atomic_load(&s->abort_epoch) != epoch)
+        rc = ECANCELED;
+    else if (s->completed >= seq)
         rc = 0;
     s->waiters--;
     pthread_mutex_unlock(&s->lock);
     return rc;
+}
+
+void sim_stream_block_on(sim_stream *s, pthread_mutex_t *mu, pthread_cond_t *cv, _Atomic uint32_t *word)
+{
+    pthread_mutex_lock(&s->lock);
+    s->blocker.mu = mu;
+    s->blocker.cv = cv;
+    s->blocker.word = word;
+    pthread_mutex_unlock(&s->lock);
+}
+
+void sim_stream_unblock(sim_stream *s)
+{
+    sim_stream_block_on(s, NULL, NULL, NULL);
+}
+
+bool sim_stream_abort_requested(const sim_stream *s)
+{
+    return atomic_load_explicit(&s->aborting, memory_order_acquire) ||
+           atomic_load_explicit(&s->discard, memory_order_acquire);
+}
+
+void sim_stream_interrupt(sim_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->blocker.mu) { /* stream->lock > event/subscriber lock */
+        /* The waiter tests the abort flag under mu before it sleeps: one broadcast is enough. */
+        pthread_mutex_lock(s->blocker.mu);
+        pthread_cond_broadcast(s->blocker.cv);
+        pthread_mutex_unlock(s->blocker.mu);
+    }
+    /* A futex waiter can test the flag, lose the CPU, and sleep after our wake-up: its word
+     * did not change, so nothing stops the sleep. Wake it until it has left the wait (it
+     * unregisters under this lock), looking again every millisecond. */
+    while (s->blocker.word) {
+        sim_futex_wake(s->blocker.word);
+        struct timespec ts;
+        sim_deadline(1, &ts);
+        pthread_cond_timedwait(&s->done_cv, &s->lock, &ts);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+aclError sim_stream_abort_status(sim_stream *s, const char *func)
+{
+    if (atomic_load(&s->dev->task_abort))
+        return sim_fail_(func, ACL_ERROR_RT_DEVICE_TASK_ABORT, "the device is aborting its tasks (aclrtDeviceTaskAbort)");
+    if (atomic_load(&s->aborting))
+        return sim_fail_(func, atomic_load(&s->abort_code), "the stream is being aborted");
+    return ACL_SUCCESS;
 }
 
 aclError sim_stream_take_error(sim_stream *s, const char *func)
@@ -750,13 +832,18 @@ static aclError synchronize(aclrtStream stream, int32_t timeout, const char *fun
     sim_stream *s = sim_stream_resolve(stream, func, &rc);
     if (!s)
         return rc;
-    /* ApiErrorDecorator::StreamSynchronize: a capturing stream cannot be synchronized. */
-    if (!(rc = sim_capture_stream_busy(s, func)) && !(rc = sim_context_failure(s->ctx, func))) {
+    /* ApiErrorDecorator::StreamSynchronize: a capturing stream cannot be synchronized. An
+     * aborting one returns the abort's code (Stream::SynchronizeExecutedTask). */
+    if (!(rc = sim_capture_stream_busy(s, func)) && !(rc = sim_context_failure(s->ctx, func)) &&
+        !(rc = sim_stream_abort_status(s, func))) {
         pthread_mutex_lock(&s->lock);
         uint64_t target = s->submitted;
         pthread_mutex_unlock(&s->lock);
-        if (sim_stream_wait_seq(s, target, timeout) == ETIMEDOUT)
+        int w = sim_stream_wait_seq(s, target, timeout);
+        if (w == ETIMEDOUT)
             rc = sim_fail_(func, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "tasks still pending after %d ms", timeout);
+        else if (w == ECANCELED)
+            rc = sim_fail_(func, atomic_load(&s->abort_code), "the stream was aborted while it was being synchronized");
         else
             rc = sim_stream_take_error(s, func);
     }

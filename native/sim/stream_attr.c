@@ -9,8 +9,10 @@
  *   PRIORITY           the stream's priority, clamped to [0, 7] as the runtime clamps it. (The
  *                      simulator runs every stream on its own worker, so priority orders
  *                      nothing: it is recorded, and reported back.)
- *   FLOAT_OVERFLOW_CHECK  the simulated chip has no overflow detection: as the runtime does for
- *                      such chips, setting succeeds and changes nothing, and reading gives 0.
+ *   FLOAT_OVERFLOW_CHECK  the stream's overflow switch: the runtime's SetStreamOverflowSwitch /
+ *                      GetStreamOverflowSwitch, i.e. exactly aclrtSetStreamOverflowSwitch and
+ *                      aclrtGetStreamOverflowSwitch (overflow.c), with their context checks;
+ *                      a value >= 2 is 107000.
  *   FAILURE_MODE       set: the runtime's own StreamSetMode, i.e. exactly aclrtSetStreamFailureMode
  *                      (stream.c). get: StreamGetMode reads the mode *configured on that stream*
  *                      (Stream::modeConfig_, sim_stream.fail_mode): 1 once stop was set on it,
@@ -50,6 +52,10 @@ void sim_task_discard(sim_task *t)
     case SIM_TASK_MODEL: /* a replay: only its external event records happen (capture.c) */
         sim_capture_discard(t);
         break;
+    case SIM_TASK_OP: /* issue 11: notify and overflow tasks (notify.c, overflow.c) */
+        if (t->u.op.ops->discard)
+            t->u.op.ops->discard(t);
+        break;
     default: /* kernels, copies, memsets, resets, host callbacks and updates simply do not happen */
         break;
     }
@@ -73,6 +79,7 @@ SIM_API aclError aclrtDestroyStreamForce(aclrtStream stream)
         return sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "stream %p was destroyed concurrently", stream);
     }
     atomic_store(&s->discard, true); /* before the shutdown: the worker drains by discarding */
+    sim_stream_interrupt(s);         /* a wait inside a running task ends too (issue 11) */
     sim_device_forget_stream(s);
     sim_stream_shutdown(s);
     sim_obj_put(table_ref);
@@ -99,6 +106,13 @@ SIM_API aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stm
     /* rtsStreamSetAttribute: the same StreamSetMode call aclrtSetStreamFailureMode makes. */
     if (stmAttrType == ACL_STREAM_ATTR_FAILURE_MODE)
         return aclrtSetStreamFailureMode(stream, value->failureMode);
+    /* ... and the same SetStreamOverflowSwitch as aclrtSetStreamOverflowSwitch, whose ACL-layer
+     * check (0 or 1) the attribute path does not have: the runtime's ([0, 2)) applies. */
+    if (stmAttrType == ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK) {
+        if (value->overflowSwitch >= ACL_RT_OVERFLOW_MODE_UNDEF)
+            return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "overflowSwitch must be in [0, 2), not %u", value->overflowSwitch);
+        return aclrtSetStreamOverflowSwitch(stream, value->overflowSwitch);
+    }
     if (stmAttrType == ACL_STREAM_ATTR_CACHE_OP_INFO && value->cacheOpInfoSwitch > 1)
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "cacheOpInfoSwitch must be 0 or 1, not %u", value->cacheOpInfoSwitch);
     sim_stream *s;
@@ -119,7 +133,7 @@ SIM_API aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stm
         s->priority = (uint32_t)(p < 0 ? 0 : p > 7 ? 7 : p);
         break;
     }
-    default: break; /* FLOAT_OVERFLOW_CHECK: no overflow detection to switch */
+    default: break; /* FLOAT_OVERFLOW_CHECK: handled above */
     }
     pthread_mutex_unlock(&s->lock);
     sim_obj_put(&s->obj);
@@ -133,6 +147,8 @@ SIM_API aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stm
     if ((int)stmAttrType < ACL_STREAM_ATTR_FAILURE_MODE || (int)stmAttrType > ACL_STREAM_ATTR_PRIORITY)
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "stmAttrType %d is not an aclrtStreamAttr ([1, 5])",
                         (int)stmAttrType);
+    if (stmAttrType == ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK) /* GetStreamOverflowSwitch */
+        return aclrtGetStreamOverflowSwitch(stream, &value->overflowSwitch);
     sim_stream *s;
     aclError rc = attr_stream(stream, stmAttrType, __func__, &s);
     if (rc)
@@ -143,7 +159,7 @@ SIM_API aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stm
     case ACL_STREAM_ATTR_CACHE_OP_INFO: value->cacheOpInfoSwitch = s->cache_op_info; break;
     case ACL_STREAM_ATTR_PRIORITY: value->streamPriority = s->priority; break;
     case ACL_STREAM_ATTR_FAILURE_MODE: value->failureMode = s->fail_mode; break; /* StreamGetMode */
-    default: value->overflowSwitch = 0; break;
+    default: break; /* FLOAT_OVERFLOW_CHECK: handled above */
     }
     pthread_mutex_unlock(&s->lock);
     sim_obj_put(&s->obj);
