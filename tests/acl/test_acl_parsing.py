@@ -38,10 +38,31 @@ BANG = {
     "cmo_async",
     "get_mem_uce_info",
     "mem_uce_repair",
+    # issue 11, device share
+    "get_overflow_status",
+    "reset_overflow_status",
+    "set_op_wait_timeout",
+    "set_op_execute_timeout_v2",
+    "register_cpu_func",
 }
 FAILD = {"set_sys_param_opt", "get_sys_param_opt"}
-# Wrappers with a text of their own.
-OWN_TEXT = {"host_get_device_pointer": "acl.rt.host_get_device_pointer parse failed"}
+# Wrappers with a text of their own: another function's name, or no "args" (sic in pyACL).
+OWN_TEXT = {
+    "host_get_device_pointer": "acl.rt.host_get_device_pointer parse failed",
+    "set_op_execute_time_out": "acl.rt.set_op_execute_timeout args parse failed!",
+    "get_devices_topo": "acl.rt.reset_device_res_limit args parse failed",
+    **{
+        name: f"acl.rt.{name} parse failed"
+        for name in (
+            "get_stream_res_limit",
+            "set_stream_res_limit",
+            "reset_stream_res_limit",
+            "use_stream_res_in_current_thread",
+            "unuse_stream_res_in_current_thread",
+            "get_res_in_current_thread",
+        )
+    },
+}
 NATIVE = {"acl.rt.get_event_id", "acl.util.start_thread"}
 
 

@@ -333,8 +333,11 @@ def test_stream_attributes(stream):
     assert acl.rt.set_stream_attribute(stream, 5, {"reserved": [99]}) == SUCCESS
     assert acl.rt.get_stream_attribute(stream, 5)[0]["reserved"][0] == 7  # clamped to [0, 7]
     assert acl.rt.set_stream_attribute(stream, 4, {"reserved": [2]}) == RT_PARAM_INVALID
-    assert acl.rt.set_stream_attribute(stream, 2, {"overflowSwitch": 1}) == SUCCESS  # no detection
-    assert acl.rt.get_stream_attribute(stream, 2) == ({"overflowSwitch": 0}, SUCCESS)
+    # The overflow check is the stream's overflow switch (aclrtSetStreamOverflowSwitch).
+    assert acl.rt.set_stream_attribute(stream, 2, {"overflowSwitch": 1}) == SUCCESS
+    assert acl.rt.get_stream_attribute(stream, 2) == ({"overflowSwitch": 1}, SUCCESS)
+    assert acl.rt.get_stream_overflow_switch(stream) == (1, SUCCESS)
+    assert acl.rt.set_stream_attribute(stream, 2, {"overflowSwitch": 2}) == RT_PARAM_INVALID
     assert acl.rt.get_stream_attribute(stream, 1) == ({"failureMode": 0}, SUCCESS)  # continue
     assert acl.rt.get_stream_attribute(stream, 9)[1] == RT_PARAM_INVALID
     assert acl.rt.get_stream_attribute(0, 3) == ({"userCustomTag": 0}, SUCCESS)  # default stream
@@ -798,9 +801,6 @@ def test_last_error(device):
         (lambda: acl.fv.search(), "acl.fv.search"),
         (lambda: acl.create_data_buffer(0, 0), "acl.create_data_buffer"),
         (lambda: acl.get_cann_attribute(0), "acl.get_cann_attribute"),
-        (lambda: acl.rt.create_notify(0), "acl.rt.create_notify"),
-        (lambda: acl.rt.stream_abort(0), "acl.rt.stream_abort"),
-        (lambda: acl.rt.get_overflow_status(0, 8, 0), "acl.rt.get_overflow_status"),
     ],
 )
 def test_unprovided_functions_say_so(call, api):
