@@ -32,10 +32,14 @@
  *     Notify::CheckIpcNotifyDevId). The notify is gone when every process destroyed its
  *     handle; the key stops working once the creator destroyed its own.
  *
- * How the simulator shares it: an exported notify's flag moves into a page of POSIX shared
- * memory named after the key; importers map the same page. The flag is a futex word, so a
- * record in one process wakes a stream waiting in another. The page also holds the creator's
- * pid, the whitelist and whether pid validation is off, which ImportByKey enforces.
+ * How the simulator shares it: an exported notify's flag moves into a page of anonymous
+ * shared memory (memfd) the creator keeps open; the key names the creator's pid, that file
+ * descriptor and a random nonce, and importers open it through /proc/<pid>/fd and map the same
+ * page. Nothing is named in the file system, so nothing outlives the processes: the page goes
+ * when the creator closed it (destroyed the notify, or exited) and every importer unmapped it.
+ * The flag is a futex word, so a record in one process wakes a stream waiting in another. The
+ * page also holds the creator's pid, the whitelist and whether pid validation is off, which
+ * ImportByKey enforces.
  * Simulator choices where the driver (closed source) decides: an unknown or withdrawn key is
  * 107000, a pid not on the whitelist 207006 (ACL_ERROR_RT_NO_PERMISSION, the driver's
  * "operation not permitted"); the creator's own process may always import; ENABLE_PEER_ACCESS
@@ -53,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -63,12 +68,15 @@
 #define KEY_MIN_LEN 65u             /* the driver's shared-id name size (the docs: 最小长度为65) */
 #define MAX_PIDS 1000u
 #define SHARED_MAGIC 0x41434E54u    /* "ACNT" */
+#define KEY_FORMAT "aclsim.notify.%d.%d.%016llx" /* creator pid, its memfd, the page's nonce */
+#define KEY_SCAN "aclsim.notify.%d.%d.%16llx"
 #define FLAG_FOREVER UINT32_MAX     /* rtsNotifyWaitAndReset: UINT32_MAX waits forever */
 #define IMPORT_FLAGS_MAX 3u         /* RT_NOTIFY_FLAG_DOWNLOAD_TO_DEV | RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS */
 
 /* The shared page of an exported notify. */
 typedef struct shared_notify {
     uint32_t magic;
+    uint64_t nonce;                 /* in the key too: a reused fd number is not this page */
     _Atomic uint32_t word;          /* the flag: 0 clear, 1 recorded */
     int32_t creator_pid;
     int32_t phy_device;             /* the creator's device (physical id) */
@@ -88,6 +96,7 @@ typedef struct sim_notify {
     _Atomic uint32_t local;         /* the flag until exported */
     _Atomic(_Atomic uint32_t *) word; /* &local, or &shared->word */
     shared_notify *shared;          /* mapped page once exported or imported */
+    int fd;                         /* the creator's memfd of the page, -1 */
     char key[KEY_MIN_LEN];
 } sim_notify;
 
@@ -122,14 +131,12 @@ static void notify_destroy(sim_obj *o)
     if (n->creator)
         release_id(n->dev, n->id);
     if (n->shared) {
-        if (n->creator) { /* the key stops working; mappings in other processes stay */
+        if (n->creator) /* the key stops working; mappings in other processes stay */
             atomic_store(&n->shared->withdrawn, 1);
-            char name[KEY_MIN_LEN + 1];
-            snprintf(name, sizeof name, "/%s", n->key);
-            shm_unlink(name);
-        }
         munmap(n->shared, sizeof *n->shared);
     }
+    if (n->fd >= 0)
+        close(n->fd);
     pthread_mutex_destroy(&n->lock);
     free(n);
 }
@@ -143,6 +150,7 @@ static sim_notify *notify_new(sim_device *d, uint32_t id, bool creator)
     n->dev = d;
     n->id = id;
     n->creator = creator;
+    n->fd = -1;
     pthread_mutex_init(&n->lock, NULL);
     atomic_init(&n->word, &n->local);
     return n;
@@ -437,28 +445,21 @@ SIM_API aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t l
         sim_obj_put(&n->obj);
         return sim_fail(ACL_ERROR_RT_INTERNAL_ERROR, "the notify is already an IPC notify (exported or imported)");
     }
-    static atomic_uint g_serial;
-    char name[KEY_MIN_LEN + 1];
-    snprintf(n->key, sizeof n->key, "aclsim.notify.%d.%d.%u.%u.%llx", (int)getpid(), n->dev->id, n->id,
-             atomic_fetch_add(&g_serial, 1), (unsigned long long)(sim_now_ns() & 0xFFFFFFFFull));
-    snprintf(name, sizeof name, "/%s", n->key);
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    uint64_t nonce = 0;
+    int fd = memfd_create("aclsim-notify", MFD_CLOEXEC);
     shared_notify *sh = NULL;
-    if (fd >= 0) {
-        if (ftruncate(fd, sizeof *sh) == 0)
-            sh = map_shared(fd);
-        close(fd);
-        if (!sh)
-            shm_unlink(name);
-    }
+    if (fd >= 0 && getrandom(&nonce, sizeof nonce, 0) == (ssize_t)sizeof nonce && ftruncate(fd, sizeof *sh) == 0)
+        sh = map_shared(fd);
     if (!sh) {
         int err = errno;
-        n->key[0] = '\0';
+        if (fd >= 0)
+            close(fd);
         pthread_mutex_unlock(&n->lock);
         sim_obj_put(&n->obj);
         return sim_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "cannot create the shared notify: %s", strerror(err));
     }
     sh->magic = SHARED_MAGIC;
+    sh->nonce = nonce;
     sh->creator_pid = (int32_t)getpid();
     sh->phy_device = g_rt.cfg.logic_id[n->dev->id];
     sh->notify_id = n->id;
@@ -467,6 +468,8 @@ SIM_API aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t l
      * woken to look again (set_flag and the move are both under n->lock). */
     atomic_store(&sh->word, atomic_load(&n->local));
     n->shared = sh;
+    n->fd = fd;
+    snprintf(n->key, sizeof n->key, KEY_FORMAT, (int)getpid(), fd, (unsigned long long)nonce);
     atomic_store(&n->word, &sh->word);
     pthread_mutex_unlock(&n->lock);
     sim_futex_wake(&n->local);
@@ -543,20 +546,22 @@ SIM_API aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, ui
     sim_device *d = c->dev;
     sim_obj_put(&c->obj);
 
-    char name[KEY_MIN_LEN + 1];
-    size_t klen = strnlen(key, KEY_MIN_LEN);
+    int pid = 0, fd = -1, end = 0;
+    unsigned long long nonce = 0;
     shared_notify *sh = NULL;
-    if (klen > 0 && klen < KEY_MIN_LEN && !strchr(key, '/')) {
-        snprintf(name, sizeof name, "/%s", key);
-        int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
-        if (fd >= 0) {
+    if (strnlen(key, KEY_MIN_LEN) < KEY_MIN_LEN && sscanf(key, KEY_SCAN "%n", &pid, &fd, &nonce, &end) == 3 &&
+        key[end] == '\0' && pid > 0 && fd >= 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
+        int mine = open(path, O_RDWR | O_CLOEXEC);
+        if (mine >= 0) {
             struct stat st;
-            if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof *sh)
-                sh = map_shared(fd);
-            close(fd);
+            if (fstat(mine, &st) == 0 && (size_t)st.st_size == sizeof *sh)
+                sh = map_shared(mine);
+            close(mine);
         }
     }
-    if (!sh || sh->magic != SHARED_MAGIC || atomic_load(&sh->withdrawn)) {
+    if (!sh || sh->magic != SHARED_MAGIC || sh->nonce != nonce || atomic_load(&sh->withdrawn)) {
         if (sh)
             munmap(sh, sizeof *sh);
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "'%.*s' is not the key of a shared notify (or it was destroyed)",
