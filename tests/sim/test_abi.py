@@ -953,87 +953,101 @@ REAL_RECORDS.update(
 # Notifies, overflow detection, operator timeouts, core resource limits, topology, abort, AI CPU
 # function registration and groups; taken the same way from the real headers at 681ef7610.
 
-REAL_FUNCTIONS.update({
-    'aclrtSetStreamOverflowSwitch': ('aclError', ('aclrtStream', 'uint32_t')),
-    'aclrtGetStreamOverflowSwitch': ('aclError', ('aclrtStream', 'uint32_t *')),
-    'aclrtGetOverflowStatus': ('aclError', ('void *', 'size_t', 'aclrtStream')),
-    'aclrtResetOverflowStatus': ('aclError', ('aclrtStream',)),
-    'aclrtSetOpWaitTimeout': ('aclError', ('uint32_t',)),
-    'aclrtSetOpExecuteTimeOut': ('aclError', ('uint32_t',)),
-    'aclrtSetOpExecuteTimeOutWithMs': ('aclError', ('uint32_t',)),
-    'aclrtSetOpExecuteTimeOutV2': ('aclError', ('uint64_t', 'uint64_t *')),
-    'aclrtGetOpTimeOutInterval': ('aclError', ('uint64_t *',)),
-    'aclrtGetOpExecuteTimeout': ('aclError', ('uint32_t * const',)),
-    'aclrtCreateNotify': ('aclError', ('aclrtNotify *', 'uint64_t')),
-    'aclrtDestroyNotify': ('aclError', ('aclrtNotify',)),
-    'aclrtRecordNotify': ('aclError', ('aclrtNotify', 'aclrtStream')),
-    'aclrtWaitAndResetNotify': ('aclError', ('aclrtNotify', 'aclrtStream', 'uint32_t')),
-    'aclrtGetNotifyId': ('aclError', ('aclrtNotify', 'uint32_t *')),
-    'aclrtNotifyBatchReset': ('aclError', ('aclrtNotify *', 'size_t')),
-    'aclrtNotifyGetExportKey': ('aclError', ('aclrtNotify', 'char *', 'size_t', 'uint64_t')),
-    'aclrtNotifyImportByKey': ('aclError', ('aclrtNotify *', 'const char *', 'uint64_t')),
-    'aclrtNotifySetImportPid': ('aclError', ('aclrtNotify', 'int32_t *', 'size_t')),
-    'aclrtGetDeviceResLimit': ('aclError', ('int32_t', 'aclrtDevResLimitType', 'uint32_t *')),
-    'aclrtSetDeviceResLimit': ('aclError', ('int32_t', 'aclrtDevResLimitType', 'uint32_t')),
-    'aclrtResetDeviceResLimit': ('aclError', ('int32_t',)),
-    'aclrtGetStreamResLimit': ('aclError', ('aclrtStream', 'aclrtDevResLimitType', 'uint32_t *')),
-    'aclrtSetStreamResLimit': ('aclError', ('aclrtStream', 'aclrtDevResLimitType', 'uint32_t')),
-    'aclrtResetStreamResLimit': ('aclError', ('aclrtStream',)),
-    'aclrtUseStreamResInCurrentThread': ('aclError', ('aclrtStream',)),
-    'aclrtUnuseStreamResInCurrentThread': ('aclError', ('aclrtStream',)),
-    'aclrtGetResInCurrentThread': ('aclError', ('aclrtDevResLimitType', 'uint32_t *')),
-    'aclrtGetDevicesTopo': ('aclError', ('uint32_t', 'uint32_t', 'uint64_t *')),
-    'aclrtStreamAbort': ('aclError', ('aclrtStream',)),
-    'aclrtDeviceTaskAbort': ('aclError', ('int32_t', 'uint32_t')),
-    'aclrtRegisterCpuFunc': ('aclError', ('const aclrtBinHandle', 'const char *', 'const char *', 'aclrtFuncHandle *')),
-    'aclrtSetGroup': ('aclError', ('int32_t',)),
-    'aclrtGetGroupCount': ('aclError', ('uint32_t *',)),
-    'aclrtCreateGroupInfo': ('aclrtGroupInfo *', ()),
-    'aclrtDestroyGroupInfo': ('aclError', ('aclrtGroupInfo *',)),
-    'aclrtGetAllGroupInfo': ('aclError', ('aclrtGroupInfo *',)),
-    'aclrtGetGroupInfoDetail': ('aclError', ('const aclrtGroupInfo *', 'int32_t', 'aclrtGroupAttr', 'void *', 'size_t', 'size_t *')),
-})
+REAL_FUNCTIONS.update(
+    {
+        "aclrtSetStreamOverflowSwitch": ("aclError", ("aclrtStream", "uint32_t")),
+        "aclrtGetStreamOverflowSwitch": ("aclError", ("aclrtStream", "uint32_t *")),
+        "aclrtGetOverflowStatus": ("aclError", ("void *", "size_t", "aclrtStream")),
+        "aclrtResetOverflowStatus": ("aclError", ("aclrtStream",)),
+        "aclrtSetOpWaitTimeout": ("aclError", ("uint32_t",)),
+        "aclrtSetOpExecuteTimeOut": ("aclError", ("uint32_t",)),
+        "aclrtSetOpExecuteTimeOutWithMs": ("aclError", ("uint32_t",)),
+        "aclrtSetOpExecuteTimeOutV2": ("aclError", ("uint64_t", "uint64_t *")),
+        "aclrtGetOpTimeOutInterval": ("aclError", ("uint64_t *",)),
+        "aclrtGetOpExecuteTimeout": ("aclError", ("uint32_t * const",)),
+        "aclrtCreateNotify": ("aclError", ("aclrtNotify *", "uint64_t")),
+        "aclrtDestroyNotify": ("aclError", ("aclrtNotify",)),
+        "aclrtRecordNotify": ("aclError", ("aclrtNotify", "aclrtStream")),
+        "aclrtWaitAndResetNotify": ("aclError", ("aclrtNotify", "aclrtStream", "uint32_t")),
+        "aclrtGetNotifyId": ("aclError", ("aclrtNotify", "uint32_t *")),
+        "aclrtNotifyBatchReset": ("aclError", ("aclrtNotify *", "size_t")),
+        "aclrtNotifyGetExportKey": ("aclError", ("aclrtNotify", "char *", "size_t", "uint64_t")),
+        "aclrtNotifyImportByKey": ("aclError", ("aclrtNotify *", "const char *", "uint64_t")),
+        "aclrtNotifySetImportPid": ("aclError", ("aclrtNotify", "int32_t *", "size_t")),
+        "aclrtGetDeviceResLimit": ("aclError", ("int32_t", "aclrtDevResLimitType", "uint32_t *")),
+        "aclrtSetDeviceResLimit": ("aclError", ("int32_t", "aclrtDevResLimitType", "uint32_t")),
+        "aclrtResetDeviceResLimit": ("aclError", ("int32_t",)),
+        "aclrtGetStreamResLimit": ("aclError", ("aclrtStream", "aclrtDevResLimitType", "uint32_t *")),
+        "aclrtSetStreamResLimit": ("aclError", ("aclrtStream", "aclrtDevResLimitType", "uint32_t")),
+        "aclrtResetStreamResLimit": ("aclError", ("aclrtStream",)),
+        "aclrtUseStreamResInCurrentThread": ("aclError", ("aclrtStream",)),
+        "aclrtUnuseStreamResInCurrentThread": ("aclError", ("aclrtStream",)),
+        "aclrtGetResInCurrentThread": ("aclError", ("aclrtDevResLimitType", "uint32_t *")),
+        "aclrtGetDevicesTopo": ("aclError", ("uint32_t", "uint32_t", "uint64_t *")),
+        "aclrtStreamAbort": ("aclError", ("aclrtStream",)),
+        "aclrtDeviceTaskAbort": ("aclError", ("int32_t", "uint32_t")),
+        "aclrtRegisterCpuFunc": (
+            "aclError",
+            ("const aclrtBinHandle", "const char *", "const char *", "aclrtFuncHandle *"),
+        ),
+        "aclrtSetGroup": ("aclError", ("int32_t",)),
+        "aclrtGetGroupCount": ("aclError", ("uint32_t *",)),
+        "aclrtCreateGroupInfo": ("aclrtGroupInfo *", ()),
+        "aclrtDestroyGroupInfo": ("aclError", ("aclrtGroupInfo *",)),
+        "aclrtGetAllGroupInfo": ("aclError", ("aclrtGroupInfo *",)),
+        "aclrtGetGroupInfoDetail": (
+            "aclError",
+            ("const aclrtGroupInfo *", "int32_t", "aclrtGroupAttr", "void *", "size_t", "size_t *"),
+        ),
+    }
+)
 
-REAL_TYPEDEFS.update({
-    'aclrtNotify': ('alias', 'void *'),
-    'aclrtGroupAttr': ('enum', 'aclrtGroupAttr'),
-    'aclrtGroupInfo': ('struct', 'tagRtGroupInfo'),
-    'aclrtDevResLimitType': ('enum', ''),
-})
+REAL_TYPEDEFS.update(
+    {
+        "aclrtNotify": ("alias", "void *"),
+        "aclrtGroupAttr": ("enum", "aclrtGroupAttr"),
+        "aclrtGroupInfo": ("struct", "tagRtGroupInfo"),
+        "aclrtDevResLimitType": ("enum", ""),
+    }
+)
 
-REAL_ENUM_SIZES.update({
-    'aclrtGroupAttr': 4,
-    'aclrtDevResLimitType': 4,
-})
+REAL_ENUM_SIZES.update(
+    {
+        "aclrtGroupAttr": 4,
+        "aclrtDevResLimitType": 4,
+    }
+)
 
-REAL_CONSTANTS.update({
-    'ACL_ERROR_RT_DEVICE_TASK_ABORT': 107022,
-    'ACL_ERROR_RT_STREAM_ABORT': 107023,
-    'ACL_ERROR_RT_AIVEC_OVER_FLOW': 207016,
-    'ACL_ERROR_RT_OVER_FLOW': 207017,
-    'ACL_ERROR_RT_DEV_SETUP_ERROR': 507033,
-    'ACL_NOTIFY_DEFAULT': 0,
-    'ACL_NOTIFY_DEVICE_USE_ONLY': 1,
-    'ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT': 0,
-    'ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION': 2,
-    'ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT': 0,
-    'ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS': 2,
-    'ACL_RT_DEVS_TOPOLOGY_HCCS': 0x01,
-    'ACL_RT_DEVS_TOPOLOGY_PIX': 0x02,
-    'ACL_RT_DEVS_TOPOLOGY_PIB': 0x04,
-    'ACL_RT_DEVS_TOPOLOGY_PHB': 0x08,
-    'ACL_RT_DEVS_TOPOLOGY_SYS': 0x10,
-    'ACL_RT_DEVS_TOPOLOGY_SIO': 0x20,
-    'ACL_RT_DEVS_TOPOLOGY_HCCS_SW': 0x40,
-    'ACL_GROUP_AICORE_INT': 0,
-    'ACL_GROUP_AIV_INT': 1,
-    'ACL_GROUP_AIC_INT': 2,
-    'ACL_GROUP_SDMANUM_INT': 3,
-    'ACL_GROUP_ASQNUM_INT': 4,
-    'ACL_GROUP_GROUPID_INT': 5,
-    'ACL_RT_DEV_RES_CUBE_CORE': 0,
-    'ACL_RT_DEV_RES_VECTOR_CORE': 1,
-})
+REAL_CONSTANTS.update(
+    {
+        "ACL_ERROR_RT_DEVICE_TASK_ABORT": 107022,
+        "ACL_ERROR_RT_STREAM_ABORT": 107023,
+        "ACL_ERROR_RT_AIVEC_OVER_FLOW": 207016,
+        "ACL_ERROR_RT_OVER_FLOW": 207017,
+        "ACL_ERROR_RT_DEV_SETUP_ERROR": 507033,
+        "ACL_NOTIFY_DEFAULT": 0,
+        "ACL_NOTIFY_DEVICE_USE_ONLY": 1,
+        "ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT": 0,
+        "ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION": 2,
+        "ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT": 0,
+        "ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS": 2,
+        "ACL_RT_DEVS_TOPOLOGY_HCCS": 0x01,
+        "ACL_RT_DEVS_TOPOLOGY_PIX": 0x02,
+        "ACL_RT_DEVS_TOPOLOGY_PIB": 0x04,
+        "ACL_RT_DEVS_TOPOLOGY_PHB": 0x08,
+        "ACL_RT_DEVS_TOPOLOGY_SYS": 0x10,
+        "ACL_RT_DEVS_TOPOLOGY_SIO": 0x20,
+        "ACL_RT_DEVS_TOPOLOGY_HCCS_SW": 0x40,
+        "ACL_GROUP_AICORE_INT": 0,
+        "ACL_GROUP_AIV_INT": 1,
+        "ACL_GROUP_AIC_INT": 2,
+        "ACL_GROUP_SDMANUM_INT": 3,
+        "ACL_GROUP_ASQNUM_INT": 4,
+        "ACL_GROUP_GROUPID_INT": 5,
+        "ACL_RT_DEV_RES_CUBE_CORE": 0,
+        "ACL_RT_DEV_RES_VECTOR_CORE": 1,
+    }
+)
 
 
 # --- parsing our headers ----------------------------------------------------------------
