@@ -261,16 +261,20 @@ static void *watchdog_main(void *arg)
         uint64_t next = now + (p->timed_jobs ? 100000000ull : 1000000000ull); /* re-check: 100 ms busy, 1 s idle */
         for (int i = 0; i < p->num_cores; i++) {
             sim_job *j = p->cores[i].job;
-            if (!j || !j->deadline_ns)
+            if (!j || (!j->deadline_ns && !j->killed))
                 continue;
-            if (j->deadline_ns <= now) {
-                if (!j->timed_out) {
+            bool expired = j->deadline_ns && j->deadline_ns <= now;
+            if (expired || j->killed) { /* killed: an abort (sim_pool_kill) */
+                if (expired && !j->timed_out) {
                     j->timed_out = true;
                     abort_job(p, j);
                 }
+                /* The block may not have entered its guarded call yet, and a request that
+                 * arrives before it does is ignored: re-send until the block has left the
+                 * core. */
                 if (p->cores[i].runner_guard)
                     sim_fault_interrupt(p->cores[i].runner_guard, p->cores[i].runner);
-                next = now + 1000000ull; /* re-send until the block has left the core */
+                next = now + 1000000ull;
             } else if (j->deadline_ns < next) {
                 next = j->deadline_ns;
             }
@@ -406,11 +410,9 @@ void sim_pool_kill(sim_core_pool *p, sim_job **slot)
     if (j && !j->killed) {
         j->killed = true;
         abort_job(p, j); /* unclaimed blocks are never run */
-        /* Running blocks are interrupted as the watchdog interrupts a timed-out block; each
+        /* The watchdog interrupts its running blocks as it interrupts a timed-out block; each
          * finishes with a fault that the killed job does not report. */
-        for (int i = 0; i < p->num_cores; i++)
-            if (p->cores[i].job == j && p->cores[i].runner_guard)
-                sim_fault_interrupt(p->cores[i].runner_guard, p->cores[i].runner);
+        pthread_cond_signal(&p->watchdog_cv);
     }
     pthread_mutex_unlock(&p->lock);
 }

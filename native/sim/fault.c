@@ -32,7 +32,7 @@
 struct sim_guard {
     sigjmp_buf jb;
     volatile sig_atomic_t active;
-    volatile sig_atomic_t interrupt;
+    atomic_int interrupt; /* set by the watchdog thread: atomic (lock-free, so signal-safe) */
     volatile int sig;
     void *volatile addr;
     volatile sig_atomic_t has_addr, sent;
@@ -117,7 +117,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     sim_guard *g = current_guard();
     if (sig == sim_fault_timeout_signal()) {
-        if (g && g->active && g->interrupt) {
+        if (g && g->active && atomic_load_explicit(&g->interrupt, memory_order_relaxed)) {
             g->active = 0;
             g->sig = sig;
             g->addr = NULL;
@@ -194,7 +194,7 @@ void sim_fault_thread_fini(sim_guard *g)
 sim_fault sim_guarded_call(sim_guard *g, sim_guarded_fn fn, void *arg)
 {
     sim_fault r = {.sig = 0};
-    g->interrupt = 0;
+    atomic_store_explicit(&g->interrupt, 0, memory_order_relaxed);
     g->sig = 0;
     /* No signal mask saved: that would be a system call per block. Jumping out of the handler
      * leaves the caught signal blocked, so the fault path unblocks them itself. */
@@ -219,7 +219,7 @@ sim_fault sim_guarded_call(sim_guard *g, sim_guarded_fn fn, void *arg)
 
 void sim_fault_interrupt(sim_guard *g, pthread_t t)
 {
-    g->interrupt = 1;
+    atomic_store_explicit(&g->interrupt, 1, memory_order_relaxed);
     pthread_kill(t, sim_fault_timeout_signal());
 }
 

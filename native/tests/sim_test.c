@@ -3,8 +3,8 @@
  * program would be. The suite runs the seed flow (load a binary, build args with a
  * placeholder, launch, update, relaunch) and the concurrent paths (many streams, events,
  * callbacks processed by a subscribed thread, stream capture replayed and updated from several
- * threads) so that ThreadSanitizer and AddressSanitizer builds exercise every lock and lifetime
- * of the runtime.
+ * threads, notifies, stream and device abort, core limits) so that ThreadSanitizer and
+ * AddressSanitizer builds exercise every lock and lifetime of the runtime.
  *
  *   sim_test KERNEL_SO        (KERNEL_SO built by aiocann.sim.build_kernel from
  *                              examples/kernels/vector_add.c)
@@ -571,6 +571,269 @@ static void test_capture(const char *kernel_path)
     OK(aclrtFreeHost(host));
 }
 
+/* ---- issue 11, device share: notifies ordering streams of several threads, abort of streams
+ * and of the device with waits pending, core limits, overflow switches and operator timeouts
+ * changed under running launches, a notify shared through its key, AI CPU registrations ---- */
+
+enum { RING = 4, RING_ROUNDS = 12, RINGS = 2 };
+
+typedef struct {
+    aclrtContext ctx;
+    aclrtFuncHandle fn;
+    void *x;
+} ring_arg;
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* RING streams in a ring: stream i waits for notify i, adds x to its z, records notify i+1.
+ * One record of notify 0 starts it; after the last round notify 0 stays set (batch reset). */
+static void *ring_main(void *arg)
+{
+    ring_arg *a = arg;
+    OK(aclrtSetCurrentContext(a->ctx));
+    aclrtStream s[RING], kick;
+    aclrtNotify n[RING];
+    void *z[RING];
+    OK(aclrtCreateStream(&kick));
+    for (int i = 0; i < RING; i++) {
+        OK(aclrtCreateStream(&s[i]));
+        OK(aclrtCreateNotify(&n[i], ACL_NOTIFY_DEFAULT));
+        OK(aclrtMalloc(&z[i], CAP_N * sizeof(float), ACL_MEM_MALLOC_HUGE_FIRST));
+        OK(aclrtMemset(z[i], CAP_N * sizeof(float), 0, CAP_N * sizeof(float)));
+    }
+    for (int round = 0; round < RING_ROUNDS; round++) {
+        for (int i = 0; i < RING; i++) {
+            OK(aclrtWaitAndResetNotify(n[i], s[i], 0));
+            OK(launch_add(a->fn, s[i], a->x, z[i], z[i]));
+            OK(aclrtRecordNotify(n[(i + 1) % RING], s[i]));
+        }
+    }
+    OK(aclrtRecordNotify(n[0], kick));
+    for (int i = 0; i < RING; i++)
+        OK(aclrtSynchronizeStream(s[i]));
+    OK(aclrtNotifyBatchReset(n, RING));
+    for (int i = 0; i < RING; i++) {
+        CHECK(count_not(z[i], (float)RING_ROUNDS) == 0);
+        OK(aclrtDestroyNotify(n[i]));
+        OK(aclrtDestroyStream(s[i]));
+        OK(aclrtFree(z[i]));
+    }
+    OK(aclrtDestroyStream(kick));
+    return NULL;
+}
+
+typedef struct {
+    aclrtContext ctx;
+    aclrtStream stream; /* NULL: synchronize the device */
+    aclError rc;
+} sync_arg;
+
+static void *sync_main(void *arg)
+{
+    sync_arg *a = arg;
+    OK(aclrtSetCurrentContext(a->ctx));
+    a->rc = a->stream ? aclrtSynchronizeStream(a->stream) : aclrtSynchronizeDevice();
+    return NULL;
+}
+
+typedef struct {
+    aclrtContext ctx;
+    aclrtStream stream;
+    atomic_int stop;
+    int turns;
+} churn_arg;
+
+/* Changes what launches read when they are submitted while the main thread launches: the
+ * overflow switch, the operator timeout, core limits of the device and the thread. */
+static void *churn_main(void *arg)
+{
+    churn_arg *a = arg;
+    OK(aclrtSetCurrentContext(a->ctx));
+    while (!atomic_load(&a->stop)) {
+        uint32_t flag = (uint32_t)(a->turns % 2), v = 0, ms = 0;
+        uint64_t actual = 0;
+        OK(aclrtSetStreamOverflowSwitch(a->stream, flag));
+        OK(aclrtGetStreamOverflowSwitch(a->stream, &flag));
+        OK(aclrtSetOpExecuteTimeOutV2((uint64_t)(a->turns % 3) * 5000000u, &actual));
+        OK(aclrtGetOpExecuteTimeout(&ms));
+        CHECK(ms >= 4295);
+        OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, (uint32_t)(a->turns % 8)));
+        OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v));
+        if (a->turns % 2)
+            OK(aclrtUseStreamResInCurrentThread(a->stream));
+        else
+            OK(aclrtUnuseStreamResInCurrentThread(a->stream));
+        a->turns++;
+    }
+    OK(aclrtResetDeviceResLimit(0));
+    OK(aclrtSetOpExecuteTimeOut(0));
+    return NULL;
+}
+
+typedef struct {
+    aclrtContext ctx;
+    aclrtBinHandle bin;
+    aclrtFuncHandle fn;
+} cpu_reg_arg;
+
+static void *cpu_reg_main(void *arg)
+{
+    cpu_reg_arg *a = arg;
+    OK(aclrtSetCurrentContext(a->ctx));
+    OK(aclrtRegisterCpuFunc(a->bin, "RunCpuKernel", "CpuOp", &a->fn));
+    return NULL;
+}
+
+static void test_device_share(const char *kernel_path)
+{
+    aclrtContext ctx;
+    OK(aclrtGetCurrentContext(&ctx));
+    aclrtBinHandle bin;
+    aclrtFuncHandle fn;
+    OK(aclrtBinaryLoadFromFile(kernel_path, NULL, &bin));
+    OK(aclrtBinaryGetFunction(bin, "add_custom", &fn));
+    const size_t bytes = CAP_N * sizeof(float);
+    float *host = malloc(bytes);
+    for (int i = 0; i < CAP_N; i++)
+        host[i] = 1.0f;
+    void *x, *z;
+    OK(aclrtMalloc(&x, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&z, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMemcpy(x, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE));
+
+    /* Notify rings on several threads at once. */
+    pthread_t rings[RINGS];
+    ring_arg ra = {ctx, fn, x};
+    for (int i = 0; i < RINGS; i++)
+        pthread_create(&rings[i], NULL, ring_main, &ra);
+    for (int i = 0; i < RINGS; i++)
+        pthread_join(rings[i], NULL);
+
+    /* A stream abort ends a pending wait whose notify is already destroyed (the wait holds
+     * it), drops the launch behind it, and the synchronize waiting meanwhile gets 107023. */
+    aclrtStream s, t;
+    aclrtNotify never;
+    OK(aclrtCreateStream(&s));
+    OK(aclrtCreateStream(&t));
+    OK(aclrtMemset(z, bytes, 0, bytes));
+    OK(aclrtCreateNotify(&never, ACL_NOTIFY_DEFAULT));
+    OK(aclrtWaitAndResetNotify(never, s, 0));
+    OK(launch_add(fn, s, x, z, z));
+    OK(aclrtDestroyNotify(never));
+    sync_arg sa = {ctx, s, ACL_SUCCESS};
+    pthread_t syncer;
+    pthread_create(&syncer, NULL, sync_main, &sa);
+    sleep_ms(50);
+    OK(aclrtStreamAbort(s));
+    pthread_join(syncer, NULL);
+    CHECK(sa.rc == ACL_ERROR_RT_STREAM_ABORT || sa.rc == ACL_SUCCESS); /* it may start after */
+    OK(aclrtSynchronizeStream(s));
+    CHECK(count_not(z, 0.0f) == 0);
+    /* ... and a running launch: its blocks are interrupted or skipped. */
+    for (int i = 0; i < 20; i++)
+        OK(launch_add(fn, s, x, z, z));
+    OK(aclrtStreamAbort(s));
+    OK(aclrtSynchronizeStream(s));
+    OK(launch_add(fn, s, x, x, z)); /* usable again: z = 2 */
+    OK(aclrtSynchronizeStream(s));
+    CHECK(count_not(z, 2.0f) == 0);
+
+    /* A device abort with waits pending on two streams and a device synchronize waiting. */
+    aclrtNotify a, b;
+    OK(aclrtCreateNotify(&a, ACL_NOTIFY_DEFAULT));
+    OK(aclrtCreateNotify(&b, ACL_NOTIFY_DEVICE_USE_ONLY));
+    OK(aclrtWaitAndResetNotify(a, s, 0));
+    OK(aclrtWaitAndResetNotify(b, t, 0));
+    OK(launch_add(fn, t, x, z, z));
+    sync_arg da = {ctx, NULL, ACL_SUCCESS};
+    pthread_create(&syncer, NULL, sync_main, &da);
+    sleep_ms(50);
+    CHECK_RC(aclrtDeviceTaskAbort(0, 36u * 60u * 1000u + 1u), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtDeviceTaskAbort(0, 10000));
+    pthread_join(syncer, NULL);
+    CHECK(da.rc == ACL_ERROR_RT_DEVICE_TASK_ABORT || da.rc == ACL_SUCCESS);
+    OK(aclrtSynchronizeDevice());
+    CHECK(count_not(z, 2.0f) == 0);
+
+    /* The same notify in two handles, as another process would import it: a record through
+     * one releases a wait on the other. */
+    char key[128];
+    aclrtNotify twin;
+    CHECK_RC(aclrtNotifyGetExportKey(a, key, 64, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtNotifyGetExportKey(a, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    CHECK_RC(aclrtNotifyGetExportKey(a, key, sizeof key, 0), ACL_ERROR_RT_INTERNAL_ERROR);
+    OK(aclrtNotifyImportByKey(&twin, key, ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT));
+    OK(aclrtWaitAndResetNotify(a, s, 0));
+    OK(aclrtRecordNotify(twin, t));
+    OK(aclrtSynchronizeStream(s));
+    OK(aclrtDestroyNotify(a));
+    CHECK_RC(aclrtNotifyImportByKey(&twin, key, 0), ACL_ERROR_RT_PARAM_INVALID); /* gone with a */
+    OK(aclrtDestroyNotify(twin));
+    OK(aclrtDestroyNotify(b));
+
+    /* Launches while another thread changes the switch, the timeout and the core limits. */
+    churn_arg ca = {.ctx = ctx, .stream = s, .turns = 0};
+    atomic_init(&ca.stop, 0);
+    pthread_t churner;
+    pthread_create(&churner, NULL, churn_main, &ca);
+    OK(aclrtMemset(z, bytes, 0, bytes));
+    void *status;
+    OK(aclrtMalloc(&status, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    for (int i = 0; i < 30; i++) {
+        OK(launch_add(fn, i % 2 ? s : t, x, x, z)); /* no overflow: z = 2 every time */
+        OK(aclrtGetOverflowStatus(status, 64, t));
+        OK(aclrtResetOverflowStatus(s));
+    }
+    atomic_store(&ca.stop, 1);
+    pthread_join(churner, NULL);
+    CHECK(ca.turns > 0);
+    OK(aclrtSynchronizeDevice());
+    CHECK(count_not(z, 2.0f) == 0);
+    uint32_t limit = 0;
+    OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &limit));
+    CHECK(limit > 0);
+    OK(aclrtFree(status));
+
+    /* AI CPU registrations of one op type from two threads: one function. */
+    static const char so_bytes[] = "an AI CPU kernel library";
+    aclrtBinaryLoadOption opt = {.type = ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE, .value = {.cpuKernelMode = 2}};
+    aclrtBinaryLoadOptions opts = {&opt, 1};
+    aclrtBinHandle cpu;
+    OK(aclrtBinaryLoadFromData(so_bytes, sizeof so_bytes, &opts, &cpu));
+    cpu_reg_arg r1 = {ctx, cpu, NULL}, r2 = {ctx, cpu, NULL};
+    pthread_t c1, c2;
+    pthread_create(&c1, NULL, cpu_reg_main, &r1);
+    pthread_create(&c2, NULL, cpu_reg_main, &r2);
+    pthread_join(c1, NULL);
+    pthread_join(c2, NULL);
+    CHECK(r1.fn && r1.fn == r2.fn);
+    aclrtArgsHandle cpu_args;
+    OK(aclrtKernelArgsInit(r1.fn, &cpu_args));
+    OK(aclrtKernelArgsFinalize(cpu_args));
+    CHECK_RC(aclrtLaunchKernelWithConfig(r1.fn, 1, s, NULL, cpu_args, NULL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    OK(aclrtBinaryUnLoad(cpu));
+    CHECK_RC(aclrtRegisterCpuFunc(bin, "f", "k", &r1.fn), ACL_ERROR_RT_PARAM_INVALID);
+
+    /* Groups and topology: an A2 has no groups; every pair of devices is linked by HCCS. */
+    uint32_t count = 0;
+    uint64_t topo = 0;
+    CHECK_RC(aclrtGetGroupCount(&count), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    CHECK(aclrtCreateGroupInfo() == NULL);
+    OK(aclrtGetDevicesTopo(0, 1, &topo));
+    CHECK(topo == ACL_RT_DEVS_TOPOLOGY_HCCS);
+
+    OK(aclrtDestroyStream(s));
+    OK(aclrtDestroyStream(t));
+    OK(aclrtFree(x));
+    OK(aclrtFree(z));
+    free(host);
+    OK(aclrtBinaryUnLoad(bin));
+}
+
 /* ASCEND_RT_VISIBLE_DEVICES, read at aclInit (the Python tests go through every rule; here the
  * parsing runs under the sanitizers, long values included). */
 static void test_visible_devices(void)
@@ -628,6 +891,7 @@ int main(int argc, char **argv)
     test_seed_flow(argv[1]);
     test_concurrency(argv[1]);
     test_queries_under_load(argv[1]);
+    test_device_share(argv[1]); /* before test_capture, which leaves a capture in progress */
     test_capture(argv[1]);
     OK(aclrtResetDevice(0));
     OK(aclFinalize());
