@@ -23,16 +23,15 @@
  * the AI-core watchdog of device.c ends a launch whose timeout has expired (507014), and an
  * event wait that outlives the wait timeout fails its task (107020).
  *
- * Simulator choices: AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US stands for a driver that reports a
- * millisecond-capable interval (default: the A2 interval, no millisecond support); the
- * configuration lasts until aclFinalize (the real one lives as long as the process).
+ * Simulator choices: AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US (read at aclInit, runtime.c) stands
+ * for a driver that reports another interval, millisecond-capable below 100000 us (default:
+ * the A2 interval, no millisecond support); the configuration lasts until aclFinalize (the
+ * real one lives as long as the process).
  *
  * Locking: g_lock guards the configuration; nothing else is taken under it.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "sim.h"
 
@@ -43,48 +42,34 @@
 #define MAX_OP_TIMEOUT_FOR_MS 1000000u  /* RT_MAX_OP_TIMEOUT_FOR_MS: what ...WithMs clamps to */
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool g_read;          /* the interval was read from the environment this session */
-static uint64_t g_interval_ns;
-static bool g_ms_mode;       /* the interval came from a millisecond-capable driver */
 static bool g_exec_set;      /* isCfgOpExcTaskTimeout */
 static uint64_t g_exec_us;   /* opExcTaskTimeout, 0 = "maximum" (or never in ms mode) */
 static uint32_t g_wait_s;    /* Runtime::waitTimeout_ */
 
-/* g_lock held. */
-static void read_interval_locked(void)
+/* The driver's credit interval: the configured one, else (unset, or before aclInit) the A2's. */
+static uint64_t interval_ns(void)
 {
-    if (g_read)
-        return;
-    g_read = true;
-    g_interval_ns = A2_INTERVAL_NS;
-    g_ms_mode = false;
-    const char *v = getenv("AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US");
-    if (v && *v) {
-        char *end;
-        errno = 0;
-        unsigned long long us = strtoull(v, &end, 10);
-        if (errno == 0 && *end == '\0' && us >= 1 && us <= A2_INTERVAL_NS / 1000u) {
-            g_interval_ns = us * 1000u;
-            g_ms_mode = us < MS_MODE_MAX_INTERVAL_US;
-        }
-    }
+    uint64_t ns = g_rt.cfg.op_timeout_interval_ns;
+    return ns ? ns : A2_INTERVAL_NS;
 }
+
+/* A driver with a finer interval supports millisecond timeouts, where 0 means never. */
+static bool ms_mode(void) { return interval_ns() < MS_MODE_MAX_INTERVAL_US * 1000ull; }
 
 /* The execute timeout a launch gets now, in microseconds; 0 = never. g_lock held. */
 static uint64_t execute_timeout_locked(void)
 {
-    read_interval_locked();
-    uint64_t max_ns = g_interval_ns * CREDIT_MAX;
+    uint64_t interval = interval_ns();
     if (!g_exec_set)
-        return g_interval_ns * CREDIT_DEFAULT / 1000u; /* GetStarsFftsDefaultKernelCredit */
+        return interval * CREDIT_DEFAULT / 1000u; /* GetStarsFftsDefaultKernelCredit */
     if (g_exec_us == 0)
-        return g_ms_mode ? 0 : max_ns / 1000u;
+        return ms_mode() ? 0 : interval * CREDIT_MAX / 1000u;
     /* Rounded up to whole credits, at most CREDIT_MAX of them (TransExeTimeoutCfgToKernelCredit). */
     uint64_t ns = g_exec_us > UINT64_MAX / 1000u ? UINT64_MAX : g_exec_us * 1000u;
-    uint64_t credits = ns / g_interval_ns + (ns % g_interval_ns != 0);
+    uint64_t credits = ns / interval + (ns % interval != 0);
     if (credits > CREDIT_MAX)
         credits = CREDIT_MAX;
-    return credits * g_interval_ns / 1000u;
+    return credits * interval / 1000u;
 }
 
 uint64_t sim_op_execute_timeout_us(void)
@@ -106,7 +91,6 @@ uint32_t sim_op_wait_timeout_s(void)
 void sim_op_timeout_reset(void)
 {
     pthread_mutex_lock(&g_lock);
-    g_read = false;
     g_exec_set = false;
     g_exec_us = 0;
     g_wait_s = 0;
@@ -151,20 +135,9 @@ SIM_API aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actualTi
     pthread_mutex_lock(&g_lock);
     g_exec_set = true;
     g_exec_us = timeout;
-    read_interval_locked();
-    if (g_ms_mode && timeout == 0) {
-        *actualTimeout = UINT64_MAX;
-    } else {
-        uint64_t credits = CREDIT_MAX;
-        if (timeout) {
-            uint64_t ns = timeout > UINT64_MAX / 1000u ? UINT64_MAX : timeout * 1000u;
-            credits = ns / g_interval_ns + (ns % g_interval_ns != 0);
-            if (credits > CREDIT_MAX)
-                credits = CREDIT_MAX;
-        }
-        *actualTimeout = credits * g_interval_ns / 1000u;
-    }
+    uint64_t us = execute_timeout_locked();
     pthread_mutex_unlock(&g_lock);
+    *actualTimeout = us ? us : UINT64_MAX; /* 0: never (ms mode) */
     return ACL_SUCCESS;
 }
 
@@ -177,10 +150,7 @@ SIM_API aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
     if (!c)
         return ACL_ERROR_RT_CONTEXT_NULL;
     sim_obj_put(&c->obj);
-    pthread_mutex_lock(&g_lock);
-    read_interval_locked();
-    *interval = g_interval_ns / 1000u;
-    pthread_mutex_unlock(&g_lock);
+    *interval = interval_ns() / 1000u;
     return ACL_SUCCESS;
 }
 

@@ -13,6 +13,9 @@
  *   AIOCANN_SIM_MODEL_DESTROY_WAIT_MS  how long aclmdlRIDestroy waits for a model's running
  *                            replays before it gives up with 107037 (default 10000, as
  *                            Context::ModelDestroy polls 10000 x 1 ms)
+ *   AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US  the operator-timeout interval the "driver" reports, in
+ *                            microseconds (default: the A2's 2^32 ns; below 100000 a driver
+ *                            with millisecond timeouts, op_timeout.c)
  *   ASCEND_RT_VISIBLE_DEVICES the real runtime's variable: which of those devices this process
  *                            sees, renumbered from 0 (read_visible_devices)
  */
@@ -234,6 +237,10 @@ static aclError read_config(sim_config *c)
     if ((rc = env_long("AIOCANN_SIM_MODEL_DESTROY_WAIT_MS", 0, 3600000, 10000, &v)))
         return rc;
     c->model_destroy_wait_ms = (int)v;
+    /* 0: unset, the A2's interval of exactly 2^32 ns, which whole microseconds cannot give */
+    if ((rc = env_long("AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US", 0, 4294967, 0, &v)))
+        return rc;
+    c->op_timeout_interval_ns = (uint64_t)v * 1000u;
     if ((rc = env_size("AIOCANN_SIM_MEMORY", 4ull << 30, &c->device_memory)))
         return rc;
     return ACL_SUCCESS;

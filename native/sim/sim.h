@@ -91,6 +91,7 @@ typedef struct sim_config {
     int model_destroy_wait_ms; /* AIOCANN_SIM_MODEL_DESTROY_WAIT_MS: how long aclmdlRIDestroy waits
                                 * for running replays, default 10000 (Context::ModelDestroy) */
     uint64_t spin_ns;        /* AIOCANN_SIM_SPIN_US: how long an idle stream worker polls */
+    uint64_t op_timeout_interval_ns; /* AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US x 1000; 0: the A2's */
 } sim_config;
 
 /* ------------------------------------------------------------------ locks ----------------- */
