@@ -644,7 +644,7 @@ typedef struct {
     aclrtContext ctx;
     aclrtStream stream;
     atomic_int stop;
-    int turns;
+    atomic_int turns;
 } churn_arg;
 
 /* Changes what launches read when they are submitted while the main thread launches: the
@@ -654,20 +654,21 @@ static void *churn_main(void *arg)
     churn_arg *a = arg;
     OK(aclrtSetCurrentContext(a->ctx));
     while (!atomic_load(&a->stop)) {
-        uint32_t flag = (uint32_t)(a->turns % 2), v = 0, ms = 0;
+        int turn = atomic_load(&a->turns);
+        uint32_t flag = (uint32_t)(turn % 2), v = 0, ms = 0;
         uint64_t actual = 0;
         OK(aclrtSetStreamOverflowSwitch(a->stream, flag));
         OK(aclrtGetStreamOverflowSwitch(a->stream, &flag));
-        OK(aclrtSetOpExecuteTimeOutV2((uint64_t)(a->turns % 3) * 5000000u, &actual));
+        OK(aclrtSetOpExecuteTimeOutV2((uint64_t)(turn % 3) * 5000000u, &actual));
         OK(aclrtGetOpExecuteTimeout(&ms));
         CHECK(ms >= 4295);
-        OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, (uint32_t)(a->turns % 8)));
+        OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, (uint32_t)(turn % 8)));
         OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v));
-        if (a->turns % 2)
+        if (turn % 2)
             OK(aclrtUseStreamResInCurrentThread(a->stream));
         else
             OK(aclrtUnuseStreamResInCurrentThread(a->stream));
-        a->turns++;
+        atomic_fetch_add(&a->turns, 1);
     }
     OK(aclrtResetDeviceResLimit(0));
     OK(aclrtSetOpExecuteTimeOut(0));
@@ -776,21 +777,25 @@ static void test_device_share(const char *kernel_path)
     OK(aclrtDestroyNotify(b));
 
     /* Launches while another thread changes the switch, the timeout and the core limits. */
-    churn_arg ca = {.ctx = ctx, .stream = s, .turns = 0};
+    churn_arg ca = {.ctx = ctx, .stream = s};
     atomic_init(&ca.stop, 0);
+    atomic_init(&ca.turns, 0);
     pthread_t churner;
     pthread_create(&churner, NULL, churn_main, &ca);
     OK(aclrtMemset(z, bytes, 0, bytes));
     void *status;
     OK(aclrtMalloc(&status, 64, ACL_MEM_MALLOC_HUGE_FIRST));
-    for (int i = 0; i < 30; i++) {
+    /* At least 30 launches, and on until the other thread has had a few turns. */
+    for (int i = 0; i < 30 || atomic_load(&ca.turns) < 3; i++) {
         OK(launch_add(fn, i % 2 ? s : t, x, x, z)); /* no overflow: z = 2 every time */
         OK(aclrtGetOverflowStatus(status, 64, t));
         OK(aclrtResetOverflowStatus(s));
+        if (i >= 30)
+            sleep_ms(1);
     }
     atomic_store(&ca.stop, 1);
     pthread_join(churner, NULL);
-    CHECK(ca.turns > 0);
+    CHECK(atomic_load(&ca.turns) >= 3);
     OK(aclrtSynchronizeDevice());
     CHECK(count_not(z, 2.0f) == 0);
     uint32_t limit = 0;
