@@ -246,10 +246,13 @@ SIM_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOpt
     aclError rc = check_options(options, true, __func__, &cpu_mode);
     if (rc)
         return rc;
+    if (cpu_mode >= 0) { /* the .so and .json next to binPath, not binPath itself */
+        if ((rc = sim_cpu_check_files(binPath, cpu_mode, __func__)))
+            return rc;
+        return open_cpu_program(binPath, -1, cpu_mode, __func__, binHandle);
+    }
     if (access(binPath, R_OK) != 0)
         return sim_fail(ACL_ERROR_RT_FILE_OPEN, "cannot open %s: %s", binPath, strerror(errno));
-    if (cpu_mode >= 0)
-        return open_cpu_program(binPath, -1, cpu_mode, __func__, binHandle);
     return open_binary(binPath, binPath, -1, __func__, binHandle);
 }
 

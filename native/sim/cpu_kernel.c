@@ -17,18 +17,257 @@
  *   - the names go to the current device: no current context is 107002;
  *   - the function's name (aclrtGetFunctionName) is the op type; it dies with its binary.
  *
+ * Loading from a file reads the files next to binPath (BinaryLoader::SetCpuBinInfo,
+ * LoadCpuMode0Program, LoadCpuMode1Program; GetFilePathByExtension: the last extension
+ * replaced, or appended when there is none): mode 1 the .so (ReadBinaryFile), both modes the
+ * op-info .json (GetJsonObj), which must parse as JSON; a missing or unreadable file, or bad
+ * JSON, is 107000 (RT_ERROR_INVALID_VALUE).
+ *
  * The simulated device has no AI CPU (ACL_DEV_ATTR_AICPU_CORE_NUM is 0, device_query.c), so
  * a launch of such a function is refused with 207000 (launch.c) -- the registration itself is
  * complete. (From a file the real runtime also registers the kernels the JSON lists; the
- * simulator registers only what aclrtRegisterCpuFunc names.)
+ * simulator checks that the JSON parses but registers only what aclrtRegisterCpuFunc names.)
  *
  * Locking: binary->lock guards the program's registrations.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim.h"
+
+#define JSON_MAX_BYTES (64u << 20) /* an op-info file is small: refuse to slurp anything huge */
+#define JSON_MAX_DEPTH 256
+
+/* ------------------------------------------------------------------ the files ------------ */
+
+/* binPath with its last extension replaced by ext (GetFilePathByExtension: no dot at all
+ * leaves only ext). malloc'd, NULL when out of memory. */
+static char *with_extension(const char *path, const char *ext)
+{
+    const char *dot = strrchr(path, '.');
+    size_t keep = dot ? (size_t)(dot - path) : 0;
+    char *out = malloc(keep + strlen(ext) + 1);
+    if (out) {
+        memcpy(out, path, keep);
+        strcpy(out + keep, ext);
+    }
+    return out;
+}
+
+/* The whole file, NUL-terminated (*len without it); NULL with errno set. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0 || n < cap) {
+            if (ferror(f)) {
+                free(buf);
+                buf = NULL;
+                errno = EIO;
+            }
+            break;
+        }
+        if (cap >= JSON_MAX_BYTES) {
+            free(buf);
+            buf = NULL;
+            errno = EFBIG;
+            break;
+        }
+        char *nb = realloc(buf, cap * 2 + 1);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            errno = ENOMEM;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = '\0';
+        *len = n;
+    }
+    return buf;
+}
+
+/* A JSON syntax check (RFC 8259), what nlohmann::json::parse accepts or throws on. */
+typedef struct json_cursor {
+    const char *p, *end;
+    int depth;
+} json_cursor;
+
+static void json_space(json_cursor *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
+        c->p++;
+}
+
+static bool json_literal(json_cursor *c, const char *word)
+{
+    size_t n = strlen(word);
+    if ((size_t)(c->end - c->p) < n || memcmp(c->p, word, n) != 0)
+        return false;
+    c->p += n;
+    return true;
+}
+
+static bool json_string(json_cursor *c)
+{
+    if (c->p >= c->end || *c->p != '"')
+        return false;
+    for (c->p++; c->p < c->end; c->p++) {
+        unsigned char ch = (unsigned char)*c->p;
+        if (ch == '"') {
+            c->p++;
+            return true;
+        }
+        if (ch < 0x20)
+            return false;
+        if (ch == '\\') {
+            if (++c->p >= c->end)
+                return false;
+            if (*c->p == 'u') {
+                for (int i = 0; i < 4; i++)
+                    if (++c->p >= c->end || !isxdigit((unsigned char)*c->p))
+                        return false;
+            } else if (!strchr("\"\\/bfnrt", *c->p)) {
+                return false;
+            }
+        }
+    }
+    return false;
+}
+
+static bool json_digits(json_cursor *c)
+{
+    const char *start = c->p;
+    while (c->p < c->end && isdigit((unsigned char)*c->p))
+        c->p++;
+    return c->p > start;
+}
+
+static bool json_number(json_cursor *c)
+{
+    if (c->p < c->end && *c->p == '-')
+        c->p++;
+    if (c->p < c->end && *c->p == '0')
+        c->p++;
+    else if (!json_digits(c))
+        return false;
+    if (c->p < c->end && *c->p == '.') {
+        c->p++;
+        if (!json_digits(c))
+            return false;
+    }
+    if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
+        c->p++;
+        if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
+            c->p++;
+        if (!json_digits(c))
+            return false;
+    }
+    return true;
+}
+
+static bool json_value(json_cursor *c);
+
+/* An object ('{', members of string: value) or an array ('[', values), after its opener. */
+static bool json_container(json_cursor *c, char close, bool members)
+{
+    if (++c->depth > JSON_MAX_DEPTH)
+        return false;
+    c->p++;
+    json_space(c);
+    if (c->p < c->end && *c->p == close) {
+        c->p++;
+        c->depth--;
+        return true;
+    }
+    for (;;) {
+        json_space(c);
+        if (members) {
+            if (!json_string(c))
+                return false;
+            json_space(c);
+            if (c->p >= c->end || *c->p++ != ':')
+                return false;
+        }
+        if (!json_value(c))
+            return false;
+        json_space(c);
+        if (c->p >= c->end)
+            return false;
+        char ch = *c->p++;
+        if (ch == close)
+            break;
+        if (ch != ',')
+            return false;
+    }
+    c->depth--;
+    return true;
+}
+
+static bool json_value(json_cursor *c)
+{
+    json_space(c);
+    if (c->p >= c->end)
+        return false;
+    switch (*c->p) {
+    case '{': return json_container(c, '}', true);
+    case '[': return json_container(c, ']', false);
+    case '"': return json_string(c);
+    case 't': return json_literal(c, "true");
+    case 'f': return json_literal(c, "false");
+    case 'n': return json_literal(c, "null");
+    default: return json_number(c);
+    }
+}
+
+static bool json_valid(const char *text, size_t len)
+{
+    json_cursor c = {text, text + len, 0};
+    if (!json_value(&c))
+        return false;
+    json_space(&c);
+    return c.p == c.end;
+}
+
+aclError sim_cpu_check_files(const char *binPath, int mode, const char *func)
+{
+    char *so = with_extension(binPath, ".so"), *json = with_extension(binPath, ".json");
+    aclError rc = ACL_SUCCESS;
+    size_t len = 0;
+    char *text = NULL;
+    if (!so || !json) {
+        rc = sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
+    } else if (mode == 1 && !(text = slurp(so, &len))) { /* ReadBinaryFile */
+        rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "cannot read the AI CPU kernel library %s: %s", so,
+                       strerror(errno));
+    } else {
+        free(text);
+        if (!(text = slurp(json, &len)))
+            rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "cannot read the op-info file %s: %s", json, strerror(errno));
+        else if (!json_valid(text, len))
+            rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "the op-info file %s is not valid JSON", json);
+    }
+    free(text);
+    free(so);
+    free(json);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ registration --------- */
 
 struct sim_cpu_reg {
     struct sim_cpu_reg *next;

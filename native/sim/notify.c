@@ -229,6 +229,12 @@ SIM_API aclError aclrtDestroyNotify(aclrtNotify notify)
     sim_obj *o = sim_handle_close(notify, SIM_KIND_NOTIFY);
     if (!o)
         return sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "notify %p was destroyed concurrently", notify);
+    /* The key stops working now, not when the last pending task lets the notify go. */
+    n = (sim_notify *)o;
+    pthread_mutex_lock(&n->lock);
+    if (n->creator && n->shared)
+        atomic_store(&n->shared->withdrawn, 1);
+    pthread_mutex_unlock(&n->lock);
     sim_obj_put(o);
     return ACL_SUCCESS;
 }

@@ -194,10 +194,6 @@ const char *sim_fault_describe(int sig);
 
 /* ------------------------------------------------------------------ runtime -------------- */
 
-/* The runtime's default operator timeout on A2/A3: 254 x 4294967.296 us, about 1091 s
- * (docs/zh/api_ref/14: a launch without a timeout attribute gets it; 0 means never). */
-#define SIM_DEFAULT_OP_TIMEOUT_US (254ull * 4294967296ull / 1000ull)
-
 typedef struct sim_runtime {
     pthread_mutex_t lock;
     bool initialized;
@@ -981,5 +977,8 @@ void sim_futex_wake(_Atomic uint32_t *word);
 bool sim_function_is_cpu(const sim_function *f);
 /* aclrtBinaryUnLoad of b: closes the handles of its registered CPU functions. b->lock held. */
 void sim_cpu_unload_locked(sim_binary *b);
+/* The files an AI CPU program loaded from binPath in mode 0 or 1 needs (its .json, mode 1 its
+ * .so too) exist and the JSON parses: 0, or the code (107000). */
+aclError sim_cpu_check_files(const char *binPath, int mode, const char *func);
 
 #endif /* AIOCANN_SIM_H_ */
