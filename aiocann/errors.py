@@ -54,8 +54,8 @@ __all__ = [
     "WrongThreadError",
 ]
 
-#: Every ACL error code by its name in the ACL headers (acl_base.h, then the few acl_rt.h
-#: defines), in their order. ACL_SUCCESS (0) is not an error.
+#: Every ACL error code by its name in the ACL headers (acl_base.h, then the few acl_rt.h and
+#: acl_rt_device.h defines), in their order. ACL_SUCCESS (0) is not an error.
 ERROR_CODES: Final[Mapping[str, int]] = MappingProxyType(
     {
         "ACL_ERROR_INVALID_PARAM": 100000,
@@ -166,6 +166,12 @@ ERROR_CODES: Final[Mapping[str, int]] = MappingProxyType(
         "ACL_ERROR_RT_SYSPARAMOPT_NOT_SET": 107021,
         "ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED": 507910,
         "ACL_ERROR_HOST_MEMORY_NOT_REGISTERED": 507911,
+        # acl_rt_device.h (issue 11, device share)
+        "ACL_ERROR_RT_DEVICE_TASK_ABORT": 107022,
+        "ACL_ERROR_RT_STREAM_ABORT": 107023,
+        "ACL_ERROR_RT_AIVEC_OVER_FLOW": 207016,
+        "ACL_ERROR_RT_OVER_FLOW": 207017,
+        "ACL_ERROR_RT_DEV_SETUP_ERROR": 507033,
     }
 )
 

@@ -52,7 +52,7 @@ void sim_task_discard(sim_task *t)
     case SIM_TASK_MODEL: /* a replay: only its external event records happen (capture.c) */
         sim_capture_discard(t);
         break;
-    case SIM_TASK_OP: /* issue 11: notify and overflow tasks (notify.c, overflow.c) */
+    case SIM_TASK_OP: /* issue 11: notify, overflow and memory-family tasks (their ops) */
         if (t->u.op.ops->discard)
             t->u.op.ops->discard(t);
         break;

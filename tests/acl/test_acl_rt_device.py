@@ -18,15 +18,28 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pyacl_support import (
-    ACL_MEMCPY_DEVICE_TO_DEVICE,
+from acl_codes import (
     INVALID_PARAM,
+    RT_AICORE_EXCEPTION,
+    RT_AICORE_OVER_FLOW,
+    RT_AICORE_TIMEOUT,
     RT_CONTEXT_NULL,
+    RT_DEV_SETUP_ERROR,
+    RT_DEVICE_TASK_ABORT,
     RT_FEATURE_NOT_SUPPORT,
+    RT_INTERNAL_ERROR,
     RT_INVALID_DEVICEID,
     RT_INVALID_HANDLE,
+    RT_NO_NOTIFY_RESOURCE,
+    RT_NO_PERMISSION,
     RT_PARAM_INVALID,
+    RT_STREAM_ABORT,
+    RT_STREAM_CONTEXT,
+    RT_TASK_TIMEOUT,
     SUCCESS,
+)
+from pyacl_support import (
+    ACL_MEMCPY_DEVICE_TO_DEVICE,
     append_ptr,
     append_value,
     dev_alloc,
@@ -38,18 +51,6 @@ from pyacl_support import (
 
 import aiocann.acl as acl
 from examples import TEST_KERNELS
-
-RT_STREAM_CONTEXT = 107003
-RT_TASK_TIMEOUT = 107020
-RT_DEVICE_TASK_ABORT = 107022
-RT_STREAM_ABORT = 107023
-RT_AICORE_OVER_FLOW = 207003
-RT_NO_PERMISSION = 207006
-RT_NO_NOTIFY_RESOURCE = 207009
-RT_INTERNAL_ERROR = 507000
-RT_AICORE_TIMEOUT = 507014
-RT_AICORE_EXCEPTION = 507015
-RT_DEV_SETUP_ERROR = 507033
 
 ACL_RT_DEV_RES_CUBE_CORE = 0
 ACL_RT_DEV_RES_VECTOR_CORE = 1
@@ -268,10 +269,12 @@ def test_configuration_ends_with_finalize():
         acl.finalize()
 
 
-def test_execute_timeout_ends_a_long_launch(monkeypatch, runtime, test_kernels_path):
-    """A driver with a millisecond interval (AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US): a launch
-    submitted after set_op_execute_timeout_v2 is ended by the AI-core watchdog at that time."""
+def test_execute_timeout_ends_a_long_launch(monkeypatch, test_kernels_path):
+    """A driver with a millisecond interval (AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US, read at
+    aclInit): a launch submitted after set_op_execute_timeout_v2 is ended by the AI-core
+    watchdog at that time."""
     monkeypatch.setenv("AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US", "1000")
+    ok(acl.init())
     ok(acl.rt.set_device(0))
     try:
         assert acl.rt.get_op_timeout_interval() == (1000, SUCCESS)
@@ -295,6 +298,10 @@ def test_execute_timeout_ends_a_long_launch(monkeypatch, runtime, test_kernels_p
         ok(acl.rt.binary_unload(binary))
     finally:
         acl.rt.reset_device(0)
+        acl.finalize()
+    monkeypatch.setenv("AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US", "0.5")
+    assert acl.init() == INVALID_PARAM  # like every simulator variable: checked at aclInit
+    monkeypatch.delenv("AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US")
 
 
 def test_wait_timeout_fails_an_event_wait(device):
