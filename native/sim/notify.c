@@ -33,32 +33,28 @@
  *     handle; the key stops working once the creator destroyed its own.
  *
  * How the simulator shares it: an exported notify's flag moves into a page of anonymous
- * shared memory (memfd) the creator keeps open; the key names the creator's pid, that file
- * descriptor and a random nonce, and importers open it through /proc/<pid>/fd and map the same
- * page. Nothing is named in the file system, so nothing outlives the processes: the page goes
- * when the creator closed it (destroyed the notify, or exited) and every importer unmapped it.
- * The flag is a futex word, so a record in one process wakes a stream waiting in another. The
- * page also holds the creator's pid, the whitelist and whether pid validation is off, which
- * ImportByKey enforces.
- * Simulator choices where the driver (closed source) decides: an unknown or withdrawn key is
- * 107000, a pid not on the whitelist 207006 (ACL_ERROR_RT_NO_PERMISSION, the driver's
- * "operation not permitted"); the creator's own process may always import; ENABLE_PEER_ACCESS
- * changes nothing (simulated devices reach each other anyway); at most 1000 whitelisted pids.
+ * shared memory (a memfd), exported through share.c as the memory family's IPC memory is --
+ * the same keys, the same import-pid whitelist checked by the importer, the same end of the
+ * export -- and importers map the same page. The flag is a futex word, so a record in one
+ * process wakes a stream waiting in another. Nothing is named in the file system, so nothing
+ * outlives the processes.
+ * Simulator choices where the driver (closed source) decides, as for IPC memory (share.c): an
+ * unknown key, or one whose creator destroyed the notify, is 107000 (at once, tasks still
+ * pending or not); a process not on the whitelist 207006 (ACL_ERROR_RT_NO_PERMISSION, the
+ * driver's "operation not permitted"), the creator's own included; ENABLE_PEER_ACCESS changes
+ * nothing (simulated devices reach each other anyway).
  *
  * Locking: notify->lock guards which word is current (local or shared) and the export;
  * device->lock the id bitmap. Stream workers block on the word without any lock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/random.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -66,25 +62,16 @@
 
 #define NOTIFY_IDS 8192u            /* per device on A2/A3 (08_notify_management.md) */
 #define KEY_MIN_LEN 65u             /* the driver's shared-id name size (the docs: 最小长度为65) */
-#define MAX_PIDS 1000u
 #define SHARED_MAGIC 0x41434E54u    /* "ACNT" */
-#define KEY_FORMAT "aclsim.notify.%d.%d.%016llx" /* creator pid, its memfd, the page's nonce */
-#define KEY_SCAN "aclsim.notify.%d.%d.%16llx"
 #define FLAG_FOREVER UINT32_MAX     /* rtsNotifyWaitAndReset: UINT32_MAX waits forever */
 #define IMPORT_FLAGS_MAX 3u         /* RT_NOTIFY_FLAG_DOWNLOAD_TO_DEV | RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS */
 
-/* The shared page of an exported notify. */
+/* The shared page of an exported notify (who may open it is share.c's record). */
 typedef struct shared_notify {
     uint32_t magic;
-    uint64_t nonce;                 /* in the key too: a reused fd number is not this page */
     _Atomic uint32_t word;          /* the flag: 0 clear, 1 recorded */
-    int32_t creator_pid;
     int32_t phy_device;             /* the creator's device (physical id) */
     uint32_t notify_id;
-    _Atomic uint32_t no_pid_check;  /* ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION */
-    _Atomic uint32_t withdrawn;     /* the creator destroyed it */
-    _Atomic uint32_t npids;
-    int32_t pids[MAX_PIDS];
 } shared_notify;
 
 typedef struct sim_notify {
@@ -96,8 +83,7 @@ typedef struct sim_notify {
     _Atomic uint32_t local;         /* the flag until exported */
     _Atomic(_Atomic uint32_t *) word; /* &local, or &shared->word */
     shared_notify *shared;          /* mapped page once exported or imported */
-    int fd;                         /* the creator's memfd of the page, -1 */
-    char key[KEY_MIN_LEN];
+    sim_share *share;               /* the creator's export, until it destroys the notify */
 } sim_notify;
 
 /* ------------------------------------------------------------------ futex ---------------- */
@@ -130,13 +116,9 @@ static void notify_destroy(sim_obj *o)
     sim_notify *n = (sim_notify *)o;
     if (n->creator)
         release_id(n->dev, n->id);
-    if (n->shared) {
-        if (n->creator) /* the key stops working; mappings in other processes stay */
-            atomic_store(&n->shared->withdrawn, 1);
+    sim_share_close(n->share); /* NULL unless destroyed with its handle still open (finalize) */
+    if (n->shared)
         munmap(n->shared, sizeof *n->shared);
-    }
-    if (n->fd >= 0)
-        close(n->fd);
     pthread_mutex_destroy(&n->lock);
     free(n);
 }
@@ -150,7 +132,6 @@ static sim_notify *notify_new(sim_device *d, uint32_t id, bool creator)
     n->dev = d;
     n->id = id;
     n->creator = creator;
-    n->fd = -1;
     pthread_mutex_init(&n->lock, NULL);
     atomic_init(&n->word, &n->local);
     return n;
@@ -232,9 +213,10 @@ SIM_API aclError aclrtDestroyNotify(aclrtNotify notify)
     /* The key stops working now, not when the last pending task lets the notify go. */
     n = (sim_notify *)o;
     pthread_mutex_lock(&n->lock);
-    if (n->creator && n->shared)
-        atomic_store(&n->shared->withdrawn, 1);
+    sim_share *share = n->share;
+    n->share = NULL;
     pthread_mutex_unlock(&n->lock);
+    sim_share_close(share);
     sim_obj_put(o);
     return ACL_SUCCESS;
 }
@@ -451,35 +433,38 @@ SIM_API aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t l
         sim_obj_put(&n->obj);
         return sim_fail(ACL_ERROR_RT_INTERNAL_ERROR, "the notify is already an IPC notify (exported or imported)");
     }
-    uint64_t nonce = 0;
     int fd = memfd_create("aclsim-notify", MFD_CLOEXEC);
     shared_notify *sh = NULL;
-    if (fd >= 0 && getrandom(&nonce, sizeof nonce, 0) == (ssize_t)sizeof nonce && ftruncate(fd, sizeof *sh) == 0)
+    if (fd >= 0 && ftruncate(fd, sizeof *sh) == 0)
         sh = map_shared(fd);
-    if (!sh) {
-        int err = errno;
-        if (fd >= 0)
-            close(fd);
+    sim_share *share = NULL;
+    if (sh) {
+        sh->magic = SHARED_MAGIC;
+        sh->phy_device = g_rt.cfg.logic_id[n->dev->id];
+        sh->notify_id = n->id;
+        share = sim_share_export(fd, 0, sizeof *sh, 0, sizeof *sh, n->dev->id,
+                                 flags == ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION, __func__, &rc);
+    } else {
+        rc = sim_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "cannot create the shared notify: %s", strerror(errno));
+    }
+    if (fd >= 0)
+        close(fd); /* the export holds its own descriptor; the mapping stays */
+    if (!share) {
+        if (sh)
+            munmap(sh, sizeof *sh);
         pthread_mutex_unlock(&n->lock);
         sim_obj_put(&n->obj);
-        return sim_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "cannot create the shared notify: %s", strerror(err));
+        return rc;
     }
-    sh->magic = SHARED_MAGIC;
-    sh->nonce = nonce;
-    sh->creator_pid = (int32_t)getpid();
-    sh->phy_device = g_rt.cfg.logic_id[n->dev->id];
-    sh->notify_id = n->id;
-    atomic_store(&sh->no_pid_check, flags == ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION);
     /* The flag moves to the shared page with its value; a worker waiting on the old word is
      * woken to look again (set_flag and the move are both under n->lock). */
     atomic_store(&sh->word, atomic_load(&n->local));
     n->shared = sh;
-    n->fd = fd;
-    snprintf(n->key, sizeof n->key, KEY_FORMAT, (int)getpid(), fd, (unsigned long long)nonce);
+    n->share = share;
     atomic_store(&n->word, &sh->word);
     pthread_mutex_unlock(&n->lock);
     sim_futex_wake(&n->local);
-    snprintf(key, ulen, "%s", n->key);
+    sim_share_key(share, key, ulen);
     sim_obj_put(&n->obj);
     return ACL_SUCCESS;
 }
@@ -501,41 +486,16 @@ SIM_API aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_
         rc = ACL_ERROR_RT_CONTEXT_NULL;
     } else {
         pthread_mutex_lock(&n->lock);
-        shared_notify *sh = n->shared;
-        if (!sh || !n->creator) {
+        if (!n->share) /* not exported here, or imported */
             rc = sim_fail(ACL_ERROR_RT_PARAM_INVALID, "the notify was not exported by this process "
                                                       "(call aclrtNotifyGetExportKey first)");
-        } else {
-            uint32_t have = atomic_load(&sh->npids);
-            for (int32_t i = 0; i < count && !rc; i++) {
-                bool dup = false;
-                for (uint32_t j = 0; j < have && !dup; j++)
-                    dup = sh->pids[j] == pid[i];
-                if (dup)
-                    continue;
-                if (have == MAX_PIDS)
-                    rc = sim_fail(ACL_ERROR_RT_PARAM_INVALID, "the whitelist is full (%u pids)", MAX_PIDS);
-                else
-                    sh->pids[have++] = pid[i];
-            }
-            atomic_store_explicit(&sh->npids, have, memory_order_release); /* importers read pids[< npids] */
-        }
+        else
+            rc = sim_share_allow(n->share, pid, (size_t)count, __func__);
         pthread_mutex_unlock(&n->lock);
         sim_obj_put(&c->obj);
     }
     sim_obj_put(&n->obj);
     return rc;
-}
-
-static bool whitelisted(const shared_notify *sh, int32_t self)
-{
-    if (sh->creator_pid == self || atomic_load(&sh->no_pid_check))
-        return true;
-    uint32_t n = atomic_load_explicit(&sh->npids, memory_order_acquire);
-    for (uint32_t i = 0; i < n && i < MAX_PIDS; i++)
-        if (sh->pids[i] == self)
-            return true;
-    return false;
 }
 
 SIM_API aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)
@@ -552,33 +512,16 @@ SIM_API aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, ui
     sim_device *d = c->dev;
     sim_obj_put(&c->obj);
 
-    int pid = 0, fd = -1, end = 0;
-    unsigned long long nonce = 0;
-    shared_notify *sh = NULL;
-    if (strnlen(key, KEY_MIN_LEN) < KEY_MIN_LEN && sscanf(key, KEY_SCAN "%n", &pid, &fd, &nonce, &end) == 3 &&
-        key[end] == '\0' && pid > 0 && fd >= 0) {
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
-        int mine = open(path, O_RDWR | O_CLOEXEC);
-        if (mine >= 0) {
-            struct stat st;
-            if (fstat(mine, &st) == 0 && (size_t)st.st_size == sizeof *sh)
-                sh = map_shared(mine);
-            close(mine);
-        }
-    }
-    if (!sh || sh->magic != SHARED_MAGIC || sh->nonce != nonce || atomic_load(&sh->withdrawn)) {
+    sim_share_import imp;
+    aclError rc = sim_share_import_key(key, __func__, &imp); /* 107000, or 207006 off the whitelist */
+    if (rc)
+        return rc;
+    shared_notify *sh = imp.len == sizeof *sh ? map_shared(imp.data_fd) : NULL;
+    sim_share_import_done(&imp); /* the mapping is all this process keeps */
+    if (!sh || sh->magic != SHARED_MAGIC) {
         if (sh)
             munmap(sh, sizeof *sh);
-        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "'%.*s' is not the key of a shared notify (or it was destroyed)",
-                        (int)(KEY_MIN_LEN - 1), key);
-    }
-    if (!whitelisted(sh, (int32_t)getpid())) {
-        munmap(sh, sizeof *sh);
-        return sim_fail(ACL_ERROR_RT_NO_PERMISSION,
-                        "process %d is not on the notify's whitelist: the creator must list it with "
-                        "aclrtNotifySetImportPid (or export with ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION)",
-                        (int)getpid());
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "key \"%.64s\" is not the key of a notify", key);
     }
     sim_notify *n = notify_new(d, sh->notify_id, false);
     if (!n) {
@@ -587,7 +530,6 @@ SIM_API aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, ui
     }
     n->shared = sh;
     atomic_store(&n->word, &sh->word);
-    snprintf(n->key, sizeof n->key, "%s", key);
     if (!sim_handle_open(&n->obj)) {
         notify_destroy(&n->obj);
         return sim_fail(ACL_ERROR_BAD_ALLOC, "handle table is full");

@@ -19,7 +19,8 @@
  * aclrtDestroyStream, aclrtDestroyStreamForce, aclrtResetDevice and aclFinalize set the
  * stream stopping, the wait gives up, and the stream's remaining tasks are discarded as a
  * forced destroy discards them (a destroy otherwise waits for its tasks, which would then
- * never end).
+ * never end) -- or an abort (aclrtStreamAbort, aclrtDeviceTaskAbort: abort.c), which ends
+ * the running task and drops the rest itself.
  *
  * Sources: src/acl/aclrt_impl/memory.cpp (aclrtValueWriteImpl, aclrtValueWaitImpl: devAddr
  * NULL), src/runtime/api/api_c_memory.cc (rtsValueWrite/Wait: the chip feature, the stream
@@ -232,6 +233,8 @@ static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
             break;
         if (satisfied(io.value, want, flag))
             break;
+        if (sim_stream_abort_requested(s))
+            break; /* aborted or force-destroyed: the worker drops what follows */
         if (stopping(s)) {
             /* The stream is going away with this wait unsatisfied: what is queued after it
              * will never be reached, so it is discarded (stream_attr.c, sim_task_discard). */

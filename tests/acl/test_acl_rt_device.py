@@ -450,7 +450,10 @@ def test_notify_export_and_import_arguments(device):
     assert acl.rt.notify_import_by_key(key, 4) == (0, RT_PARAM_INVALID)  # flags <= 3
     assert acl.rt.notify_import_by_key("no such key", 0) == (0, RT_PARAM_INVALID)
 
-    # The creator's process may open its own key; the two handles share one flag.
+    # The whitelist binds the creator's own process too; listed, it opens its own key, and the
+    # two handles share one flag.
+    assert acl.rt.notify_import_by_key(key, 0) == (0, RT_NO_PERMISSION)
+    ok(acl.rt.notify_set_import_pid(n, [os.getpid()]))
     twin = ok(acl.rt.notify_import_by_key(key, 0))
     a, b = ok(acl.rt.create_stream()), ok(acl.rt.create_stream())
     ok(acl.rt.wait_and_reset_notify(n, a, 0))
@@ -704,6 +707,19 @@ def test_stream_abort_interrupts_a_running_kernel(stream, kernels):
     assert time.monotonic() - t0 < 10
     ok(acl.rt.synchronize_stream(stream))
     ok(acl.rt.free(out))
+
+
+def test_stream_abort_ends_a_value_wait(stream, kernels):
+    """The memory family's value wait holds its stream like a notify wait; an abort ends it too."""
+    word, out = zeroed(8), zeroed(64)
+    ok(acl.rt.value_wait(word, 1, 1, stream))  # EQ 1: never, nobody writes it
+    assert launch(kernels["write_value"], stream, 1, out, ctypes.c_uint32(0), ctypes.c_int32(3)) == SUCCESS
+    wait_until(lambda: stream_busy(stream))
+    ok(acl.rt.stream_abort(stream))
+    ok(acl.rt.synchronize_stream(stream))
+    assert from_device(out, 1, np.int32)[0] == 0
+    for p in (word, out):
+        ok(acl.rt.free(p))
 
 
 def test_stream_abort_arguments(stream):
