@@ -128,7 +128,7 @@ static aclError run_get_status(sim_stream *s, sim_task *t, char *msg, size_t msg
     for (unsigned i = 0; i < 4; i++)
         out[i] = (uint8_t)(status >> (8 * i));
     /* On the copy engine, as the real device-to-device copy: a freed output faults there. */
-    return sim_copy_execute(s->dev->id, (void *)(uintptr_t)t->u.op.a, out, sizeof out, false, 0, msg, msglen);
+    return sim_copy_execute(s->dev->id, (void *)(uintptr_t)sim_op_arg(t, 0), out, sizeof out, false, 0, msg, msglen);
 }
 
 static aclError run_reset_status(sim_stream *s, sim_task *t, char *msg, size_t msglen)
@@ -160,14 +160,7 @@ static aclError submit_status_task(aclrtStream stream, const sim_task_ops *ops, 
                        "outputAddr %#llx is not %u bytes of device memory (allocate it with aclrtMalloc)",
                        (unsigned long long)addr, OVERFLOW_OUTPUT_SIZE);
     } else {
-        sim_task *t = sim_task_new(SIM_TASK_OP);
-        if (!t) {
-            rc = sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
-        } else {
-            t->u.op.ops = ops;
-            t->u.op.a = addr;
-            rc = sim_stream_submit(s, t, func, NULL);
-        }
+        rc = sim_op_submit(s, ops, &addr, 1, func);
     }
     sim_obj_put(&s->obj);
     return rc;

@@ -124,25 +124,15 @@ SIM_API aclError aclrtResetDeviceResLimit(int32_t deviceId)
 }
 
 /* The stream calls validate a handle first (rts*StreamResLimit: RT_VALIDATE_AND_UNWRAP_OBJECT,
- * 107017), then the type (107000), and only then turn NULL into the current context's default
- * stream (107002 without one). */
-static aclError validate(aclrtStream stream, const char *func)
-{
-    if (!stream)
-        return ACL_SUCCESS;
-    sim_obj *o = sim_handle_get(stream, SIM_KIND_STREAM);
-    if (!o)
-        return sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "stream %p is not a live stream", stream);
-    sim_obj_put(o);
-    return ACL_SUCCESS;
-}
+ * 107017: sim_op_stream_valid), then the type (107000), and only then turn NULL into the
+ * current context's default stream (107002 without one). */
 
 SIM_API aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t *value)
 {
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(value);
     aclError rc = ACL_SUCCESS;
-    if ((rc = validate(stream, __func__)) || (rc = check_type(type, __func__)))
+    if ((rc = sim_op_stream_valid(stream, __func__)) || (rc = check_type(type, __func__)))
         return rc;
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
     if (!s)
@@ -165,7 +155,7 @@ SIM_API aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType
 {
     SIM_CHECK_PROCESS();
     aclError rc = ACL_SUCCESS;
-    if ((rc = validate(stream, __func__)) || (rc = check_type(type, __func__)))
+    if ((rc = sim_op_stream_valid(stream, __func__)) || (rc = check_type(type, __func__)))
         return rc;
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
     if (!s)
