@@ -746,14 +746,18 @@ sim_stream *sim_stream_for_work(aclrtStream stream, const char *func, aclError *
     if (!c) {
         *rc = ACL_ERROR_RT_CONTEXT_NULL;
     } else {
-        int cur = c->dev->id;
+        /* The context itself, not its device: the runtime compares stm->Context_() with the
+         * current context before submitting any task (COND_RETURN_AND_MSG_INVALID_CONTEXT_STREAM
+         * in api_impl.cc), so a stream of another context on the same device is refused too. */
+        int same = s->ctx == c, cur = c->dev->id;
         sim_obj_put(&c->obj);
-        if (cur == s->dev->id) {
+        if (same) {
             *rc = ACL_SUCCESS;
             return s;
         }
         *rc = sim_fail_(func, ACL_ERROR_RT_STREAM_CONTEXT,
-                        "the stream belongs to device %d but the current context is on device %d", s->dev->id, cur);
+                        "stream %u belongs to another context (on device %d) than the current one (on device %d)",
+                        s->id, s->dev->id, cur);
     }
     sim_obj_put(&s->obj);
     return NULL;

@@ -268,6 +268,44 @@ def test_stream_of_another_device(acl, k):
         check(lib.aclrtResetDevice(1))
 
 
+def test_work_on_a_stream_of_another_context_on_the_same_device(acl, k):
+    """The runtime compares the stream's context with the current one, not their devices
+    (COND_RETURN_AND_MSG_INVALID_CONTEXT_STREAM in api_impl.cc): a stream of a second context
+    on the same device takes no work while the first is current, and all of it once its own is."""
+    home, other = ffi.new("aclrtContext *"), ffi.new("aclrtContext *")
+    check(lib.aclrtGetCurrentContext(home))
+    check(lib.aclrtCreateContext(other, 0))  # becomes current
+    try:
+        s = acl.stream()  # in the second context
+        check(lib.aclrtSetCurrentContext(home[0]))
+        d = acl.malloc(64)
+        host = ffi.new("char[64]")
+        event = acl.event()
+        args = KernelArgs(k.write_value)
+        args.ptr(d)
+        args.scalar("uint32_t", 0)
+        args.scalar("int32_t", 7)
+        args.finalize()
+        calls = {
+            "LaunchKernelWithConfig": lambda: launch_rc(k.write_value, 1, s, args),
+            "RecordEvent": lambda: lib.aclrtRecordEvent(event, s),
+            "MemcpyAsync": lambda: lib.aclrtMemcpyAsync(d, 64, host, 64, 1, s),
+            "MemsetAsync": lambda: lib.aclrtMemsetAsync(d, 64, 0, 64, s),
+        }
+        for call, fn in calls.items():
+            rc = fn()
+            assert rc == RT_STREAM_CONTEXT, f"{call} on another context's stream returned {rc}"
+            assert "another context" in last_error()
+        check(lib.aclrtSetCurrentContext(other[0]))
+        for call, fn in calls.items():
+            assert fn() == 0, call
+        check(lib.aclrtSynchronizeStream(s))
+        check(lib.aclrtDestroyStream(s))
+    finally:
+        check(lib.aclrtSetCurrentContext(home[0]))
+        check(lib.aclrtDestroyContext(other[0]))
+
+
 FAULTS = {
     # kernel: (its parameters, given a 4064-byte buffer and a scratch output)
     "poke": lambda buf, out: [("ptr", buf), ("uint64_t", 4096)],  # the first byte of the guard page
