@@ -136,22 +136,31 @@ class Dispatcher:
             total += n
             tokens = self._tok_view[:n].tolist()
             status = self._st_view[:n].tolist()
+            # Once per completion: locals only, and the owner looked up again only when the
+            # stream changes (a batch is mostly runs of one stream's completions).
+            shift = KEY_SHIFT
+            key = -1
+            owner = None
+            resolved = 0
             for i, (token, code) in enumerate(zip(tokens, status, strict=True)):
                 message = None
                 if code:  # a failure: its message, and maybe a stream report (never code 0)
                     message = self._take_message(i)
                     if token & _STREAM_REPORT:
-                        owner = streams.get(token ^ _STREAM_REPORT)  # the key, in the low bits
-                        if owner is not None:
-                            owner.stream_failure(code, message)
+                        reported = streams.get(token ^ _STREAM_REPORT)  # the key, in the low bits
+                        if reported is not None:
+                            reported.stream_failure(code, message)
                         continue
-                owner = streams.get(token >> KEY_SHIFT)
+                if token >> shift != key:
+                    key = token >> shift
+                    owner = streams.get(key)
                 if owner is not None:
-                    self.resolved += 1
+                    resolved += 1
                     try:
                         owner.resolve(token, code, message)
                     except Exception as exc:  # an on_done hook failed: keep resolving the rest
                         self.error = self.error or exc
+            self.resolved += resolved
             if n < _BATCH:
                 return total
 

@@ -131,9 +131,9 @@ class Completion(metaclass=NoPublicConstructor):
         # awaited launch, and waiting on the loop's own future here spares two coroutine
         # objects and their frames (benchmarks/bench_completions.py measures it).
         device = self._stream._device
-        if _get_ident() != device._thread:
-            device._wrong_thread()
         if self._done:
+            if _get_ident() != device._thread:
+                device._wrong_thread()
             # Like awaiting a finished future: no trip through the event loop (this is the
             # common case when a batch of completions is awaited), but still a cancel point.
             yield from anyio.lowlevel.checkpoint_if_cancelled().__await__()
@@ -146,7 +146,7 @@ class Completion(metaclass=NoPublicConstructor):
             loop = device._loop
             if loop is not None:
                 fut = loop.create_future()
-                if _running_loop() is not loop:
+                if _running_loop() is not loop:  # also a wrong thread: a loop has one thread
                     device._wrong_thread()
                 waiters.append(fut)
                 try:
@@ -157,7 +157,7 @@ class Completion(metaclass=NoPublicConstructor):
                     waiters.remove(fut)
                     raise
             else:
-                if not device._on_own_loop():
+                if _get_ident() != device._thread or not device._on_own_loop():
                     device._wrong_thread()
                 yield from _wait_trio(waiters).__await__()
         if self._code:

@@ -40,9 +40,8 @@ void aiocann_forget_context(void);
 /* ---- completion queue ---- */
 /* A queue serves the streams of one context: the calls below that enqueue work bind it. */
 typedef struct aiocann_cq aiocann_cq;
-/* A stream registered with a queue: its work in flight, so that the runtime's exception
- * reports (which name a stream id and a task id) reach the completion of the work they are
- * about. */
+/* A stream registered with a queue, so that the runtime's exception reports (which name a
+ * stream id and a task id) reach the completion of the work they are about. */
 typedef struct aiocann_cq_stream aiocann_cq_stream;
 /* Returns NULL with the reason in *rc (e.g. the runtime has no exception-info callbacks). */
 aiocann_cq *aiocann_cq_new(aclrtContext ctx, aclError *rc);
@@ -65,7 +64,9 @@ size_t aiocann_cq_pending(aiocann_cq *cq);
 #define AIOCANN_STREAM_REPORT 0x8000000000000000
 /* Queues a completion for token once all work submitted to the stream so far is done. `work`
  * says that the calling thread has just submitted the work this completion is for (its task
- * id is then the thread's last one), so that a failure of that task fails this completion. */
+ * id is then the thread's last one), so that a failure of that task fails this completion;
+ * without it the completion is a marker, which holds the stream until it has run and
+ * delivers every failure of the stream's earlier tasks that no completion was for. */
 aclError aiocann_cq_enqueue(aiocann_cq_stream *qs, uint64_t token, int work);
 
 /* ---- report thread ---- */

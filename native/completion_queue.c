@@ -21,16 +21,18 @@
  * the runtime does say is which task failed: it calls the exception-info callbacks with the
  * stream id, task id and error code, on one of its own threads, before the failed stream moves
  * past that task (so before the completion callback behind it runs). So every completion
- * records the task id of its work (aclrtGetThreadLastTaskId, right after submitting it), each
- * registered stream keeps its completions in flight in submission order, and on_exception()
- * marks the one whose work failed; on_complete() then delivers it with its error. Reports and
- * completions meet under the stream record's lock, whichever thread comes first:
- *  - a report may arrive before its completion is registered (the task fails while the
- *    submitting thread is between the launch and aiocann_cq_enqueue): it is parked in the
- *    record and claimed by that registration;
- *  - a report for a task that no completion is about (work another library submitted to the
- *    stream) is delivered as a stream-level failure (AIOCANN_STREAM_REPORT) once a later
- *    completion of the stream shows it was not ours.
+ * records the task id of its work (aclrtGetThreadLastTaskId, right after submitting it);
+ * on_exception() parks each report in the record of the stream it names; on_complete(), which
+ * runs after the report of its work if there was one, claims the report of its own task:
+ *  - nothing is locked on the way in (a launch takes no lock here), and on the way out only
+ *    when reports are parked, which is rare;
+ *  - a parked report of a task before this completion's work that no completion claimed is
+ *    about a task no completion is for (work another library submitted to the stream): its
+ *    completion would have run first and claimed it. It is delivered as a stream-level
+ *    failure (AIOCANN_STREAM_REPORT);
+ *  - a marker (a completion with no work of its own, for a synchronize point) is a blocking
+ *    callback: the stream waits for it, so when it runs every parked report is of a task
+ *    before it, and all go out before it. (Work completions never block the stream.)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -64,15 +66,12 @@ struct aiocann_cq {
 
 /* One completion in flight: the callback's user data. */
 typedef struct pending {
-    struct pending *next;
     aiocann_cq_stream *qs;
     uint64_t token;
-    uint32_t work_task;  /* task id of the work it completes, or NO_TASK (a marker) */
-    int32_t status;      /* set by on_exception */
-    char *message;
+    uint32_t work_task; /* task id of the work it completes, or NO_TASK (a marker) */
 } pending;
 
-/* A failure report that no registered completion has claimed (yet). */
+/* A failure report that no completion has claimed (yet). */
 typedef struct parked {
     struct parked *next;
     uint32_t task;
@@ -89,10 +88,10 @@ struct aiocann_cq_stream {
     aclrtStream stream;
     uint64_t key;
     int32_t device, stream_id;
-    pthread_mutex_t lock;    /* head/tail and parked; taken by the launching thread, the report
-                              * thread and the runtime thread that reports an exception */
-    pending *head, *tail;    /* in submission order */
-    parked *parked;
+    pthread_mutex_t lock;    /* parked; taken by the runtime thread that reports an exception,
+                              * and by the report thread only while reports are parked */
+    parked *parked, **parked_tail; /* in the order reported */
+    atomic_int nparked;      /* read without the lock by on_complete: anything to claim? */
     aiocann_cq_stream *next; /* g_streams */
 };
 
@@ -180,24 +179,18 @@ static void on_exception(aclrtExceptionInfo *info)
             message = recent_message();
             have_message = 1;
         }
-        pthread_mutex_lock(&qs->lock);
-        pending *p = qs->head;
-        while (p && p->work_task != task)
-            p = p->next;
-        if (p && !p->status) {
-            p->status = code;
-            p->message = message;
+        parked *k = malloc(sizeof *k);
+        if (k) {
+            *k = (parked){NULL, task, code, message};
+            pthread_mutex_lock(&qs->lock);
+            *qs->parked_tail = k;
+            qs->parked_tail = &k->next;
+            atomic_fetch_add_explicit(&qs->nparked, 1, memory_order_release);
+            pthread_mutex_unlock(&qs->lock);
         } else {
-            parked *k = malloc(sizeof *k);
-            if (k) {
-                *k = (parked){qs->parked, task, code, message};
-                qs->parked = k;
-            } else {
-                free(message);
-            }
+            free(message); /* out of memory: this report is lost */
         }
         message = NULL;
-        pthread_mutex_unlock(&qs->lock);
         break;
     }
     pthread_mutex_unlock(&g_streams_lock);
@@ -316,6 +309,8 @@ aiocann_cq_stream *aiocann_cq_stream_new(aiocann_cq *cq, aclrtStream stream, uin
     }
     *qs = (aiocann_cq_stream){.cq = cq, .stream = stream, .key = key, .device = device, .stream_id = sid};
     atomic_init(&qs->refs, 1);
+    atomic_init(&qs->nparked, 0);
+    qs->parked_tail = &qs->parked;
     atomic_fetch_add(&cq->refs, 1);
     pthread_mutex_init(&qs->lock, NULL);
     pthread_mutex_lock(&g_streams_lock);
@@ -357,46 +352,40 @@ void aiocann_cq_stream_free(aiocann_cq_stream *qs)
 aclrtContext aiocann_cq_stream_context(aiocann_cq_stream *qs) { return qs->cq->ctx; }
 aclrtStream aiocann_cq_stream_handle(aiocann_cq_stream *qs) { return qs->stream; }
 
-/* Takes p out of the stream's completions in flight. qs->lock held. */
-static void unlink_locked(aiocann_cq_stream *qs, pending *p)
-{
-    pending **pp = &qs->head, *prev = NULL;
-    while (*pp && *pp != p) {
-        prev = *pp;
-        pp = &(*pp)->next;
-    }
-    if (*pp) {
-        *pp = p->next;
-        if (qs->tail == p)
-            qs->tail = prev;
-    }
-}
-
-/* Runs on the report thread, inside aclrtProcessReport. */
+/* Runs on the report thread, inside aclrtProcessReport, after the report of its work's task
+ * if that failed (see the top of the file). */
 static void on_complete(void *user)
 {
     pending *p = user;
     aiocann_cq_stream *qs = p->qs;
-    pthread_mutex_lock(&qs->lock);
-    unlink_locked(qs, p); /* callbacks of one stream run in order: p is the oldest, found at once */
-    /* Reports of tasks before this completion's work that no completion claimed were not
-     * aiocann's: completions register in submission order, so one for such a task would have
-     * claimed its report when it registered. A completion with no task of its own (a
-     * synchronize marker) runs after every task submitted before it, and before any later
-     * one has run -- let alone failed: every report still parked is then about such a task
-     * (what other code enqueued on a borrowed stream, say), and goes out before the marker. */
-    for (parked **kp = &qs->parked; *kp;) {
-        parked *k = *kp;
-        if (p->work_task == NO_TASK || task_before(k->task, p->work_task)) {
+    int32_t status = 0;
+    char *message = NULL;
+    if (atomic_load_explicit(&qs->nparked, memory_order_acquire)) {
+        pthread_mutex_lock(&qs->lock);
+        for (parked **kp = &qs->parked; *kp;) {
+            parked *k = *kp;
+            int mine = p->work_task != NO_TASK && k->task == p->work_task && !status;
+            if (!mine && p->work_task != NO_TASK && !task_before(k->task, p->work_task)) {
+                kp = &k->next; /* a later task's: its own completion claims it */
+                continue;
+            }
             *kp = k->next;
-            push(qs->cq, AIOCANN_STREAM_REPORT | qs->key, k->code, k->message);
+            if (qs->parked_tail == &k->next)
+                qs->parked_tail = kp;
+            atomic_fetch_sub_explicit(&qs->nparked, 1, memory_order_relaxed);
+            if (mine) {
+                status = k->code;
+                message = k->message;
+            } else { /* no completion's: a failure of the stream, before this completion */
+                push(qs->cq, AIOCANN_STREAM_REPORT | qs->key, k->code, k->message);
+            }
             free(k);
-        } else {
-            kp = &k->next;
         }
+        push(qs->cq, p->token, status, message);
+        pthread_mutex_unlock(&qs->lock); /* after the push: a stream's entries stay in order */
+    } else {
+        push(qs->cq, p->token, 0, NULL);
     }
-    push(qs->cq, p->token, p->status, p->message);
-    pthread_mutex_unlock(&qs->lock);
     free(p);
     stream_put(qs);
 }
@@ -413,33 +402,10 @@ aclError aiocann_cq_enqueue(aiocann_cq_stream *qs, uint64_t token, int work)
     atomic_fetch_add(&qs->refs, 1); /* dropped by on_complete, or below if never queued */
     if (work && aclrtGetThreadLastTaskId(&p->work_task) != ACL_SUCCESS)
         p->work_task = NO_TASK;
-    pthread_mutex_lock(&qs->lock);
-    /* A report that came before this registration (see the top of the file). */
-    for (parked **kp = &qs->parked; p->work_task != NO_TASK && *kp; kp = &(*kp)->next) {
-        if ((*kp)->task == p->work_task) {
-            parked *k = *kp;
-            *kp = k->next;
-            p->status = k->code;
-            p->message = k->message;
-            free(k);
-            break;
-        }
-    }
-    if (qs->tail)
-        qs->tail->next = p;
-    else
-        qs->head = p;
-    qs->tail = p;
-    pthread_mutex_unlock(&qs->lock);
-    /* From here on_complete may run at any moment on the report thread. */
-    rc = aclrtLaunchCallback(on_complete, p, ACL_CALLBACK_NO_BLOCK, qs->stream);
-    if (rc) {
-        /* Never queued: unlink and forget it (a report it had claimed goes with it: the caller
-         * raises the launch failure, and the work keeps running without a completion). */
-        pthread_mutex_lock(&qs->lock);
-        unlink_locked(qs, p);
-        pthread_mutex_unlock(&qs->lock);
-        free(p->message);
+    /* A marker blocks the stream until it has run (see the top of the file); everything else
+     * lets the stream go on. From here on_complete may run at any moment on the report thread. */
+    rc = aclrtLaunchCallback(on_complete, p, work ? ACL_CALLBACK_NO_BLOCK : ACL_CALLBACK_BLOCK, qs->stream);
+    if (rc) { /* never queued: the caller raises, and the work runs on without a completion */
         free(p);
         stream_put(qs);
         return rc;

@@ -126,10 +126,8 @@ static aclError submit(sim_stream *s, sim_task *t, sim_function *f, void *args, 
     t->u.kernel.batch = cfg->batch;
     t->u.kernel.timeout_us = cfg->timeout_us;
     /* The stream's overflow switch goes into the task when it is made (the SQE's
-     * overflowEn), and so do the core limits. */
-    pthread_mutex_lock(&s->lock);
-    t->u.kernel.overflow_en = s->overflow_switch != 0;
-    pthread_mutex_unlock(&s->lock);
+     * overflowEn), and so do the core limits: plain reads (atomics), no lock per launch. */
+    t->u.kernel.overflow_en = atomic_load_explicit(&s->overflow_switch, memory_order_relaxed) != 0;
     t->u.kernel.max_cores = sim_res_limit_for_launch(s, cfg->aiv);
     return sim_stream_submit(s, t, func, NULL);
 }

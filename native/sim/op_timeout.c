@@ -41,10 +41,12 @@
 #define MS_MODE_MAX_INTERVAL_US 100000u /* docs/zh/api_ref/12: "interval < 100000 us": 0 = never */
 #define MAX_OP_TIMEOUT_FOR_MS 1000000u  /* RT_MAX_OP_TIMEOUT_FOR_MS: what ...WithMs clamps to */
 
+/* Written under g_lock; the execute timeout is read by every launch without it (atomics:
+ * a launch racing a setter gets the old or the new value, as it would in the runtime). */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool g_exec_set;      /* isCfgOpExcTaskTimeout */
-static uint64_t g_exec_us;   /* opExcTaskTimeout, 0 = "maximum" (or never in ms mode) */
-static uint32_t g_wait_s;    /* Runtime::waitTimeout_ */
+static atomic_bool g_exec_set;     /* isCfgOpExcTaskTimeout */
+static _Atomic uint64_t g_exec_us; /* opExcTaskTimeout, 0 = "maximum" (or never in ms mode) */
+static uint32_t g_wait_s;          /* Runtime::waitTimeout_ */
 
 /* The driver's credit interval: the configured one, else (unset, or before aclInit) the A2's. */
 static uint64_t interval_ns(void)
@@ -56,28 +58,21 @@ static uint64_t interval_ns(void)
 /* A driver with a finer interval supports millisecond timeouts, where 0 means never. */
 static bool ms_mode(void) { return interval_ns() < MS_MODE_MAX_INTERVAL_US * 1000ull; }
 
-/* The execute timeout a launch gets now, in microseconds; 0 = never. g_lock held. */
-static uint64_t execute_timeout_locked(void)
+/* The execute timeout a launch gets now, in microseconds; 0 = never. */
+uint64_t sim_op_execute_timeout_us(void)
 {
     uint64_t interval = interval_ns();
-    if (!g_exec_set)
+    if (!atomic_load_explicit(&g_exec_set, memory_order_acquire))
         return interval * CREDIT_DEFAULT / 1000u; /* GetStarsFftsDefaultKernelCredit */
-    if (g_exec_us == 0)
+    uint64_t us = atomic_load_explicit(&g_exec_us, memory_order_relaxed);
+    if (us == 0)
         return ms_mode() ? 0 : interval * CREDIT_MAX / 1000u;
     /* Rounded up to whole credits, at most CREDIT_MAX of them (TransExeTimeoutCfgToKernelCredit). */
-    uint64_t ns = g_exec_us > UINT64_MAX / 1000u ? UINT64_MAX : g_exec_us * 1000u;
+    uint64_t ns = us > UINT64_MAX / 1000u ? UINT64_MAX : us * 1000u;
     uint64_t credits = ns / interval + (ns % interval != 0);
     if (credits > CREDIT_MAX)
         credits = CREDIT_MAX;
     return credits * interval / 1000u;
-}
-
-uint64_t sim_op_execute_timeout_us(void)
-{
-    pthread_mutex_lock(&g_lock);
-    uint64_t us = execute_timeout_locked();
-    pthread_mutex_unlock(&g_lock);
-    return us;
 }
 
 uint32_t sim_op_wait_timeout_s(void)
@@ -91,7 +86,7 @@ uint32_t sim_op_wait_timeout_s(void)
 void sim_op_timeout_reset(void)
 {
     pthread_mutex_lock(&g_lock);
-    g_exec_set = false;
+    g_exec_set = false; /* the flag first: a launch that sees it clear reads nothing else */
     g_exec_us = 0;
     g_wait_s = 0;
     pthread_mutex_unlock(&g_lock);
@@ -100,8 +95,8 @@ void sim_op_timeout_reset(void)
 static void set_execute(uint64_t us)
 {
     pthread_mutex_lock(&g_lock);
+    g_exec_us = us; /* before the flag: a launch that sees it set reads this */
     g_exec_set = true;
-    g_exec_us = us;
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -133,9 +128,9 @@ SIM_API aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actualTi
         return ACL_ERROR_RT_CONTEXT_NULL;
     sim_obj_put(&c->obj);
     pthread_mutex_lock(&g_lock);
-    g_exec_set = true;
     g_exec_us = timeout;
-    uint64_t us = execute_timeout_locked();
+    g_exec_set = true;
+    uint64_t us = sim_op_execute_timeout_us();
     pthread_mutex_unlock(&g_lock);
     *actualTimeout = us ? us : UINT64_MAX; /* 0: never (ms mode) */
     return ACL_SUCCESS;

@@ -164,8 +164,8 @@ SIM_API aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType
         rc = sim_fail(ACL_ERROR_RT_PARAM_INVALID, "value %u exceeds the device's %u cores", value, hardware_cores());
     } else {
         pthread_mutex_lock(&s->lock);
+        s->res_value[type] = value; /* before the flag: a launch that sees it set reads this */
         s->res_set[type] = true;
-        s->res_value[type] = value;
         pthread_mutex_unlock(&s->lock);
     }
     sim_obj_put(&s->obj);
@@ -253,16 +253,14 @@ SIM_API aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t 
 
 uint32_t sim_res_limit_for_launch(sim_stream *s, bool aiv)
 {
+    /* Every launch comes here: the limits are atomics read without the stream's or the
+     * device's lock (a limit set while launches are being submitted applies to the launches
+     * submitted after it, as in the runtime, which copies it into each task). */
     int type = aiv ? ACL_RT_DEV_RES_VECTOR_CORE : ACL_RT_DEV_RES_CUBE_CORE;
-    pthread_mutex_lock(&s->lock);
-    bool own = s->res_set[type];
-    uint32_t v = s->res_value[type];
-    pthread_mutex_unlock(&s->lock);
-    if (!own && !bound_limit(type, &v)) {
-        pthread_mutex_lock(&s->dev->lock);
-        v = s->dev->res_limit[type];
-        pthread_mutex_unlock(&s->dev->lock);
-    }
+    bool own = atomic_load_explicit(&s->res_set[type], memory_order_acquire);
+    uint32_t v = atomic_load_explicit(&s->res_value[type], memory_order_relaxed);
+    if (!own && !bound_limit(type, &v))
+        v = atomic_load_explicit(&s->dev->res_limit[type], memory_order_relaxed);
     if (v >= hardware_cores())
         return 0; /* every core: no limit to enforce */
     return v ? v : 1;

@@ -383,11 +383,12 @@ struct sim_device {
     sim_memory mem;
     /* issue 11, device share. overflow_status: the device's floating-point overflow flags,
      * ACLSIM_BLOCK_STATUS_* bits (overflow.c). res_limit: the process's cube and vector core
-     * limits (res_limit.c), reset to all cores when the device is activated; under lock.
+     * limits (res_limit.c), reset to all cores when the device is activated; written under
+     * lock, read without it by every launch (atomics: the launch path takes no device lock).
      * notify_ids: which notify ids are in use (notify.c, under lock). task_abort: an
      * aclrtDeviceTaskAbort is in progress (abort.c). */
     _Atomic uint32_t overflow_status;
-    uint32_t res_limit[2];
+    _Atomic uint32_t res_limit[2];
     uint64_t *notify_ids;
     atomic_bool task_abort;
 };
@@ -573,14 +574,15 @@ struct sim_stream {
     atomic_bool discard;
     uint32_t user_tag, cache_op_info;
     /* issue 11, device share. overflow_switch: aclrtSetStreamOverflowSwitch (overflow.c).
-     * res_set/res_value: the stream's own core limits (res_limit.c). Both under lock.
+     * res_set/res_value: the stream's own core limits (res_limit.c). All written under lock
+     * and read by every launch without it (atomics: a launch reads them, nothing more).
      * aborting: an aclrtStreamAbort or aclrtDeviceTaskAbort is discarding this stream's work
      * (abort.c); abort_epoch counts aborts begun, abort_code says which kind (107023/107022),
      * for synchronizers that were waiting. running_job: the kernel job the worker runs (pool
      * lock). blocker: what the worker waits on inside a task, so an abort can wake it. */
-    uint32_t overflow_switch;
-    bool res_set[2];
-    uint32_t res_value[2];
+    _Atomic uint32_t overflow_switch;
+    atomic_bool res_set[2];
+    _Atomic uint32_t res_value[2];
     atomic_bool aborting;
     _Atomic uint64_t abort_epoch;
     _Atomic aclError abort_code;
