@@ -31,15 +31,8 @@
 
 #include "acl_table.h"
 
-static atomic_int g_failures;
+#include "check.h"
 
-#define CHECK(cond)                                                                         \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);        \
-            g_failures++;                                                                   \
-        }                                                                                   \
-    } while (0)
 #define OK(expr)                                                                            \
     do {                                                                                    \
         aclError rc_ = (expr);                                                              \

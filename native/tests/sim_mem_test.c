@@ -26,25 +26,7 @@
 
 extern char **environ;
 
-static atomic_int g_failures;
-
-#define CHECK(cond)                                                                                         \
-    do {                                                                                                    \
-        if (!(cond)) {                                                                                      \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                        \
-            g_failures++;                                                                                   \
-        }                                                                                                   \
-    } while (0)
-#define CHECK_RC(expr, want)                                                                                \
-    do {                                                                                                    \
-        aclError rc_ = (expr);                                                                              \
-        if (rc_ != (want)) {                                                                                \
-            const char *m_ = aclGetRecentErrMsg();                                                          \
-            fprintf(stderr, "%s:%d: %s returned %d, expected %d (%s)\n", __FILE__, __LINE__, #expr, rc_, (want), \
-                    m_ ? m_ : "no message");                                                                \
-            g_failures++;                                                                                   \
-        }                                                                                                   \
-    } while (0)
+#include "check.h"
 #define OK(expr) CHECK_RC(expr, ACL_SUCCESS)
 
 #define MIB ((size_t)1 << 20)
