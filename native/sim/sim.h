@@ -586,6 +586,9 @@ struct sim_stream {
     atomic_bool aborting;
     _Atomic uint64_t abort_epoch;
     _Atomic aclError abort_code;
+    /* Written by the worker for every kernel and wait: kept off the cache line of the fields
+     * above, which every submission reads. */
+    char worker_written_pad_[64];
     sim_job *running_job;
     struct {
         pthread_mutex_t *mu;
