@@ -124,11 +124,7 @@ SIM_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
             sub->tid = threadId;
             sub->dev = s->dev;
             sim_mutex_init(&sub->lock);
-            pthread_condattr_t ca;
-            pthread_condattr_init(&ca);
-            pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-            pthread_cond_init(&sub->cv, &ca);
-            pthread_condattr_destroy(&ca);
+            sim_cond_init_monotonic(&sub->cv);
             pthread_cond_init(&sub->done_cv, NULL);
             sub->next = g_subs;
             g_subs = sub;

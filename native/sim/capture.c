@@ -267,11 +267,7 @@ static sim_model *model_new(sim_context *ctx, const char *func, aclError *rc)
     m->ctx = ctx;
     m->mode = MODE_NONE;
     pthread_mutex_init(&m->run_lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&m->run_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    sim_cond_init_monotonic(&m->run_cv);
     if (!sim_handle_open(&m->obj)) {
         model_destroy(&m->obj);
         *rc = sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "the handle table is full");

@@ -301,12 +301,8 @@ int sim_pool_start(sim_core_pool *p, int num_cores, int device_id)
 {
     memset(p, 0, sizeof *p);
     sim_mutex_init(&p->lock);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&p->work_cv, NULL);
-    pthread_cond_init(&p->watchdog_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    sim_cond_init_monotonic(&p->watchdog_cv);
     p->cores = calloc((size_t)num_cores, sizeof *p->cores);
     if (!p->cores)
         return ENOMEM;

@@ -65,11 +65,7 @@ static aclError create(aclrtEvent *event, uint32_t flags, const char *func)
     e->ctx = c; /* keeps the context's reference until the event is destroyed */
     e->flags = flags;
     pthread_mutex_init(&e->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&e->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    sim_cond_init_monotonic(&e->cv);
     if (!sim_handle_open(&e->obj)) {
         event_destroy(&e->obj);
         return sim_fail_(func, ACL_ERROR_RT_NO_EVENT_RESOURCE, "handle table is full");

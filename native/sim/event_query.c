@@ -76,6 +76,23 @@ static sim_event *lookup_queryable(aclrtEvent event, const char *func, aclError 
     return e;
 }
 
+/* Whether the event is still busy, for the two queries below: its latest record submitted but
+ * not executed (waits = false), or an aclrtStreamWaitEvent on it not yet passed by its stream
+ * (waits = true). */
+static aclError query_busy(aclrtEvent event, bool waits, bool *busy, const char *func)
+{
+    aclError rc;
+    sim_event *e = lookup_queryable(event, func, &rc);
+    if (!e)
+        return rc;
+    pthread_mutex_lock(&e->lock);
+    rc = check_queryable(e, func);
+    *busy = waits ? e->waits_done < e->waits_submitted : e->done_gen < e->record_gen;
+    pthread_mutex_unlock(&e->lock);
+    sim_obj_put(&e->obj);
+    return rc;
+}
+
 /* Deprecated. NOT_READY while its latest record is submitted but not executed; otherwise
  * (executed, or never recorded) COMPLETE -- Event::Query. */
 SIM_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
@@ -83,16 +100,10 @@ SIM_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(event);
     SIM_CHECK_NOT_NULL(status);
-    aclError rc;
-    sim_event *e = lookup_queryable(event, __func__, &rc);
-    if (!e)
-        return rc;
-    pthread_mutex_lock(&e->lock);
-    rc = check_queryable(e, __func__);
+    bool busy;
+    aclError rc = query_busy(event, false, &busy, __func__);
     if (!rc)
-        *status = e->done_gen < e->record_gen ? ACL_EVENT_STATUS_NOT_READY : ACL_EVENT_STATUS_COMPLETE;
-    pthread_mutex_unlock(&e->lock);
-    sim_obj_put(&e->obj);
+        *status = busy ? ACL_EVENT_STATUS_NOT_READY : ACL_EVENT_STATUS_COMPLETE;
     return rc;
 }
 
@@ -103,16 +114,10 @@ SIM_API aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatu
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(event);
     SIM_CHECK_NOT_NULL(status);
-    aclError rc;
-    sim_event *e = lookup_queryable(event, __func__, &rc);
-    if (!e)
-        return rc;
-    pthread_mutex_lock(&e->lock);
-    rc = check_queryable(e, __func__);
+    bool busy;
+    aclError rc = query_busy(event, true, &busy, __func__);
     if (!rc)
-        *status = e->waits_done < e->waits_submitted ? ACL_EVENT_WAIT_STATUS_NOT_READY : ACL_EVENT_WAIT_STATUS_COMPLETE;
-    pthread_mutex_unlock(&e->lock);
-    sim_obj_put(&e->obj);
+        *status = busy ? ACL_EVENT_WAIT_STATUS_NOT_READY : ACL_EVENT_WAIT_STATUS_COMPLETE;
     return rc;
 }
 

@@ -54,6 +54,15 @@ void sim_mutex_init(pthread_mutex_t *m)
     pthread_mutexattr_destroy(&a);
 }
 
+void sim_cond_init_monotonic(pthread_cond_t *cv)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(cv, &a);
+    pthread_condattr_destroy(&a);
+}
+
 uint64_t sim_now_ns(void)
 {
     struct timespec ts;

@@ -102,6 +102,8 @@ typedef struct sim_config {
  * context switch cost more than the critical section; an adaptive mutex spins briefly first. */
 #define SIM_MUTEX_INITIALIZER PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
 void sim_mutex_init(pthread_mutex_t *m);
+/* A condition variable whose timed waits measure CLOCK_MONOTONIC (sim_deadline's clock). */
+void sim_cond_init_monotonic(pthread_cond_t *cv);
 
 /* ------------------------------------------------------------------ errors (error.c) ------ */
 
@@ -942,6 +944,9 @@ bool sim_stream_abort_requested(const sim_stream *s); /* aborting, or being forc
  * sim_stream_abort_requested reads; returns once a futex waiter has left its wait. The caller
  * holds no stream lock. */
 void sim_stream_interrupt(sim_stream *s);
+/* aclrtDestroyStream, and with force aclrtDestroyStreamForce: the queued tasks are discarded
+ * instead of run (stream_attr.c) and a wait inside the running one ends. */
+aclError sim_stream_destroy(aclrtStream stream, bool force, const char *func);
 /* 107022 while the stream's device runs an aclrtDeviceTaskAbort, 107023 while the stream is
  * being aborted, recorded for func; else 0 (Stream::GetSynchronizeError, CheckContextStatus). */
 aclError sim_stream_abort_status(sim_stream *s, const char *func);

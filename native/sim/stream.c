@@ -680,11 +680,7 @@ sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priori
     s->last_task = UINT16_MAX;   /* the first task gets id 0 */
     sim_mutex_init(&s->lock);
     pthread_cond_init(&s->work_cv, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->done_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    sim_cond_init_monotonic(&s->done_cv);
     if (!sim_handle_open(&s->obj)) {
         stream_destroy(&s->obj);
         *rc = sim_fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, "handle table is full");
@@ -808,28 +804,37 @@ SIM_API aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t prior
     return create(stream, priority, flag, __func__);
 }
 
-SIM_API aclError aclrtDestroyStream(aclrtStream stream)
+aclError sim_stream_destroy(aclrtStream stream, bool force, const char *func)
 {
-    SIM_CHECK_PROCESS();
-    SIM_CHECK_NOT_NULL(stream);
     aclError rc;
-    sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
+    sim_stream *s = sim_stream_for_work(stream, func, &rc);
     if (!s)
         return rc;
-    if ((rc = sim_capture_stream_busy(s, __func__))) { /* ApiErrorDecorator::StreamDestroy */
+    if ((rc = sim_capture_stream_busy(s, func))) { /* ApiErrorDecorator::StreamDestroy */
         sim_obj_put(&s->obj);
         return rc;
     }
     sim_obj *table_ref = sim_handle_close(stream, SIM_KIND_STREAM);
     if (!table_ref) {
         sim_obj_put(&s->obj);
-        return sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "stream %p was destroyed concurrently", stream);
+        return sim_fail_(func, ACL_ERROR_RT_INVALID_HANDLE, "stream %p was destroyed concurrently", stream);
+    }
+    if (force) {
+        atomic_store(&s->discard, true); /* before the shutdown: the worker drains by discarding */
+        sim_stream_interrupt(s);         /* a wait inside a running task ends too (issue 11) */
     }
     sim_device_forget_stream(s);
     sim_stream_shutdown(s);
     sim_obj_put(table_ref);
     sim_obj_put(&s->obj);
     return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtDestroyStream(aclrtStream stream)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(stream);
+    return sim_stream_destroy(stream, false, __func__);
 }
 
 /* Waits for everything submitted so far; reports the stream's error once (Stream::GetError).

@@ -65,26 +65,7 @@ SIM_API aclError aclrtDestroyStreamForce(aclrtStream stream)
 {
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(stream);
-    aclError rc;
-    sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
-    if (!s)
-        return rc;
-    if ((rc = sim_capture_stream_busy(s, __func__))) { /* ApiErrorDecorator::StreamDestroy */
-        sim_obj_put(&s->obj);
-        return rc;
-    }
-    sim_obj *table_ref = sim_handle_close(stream, SIM_KIND_STREAM);
-    if (!table_ref) {
-        sim_obj_put(&s->obj);
-        return sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "stream %p was destroyed concurrently", stream);
-    }
-    atomic_store(&s->discard, true); /* before the shutdown: the worker drains by discarding */
-    sim_stream_interrupt(s);         /* a wait inside a running task ends too (issue 11) */
-    sim_device_forget_stream(s);
-    sim_stream_shutdown(s);
-    sim_obj_put(table_ref);
-    sim_obj_put(&s->obj);
-    return ACL_SUCCESS;
+    return sim_stream_destroy(stream, true, __func__); /* the worker discards what is queued */
 }
 
 static aclError attr_stream(aclrtStream stream, aclrtStreamAttr attr, const char *func, sim_stream **out)

@@ -108,11 +108,7 @@ static atomic_int g_listeners;  /* waits between their first read and their end 
 
 static void bell_init(void)
 {
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_init(&g_bell, &a);
-    pthread_condattr_destroy(&a);
+    sim_cond_init_monotonic(&g_bell);
 }
 
 static void ring(void)
