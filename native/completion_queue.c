@@ -30,7 +30,7 @@
  *    about a task no completion is for (work another library submitted to the stream): its
  *    completion would have run first and claimed it. It is delivered as a stream-level
  *    failure (AIOCANN_STREAM_REPORT);
- *  - a marker (a completion with no work of its own, for a synchronize point) is a blocking
+ *  - a marker (a completion with no work of its own: a synchronize point, say) is a blocking
  *    callback: the stream waits for it, so when it runs every parked report is of a task
  *    before it, and all go out before it. (Work completions never block the stream.)
  */
