@@ -30,10 +30,10 @@ import anyio
 from . import errors, tracing
 from ._lib import bind_context, check, ffi, lib
 from .completion import Completion, _new
+from .graph import Graph  # module level: abandon() also runs from Stream.__del__ at exit
 
 if TYPE_CHECKING:
     from ._dispatch import Dispatcher
-    from .graph import Graph
     from .memory import DeviceArray
     from .stream import Stream
 
@@ -147,15 +147,15 @@ class Submissions:
 
     def track(
         self,
+        stream: Stream,
         token: int,
         label: str,
         keep: Any = None,
         arrays: tuple[DeviceArray, ...] = (),
         on_done: Any = None,
     ) -> Completion:
-        """Register the Completion for work just enqueued with ``token``."""
-        stream = self._stream()  # alive: the submitter holds it (the property, inlined)
-        assert stream is not None
+        """Register the Completion for work just enqueued on ``stream`` (this owner's; passed by
+        the submitter, which holds it, sparing a weak-reference call per launch) with ``token``."""
         c = _new(Completion)._init(stream, label, keep, arrays, on_done)
         self.pending[token] = c
         self.in_flight += 1
@@ -192,26 +192,34 @@ class Submissions:
         if rc:
             self.launched[0] = 1
             self.enqueue_failed(rc, "aclrtLaunchCallback", (keep, arrays))
-        return self.track(token, label, keep, arrays)
+        return self.track(self.stream, token, label, keep, arrays)
 
     # -- resolution (the dispatcher, on the event loop) ------------------------------------
 
     def resolve(self, token: int, code: int, message: str | None) -> None:
+        """The work of ``token`` ended with ``code``: resolve its Completion and account for it.
+        Every path that ends a pending Completion comes here (the dispatcher for each completion
+        callback; the watchdog, closing and abandoning, after taking from the Completion what
+        the device may still use)."""
         completion = self.pending.pop(token, None)
         if completion is None:
             late = self.timed_out.pop(token, None)
             if late is not None:  # the device is done at last: release what it held
-                _, arrays, on_done = late._keep
-                late._keep = None
-                for a in arrays:
-                    a._unuse(late._stream)
-                if on_done is not None:
-                    on_done()
+                _release_held(late, run_on_done=True)
             return
         try:
             completion._resolve(code, message)
         finally:
-            self._resolved(completion, code, message)
+            # Once per completion: the accounting inline, not a method of its own.
+            self.in_flight -= 1
+            if self.last is completion:
+                self.last = None  # it holds the stream, and the dispatcher holds us
+            if self.waiters:
+                self._wake_next()
+            if tracing._active is not None:
+                tracing._active._on_resolve(completion, code)
+            if code:
+                self._failed(errors.error_for(code, message, completion.label))
 
     def stream_failure(self, code: int, message: str | None) -> None:
         """A task on this stream that was not aiocann's work failed."""
@@ -229,34 +237,22 @@ class Submissions:
         e, self.unreported = self.unreported, None
         return e
 
-    def _resolved(self, completion: Completion, code: int, message: str | None) -> None:
-        self.in_flight -= 1
-        if self.last is completion:
-            self.last = None  # it holds the stream, and the dispatcher holds us
-        if self.waiters:
-            self._wake_next()
-        if tracing._active is not None:
-            tracing._active._on_resolve(completion, code)
-        if code:
-            self._failed(errors.error_for(code, message, completion.label))
-
     def expire(self, boundary: int, timeout: float) -> None:
         """Fail the completions with tokens below ``boundary`` (registered more than
         ``timeout`` seconds ago). Their buffers stay held: the device may still use them."""
         late = [t for t in self.pending if t < boundary]  # dict order: oldest tokens first
         for token in late:
-            completion = self.pending.pop(token)
+            completion = self.pending[token]
             held = (completion._keep, completion._arrays, completion._on_done)
             completion._on_done = None  # runs when the late callback arrives (resolve)
+            completion._arrays = ()  # still in use by the device: not idle, never unused
             message = (
                 f"no completion callback for {completion.label} within {timeout:g} s "
                 "(device hung or callback lost); its buffers stay allocated until it completes"
             )
-            completion._arrays = ()  # still in use by the device: not idle, never unused
-            completion._resolve(_WAIT_TIMEOUT_CODE, message)
+            self.resolve(token, _WAIT_TIMEOUT_CODE, message)
             completion._keep = held
             self.timed_out[token] = completion
-            self._resolved(completion, _WAIT_TIMEOUT_CODE, message)
 
     # -- closing (Stream.aclose) --------------------------------------------------------------
 
@@ -285,18 +281,11 @@ class Submissions:
         callbacks were not processed (the close did not wait for them): fail those Completions
         -- their outcome is unknown -- and release what they and the timed-out ones held."""
         message = "the stream was closed before this work's completion callback arrived (its outcome is unknown)"
-        for token in list(self.pending):
-            completion = self.pending.pop(token)
+        for token, completion in list(self.pending.items()):
             completion._on_done = None  # outcome unknown: no staging buffer goes back
-            try:
-                completion._resolve(_WAIT_TIMEOUT_CODE, message)  # releases its arrays
-            finally:
-                self._resolved(completion, _WAIT_TIMEOUT_CODE, message)
+            self.resolve(token, _WAIT_TIMEOUT_CODE, message)  # releases its arrays
         for late in self.timed_out.values():
-            _, arrays, _on_done = late._keep
-            late._keep = None
-            for a in arrays:
-                a._unuse(late._stream)
+            _release_held(late, run_on_done=False)  # as above
         self.timed_out.clear()
 
     def abandon(self) -> list[Any]:
@@ -304,23 +293,17 @@ class Submissions:
         fail its Completions that are still pending, and return everything its work uses --
         buffers, args, staging memory -- for the caller to keep alive for good (the device may
         still read and write it; its arrays stay busy, so they are never freed)."""
-        from .graph import Graph
-
         message = (
             "abandoned: the stream was closed while the device was still running this work (its buffers stay allocated)"
         )
         held: list[Any] = []
-        for token in list(self.pending):
-            completion = self.pending.pop(token)
+        for token, completion in list(self.pending.items()):
             if isinstance(completion._keep, Graph):  # a replay: the model must outlive it
                 completion._keep._replay_abandoned()
             held.append((completion._keep, completion._arrays))
             completion._arrays = ()  # still in use by the device: never unused
             completion._on_done = None  # e.g. a staging block must not go back to its pool
-            try:
-                completion._resolve(_WAIT_TIMEOUT_CODE, message)
-            finally:
-                self._resolved(completion, _WAIT_TIMEOUT_CODE, message)
+            self.resolve(token, _WAIT_TIMEOUT_CODE, message)
         for late in self.timed_out.values():
             if isinstance(late._keep[0], Graph):
                 late._keep[0]._replay_abandoned()
@@ -339,3 +322,15 @@ class Submissions:
             self.qs = None
             self.dispatcher.unregister(self.key)
         self.orphans.clear()
+
+
+def _release_held(late: Completion, *, run_on_done: bool) -> None:
+    """The device work of a Completion the watchdog failed has ended at last (its callback
+    came, or its stream was destroyed): release what ``expire`` kept for it, and run its
+    ``on_done`` if the work is known to have finished."""
+    _, arrays, on_done = late._keep
+    late._keep = None
+    for a in arrays:
+        a._unuse(late._stream)
+    if run_on_done and on_done is not None:
+        on_done()

@@ -106,9 +106,9 @@ async def launch(
         and config is None
         and type(s) is Stream
         and s._state == "open"
-        and s._device._thread == _get_ident()  # the device's own thread (the loop: _prepare)
-        and kernel.binary._device._acl is s._device._acl
-        and kernel.binary._handle is not None
+        and (dev := s._device)._thread == _get_ident()  # the device's own thread (the loop: _prepare)
+        and (binary := kernel.binary)._device._acl is dev._acl
+        and binary._handle is not None
         and args._handle is not None
         and (sub := s._sub).in_flight < sub.max_in_flight
         and not sub.waiters
@@ -116,11 +116,12 @@ async def launch(
         cfg = _NULL
     else:
         sub, args, cfg = await _prepare(kernel, args, blocks, stream, config)
+        s = sub.stream
         graph = sub.capture or sub.updating
         if graph is not None:
             # Recorded into a graph, or updating one of its task groups: the runtime takes no
             # completion callback on the stream meanwhile, and the graph keeps what it uses.
-            check(lib.aclrtLaunchKernelWithConfig(kernel._handle, blocks, sub.stream._handle, cfg, args._handle, _NULL),
+            check(lib.aclrtLaunchKernelWithConfig(kernel._handle, blocks, s._handle, cfg, args._handle, _NULL),
                   "aclrtLaunchKernelWithConfig")  # fmt: skip
             return graph._record(kernel.name, args, args.arrays)
     token = sub.new_token()
@@ -128,7 +129,7 @@ async def launch(
     if rc:
         sub.enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args)
     arrays = args._arrays_cache
-    return sub.track(token, kernel.name, args, args.arrays if arrays is None else arrays)
+    return sub.track(s, token, kernel.name, args, args.arrays if arrays is None else arrays)
 
 
 _NULL = ffi.NULL

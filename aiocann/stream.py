@@ -740,7 +740,7 @@ class Stream(metaclass=NoPublicConstructor):
         )
         if rc:
             sub.enqueue_failed(rc, "aclrtMemcpyAsync", (keep, arrays))
-        return sub.track(token, label, keep, arrays, on_done)
+        return sub.track(self, token, label, keep, arrays, on_done)
 
 
 def _addr(a: np.ndarray) -> int:
