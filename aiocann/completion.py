@@ -17,8 +17,6 @@ from collections.abc import Callable, Generator
 from threading import get_ident as _get_ident
 from typing import TYPE_CHECKING, Any
 
-import anyio.lowlevel
-
 from . import errors
 from ._factory import NoPublicConstructor
 
@@ -39,7 +37,9 @@ class Completion(metaclass=NoPublicConstructor):
     done (``Stream.copy``, ``Stream.memset``, ``Stream.copy_from_host``, ``Graph.launch``...);
     not created directly. ``label`` says what the work is (the kernel's name, ``"upload"``...).
     Awaiting from another thread or event loop than the device's raises
-    :class:`~aiocann.WrongThreadError`; cancelling the await detaches the waiter only.
+    :class:`~aiocann.WrongThreadError`; cancelling the await detaches the waiter only. Awaiting
+    finished work returns without a trip through the event loop: on asyncio like a finished
+    future, on trio as a cancel point.
     """
 
     _factory = "aiocann.launch() or a stream operation (s.copy(), s.memset(), ...)"
@@ -134,9 +134,16 @@ class Completion(metaclass=NoPublicConstructor):
         if self._done:
             if _get_ident() != device._thread:
                 device._wrong_thread()
-            # Like awaiting a finished future: no trip through the event loop (this is the
-            # common case when a batch of completions is awaited), but still a cancel point.
-            yield from anyio.lowlevel.checkpoint_if_cancelled().__await__()
+            # The common case when a batch of completions is awaited. No trip through the event
+            # loop, and each backend's own semantics for finished work: on asyncio, that of a
+            # finished future (it returns at once; a pending cancellation lands at the task's
+            # next suspension), on trio a cancel point, as trio's own operations are. Not
+            # anyio.lowlevel.checkpoint_if_cancelled(): on asyncio it looks the task's cancel
+            # scopes up through anyio's backend, several microseconds per await here.
+            if device._loop is None:
+                import trio.lowlevel  # trio is running: imported already
+
+                yield from trio.lowlevel.checkpoint_if_cancelled().__await__()  # noqa: ASYNC105 (a generator: this is its await)
         else:
             # The loop's own primitives rather than anyio.Event, and each waiter is detached
             # alone if its task is cancelled.
@@ -145,9 +152,9 @@ class Completion(metaclass=NoPublicConstructor):
             waiters = self._waiters
             loop = device._loop
             if loop is not None:
-                fut = loop.create_future()
-                if _running_loop() is not loop:  # also a wrong thread: a loop has one thread
+                if _get_ident() != device._thread:
                     device._wrong_thread()
+                fut = loop.create_future()
                 waiters.append(fut)
                 try:
                     yield from fut
@@ -155,6 +162,11 @@ class Completion(metaclass=NoPublicConstructor):
                     # Cancelled (asyncio has cancelled fut by now, so it counts as done): detach
                     # this waiter only. An except, not a finally: the common path pays nothing.
                     waiters.remove(fut)
+                    # Another event loop of the device's thread refuses to wait for our loop's
+                    # future, and throws that in here. Checked only now: on Python 3.11,
+                    # asyncio._get_running_loop() costs a getpid() system call.
+                    if _running_loop() is not loop:
+                        device._wrong_thread()
                     raise
             else:
                 if _get_ident() != device._thread or not device._on_own_loop():

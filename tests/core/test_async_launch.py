@@ -5,6 +5,7 @@ from __future__ import annotations
 import typing
 
 import anyio
+import anyio.lowlevel
 import numpy as np
 import pytest
 from async_util import tiling
@@ -288,3 +289,25 @@ async def test_batch_schedule_and_timeout_config(test_kernels_path):
     assert ac.LaunchConfig(timeout=0)._cdata is not None  # 0: the attribute, meaning "never"
     with pytest.raises(ValueError):
         ac.LaunchConfig(schedule="eager")  # type: ignore[arg-type]
+
+
+async def test_awaiting_finished_work_follows_the_backend(test_kernels_path, anyio_backend):
+    """A finished Completion is awaited without a trip through the event loop. On trio it is a
+    cancel point, as trio's own operations are; on asyncio it behaves as a finished future
+    does: it returns, and a cancellation lands at the task's next suspension."""
+    async with ac.Device(0) as dev:
+        k = (await dev.load_binary(test_kernels_path)).function("empty")
+        async with dev.stream() as s:
+            done = await ac.launch(k, await k.args().ptr(dev.empty(1, np.uint8)), blocks=1)
+            await s.synchronize()
+            assert done.done()
+            await done  # no suspension needed: nothing else runs in between
+            after_await = after_checkpoint = False
+            with anyio.CancelScope() as scope:
+                scope.cancel()
+                await done
+                after_await = True
+                await anyio.lowlevel.checkpoint()  # every backend: the cancellation lands here
+                after_checkpoint = True
+            assert scope.cancelled_caught and not after_checkpoint
+            assert after_await is (anyio_backend != "trio")

@@ -4,6 +4,8 @@ of order, objects used from a thread or event loop they do not belong to."""
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 import threading
 
 import anyio
@@ -187,6 +189,30 @@ async def test_use_from_another_thread_or_loop_is_refused(test_kernels_path):
                 ]
                 await s.synchronize()  # the owner is unaffected
                 assert c.done() and s.in_flight == 0
+
+
+def test_awaiting_from_another_event_loop_of_the_same_thread_is_refused(test_kernels_path):
+    """The device's thread, but a later event loop (the first one ended with the device left
+    open): awaiting pending work there raises WrongThreadError, and the waiter is detached."""
+    code = f"""
+import asyncio, numpy as np, aiocann as ac
+async def first():
+    dev = ac.Device(0)
+    await dev.__aenter__()
+    wait = (await dev.load_binary({str(test_kernels_path)!r})).function("wait_us")
+    s = dev.stream()
+    args = await wait.args().ptr(dev.empty(1, np.int32)).u64(300_000)
+    return await ac.launch(wait, args, blocks=1, stream=s)
+pending = asyncio.run(first())
+async def second():
+    try:
+        await pending
+    except ac.WrongThreadError as exc:
+        print("refused:", "another event loop of the same thread" in str(exc), pending._waiters)
+asyncio.run(second())
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "refused: True []", out
 
 
 async def test_launch_from_a_plain_thread_is_refused(test_kernels_path):
