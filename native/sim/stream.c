@@ -379,9 +379,11 @@ static void *worker_main(void *arg)
     for (;;) {
         if (!s->head && !s->stopping) {
             pthread_mutex_unlock(&s->lock);
+            /* The queue ran dry: hand over the deferred reports now, before polling for more
+             * work -- a report must not wait out the poll (the subscriber lock is never
+             * taken under ours). */
+            pay_reports(s);
             bool more = spin_for_work(s);
-            if (!more)
-                pay_reports(s); /* the subscriber lock is never taken under ours */
             pthread_mutex_lock(&s->lock);
             if (more || s->head)
                 continue;
