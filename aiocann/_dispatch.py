@@ -70,6 +70,9 @@ class Dispatcher:
         self._stopped: anyio.Event | None = None
         self._task: Any = None  # the asyncio task (kept referenced), or the trio system task
         self._loop: asyncio.AbstractEventLoop | None = None  # asyncio: the loop our reader is on
+        # Completions are being drained on the device's loop: our reader is registered
+        # (asyncio), or the draining task has not ended (trio; a trio run ends its system tasks).
+        self.draining = False
 
     # -- streams ------------------------------------------------------------------------------
 
@@ -99,10 +102,12 @@ class Dispatcher:
         except RuntimeError:  # trio, anyio's other backend
             import trio.lowlevel
 
+            self.draining = True  # from now: the task may start after the first await on it
             self._task = trio.lowlevel.spawn_system_task(self._main, True, name="aiocann dispatcher")
         else:
             loop.add_reader(self.fd, self._on_readable)
             self._loop = loop
+            self.draining = True
             self._task = loop.create_task(self._main(False), name="aiocann dispatcher")
 
     def _on_readable(self) -> None:
@@ -118,6 +123,7 @@ class Dispatcher:
             if not self._loop.is_closed():
                 self._loop.remove_reader(self.fd)
             self._loop = None
+            self.draining = False
 
     async def _main(self, drain: bool) -> None:
         assert self._scope is not None and self._stopped is not None
@@ -148,9 +154,12 @@ class Dispatcher:
         """trio: drain whenever the queue's eventfd is readable."""
         import trio.lowlevel
 
-        while True:
-            await trio.lowlevel.wait_readable(self.fd)
-            self.drain()
+        try:
+            while True:
+                await trio.lowlevel.wait_readable(self.fd)
+                self.drain()
+        finally:
+            self.draining = False
 
     def drain(self) -> int:
         total = 0

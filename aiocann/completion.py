@@ -169,7 +169,11 @@ class Completion(metaclass=NoPublicConstructor):
                         device._wrong_thread()
                     raise
             else:
-                if _get_ident() != device._thread or not device._on_own_loop():
+                # Another trio run of the device's thread: the device's run has ended, and with
+                # it the dispatcher's task. Asked of trio only then (it costs a microsecond).
+                if _get_ident() != device._thread or (
+                    not device._live_dispatcher.draining and not device._on_own_loop()
+                ):
                     device._wrong_thread()
                 yield from _wait_trio(waiters).__await__()
         if self._code:

@@ -191,11 +191,13 @@ async def test_use_from_another_thread_or_loop_is_refused(test_kernels_path):
                 assert c.done() and s.in_flight == 0
 
 
-def test_awaiting_from_another_event_loop_of_the_same_thread_is_refused(test_kernels_path):
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_awaiting_from_another_event_loop_of_the_same_thread_is_refused(test_kernels_path, backend):
     """The device's thread, but a later event loop (the first one ended with the device left
     open): awaiting pending work there raises WrongThreadError, and the waiter is detached."""
+    pytest.importorskip(backend)
     code = f"""
-import asyncio, numpy as np, aiocann as ac
+import anyio, numpy as np, aiocann as ac
 async def first():
     dev = ac.Device(0)
     await dev.__aenter__()
@@ -203,13 +205,13 @@ async def first():
     s = dev.stream()
     args = await wait.args().ptr(dev.empty(1, np.int32)).u64(300_000)
     return await ac.launch(wait, args, blocks=1, stream=s)
-pending = asyncio.run(first())
+pending = anyio.run(first, backend={backend!r})
 async def second():
     try:
         await pending
     except ac.WrongThreadError as exc:
         print("refused:", "another event loop of the same thread" in str(exc), pending._waiters)
-asyncio.run(second())
+anyio.run(second, backend={backend!r})
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "refused: True []", out
