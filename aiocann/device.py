@@ -133,6 +133,7 @@ class Device:
         self._thread = 0
         self._loop: Any = None  # the asyncio loop the device was opened in; None under trio
         self._trio_token: Any = None
+        self._current_trio_token: Any = None  # trio.lowlevel.current_trio_token, on trio
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -147,6 +148,7 @@ class Device:
             import trio.lowlevel  # trio, anyio's only other backend
 
             self._trio_token = trio.lowlevel.current_trio_token()
+            self._current_trio_token = trio.lowlevel.current_trio_token  # no import per check
         with anyio.CancelScope(shield=True):  # a cancellation must not lose the acquired device
             acl = await anyio.to_thread.run_sync(_runtime.acquire_device, self.index)
         self._acl = acl
@@ -267,10 +269,8 @@ class Device:
             return asyncio._get_running_loop() is self._loop
         if self._trio_token is None:
             return True  # not opened yet
-        import trio.lowlevel
-
         try:
-            return trio.lowlevel.current_trio_token() is self._trio_token
+            return self._current_trio_token() is self._trio_token
         except RuntimeError:  # not in a trio run
             return False
 
