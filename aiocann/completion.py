@@ -105,7 +105,7 @@ class Completion(metaclass=NoPublicConstructor):
                 on_done()
         finally:
             if self._waiters:
-                _wake(self._waiters)
+                _wake(self._waiters, self._stream._device._trio)
                 self._waiters = None
 
     # -- public -------------------------------------------------------------------------
@@ -141,9 +141,7 @@ class Completion(metaclass=NoPublicConstructor):
             # anyio.lowlevel.checkpoint_if_cancelled(): on asyncio it looks the task's cancel
             # scopes up through anyio's backend, several microseconds per await here.
             if device._loop is None:
-                import trio.lowlevel  # trio is running: imported already
-
-                yield from trio.lowlevel.checkpoint_if_cancelled().__await__()  # noqa: ASYNC105 (a generator: this is its await)
+                yield from device._trio.checkpoint_if_cancelled().__await__()
         else:
             # The loop's own primitives rather than anyio.Event, and each waiter is detached
             # alone if its task is cancelled.
@@ -175,7 +173,7 @@ class Completion(metaclass=NoPublicConstructor):
                     not device._live_dispatcher.draining and not device._on_own_loop()
                 ):
                     device._wrong_thread()
-                yield from _wait_trio(waiters).__await__()
+                yield from _wait_trio(waiters, device._trio).__await__()
         if self._code:
             raise errors.error_for(self._code, self._message, self.label)
 
@@ -184,25 +182,24 @@ class Completion(metaclass=NoPublicConstructor):
         return f"<Completion {self.label} {state}>"
 
 
-async def _wait_trio(waiters: list[Any]) -> None:
-    import trio.lowlevel
-
-    task = trio.lowlevel.current_task()
+async def _wait_trio(waiters: list[Any], trio_lowlevel: Any) -> None:
+    task = trio_lowlevel.current_task()
     waiters.append(task)
 
     def abort(_: Any) -> Any:
         waiters.remove(task)
-        return trio.lowlevel.Abort.SUCCEEDED
+        return trio_lowlevel.Abort.SUCCEEDED
 
-    await trio.lowlevel.wait_task_rescheduled(abort)
+    await trio_lowlevel.wait_task_rescheduled(abort)
 
 
-def _wake(waiters: list[Any]) -> None:
-    for w in waiters:
-        if hasattr(w, "set_result"):
-            if not w.done():
+def _wake(waiters: list[Any], trio_lowlevel: Any) -> None:
+    """Wake every waiter: asyncio futures, or trio tasks (``trio_lowlevel``: the device's
+    trio.lowlevel, None under asyncio)."""
+    if trio_lowlevel is None:
+        for w in waiters:
+            if not w.done():  # cancelled: detached by its own task
                 w.set_result(None)
-        else:
-            import trio.lowlevel
-
-            trio.lowlevel.reschedule(w)
+    else:
+        for w in waiters:
+            trio_lowlevel.reschedule(w)
