@@ -92,30 +92,39 @@ class Dispatcher:
     # -- the dispatcher task ----------------------------------------------------------------
 
     def start(self) -> None:
-        """Start draining the queue and the watchdog on the calling event loop. The task they run
-        in belongs to no task group of the caller, so it neither nests in the caller's cancel
+        """Start draining the queue and the watchdog on the calling event loop: on asyncio a
+        reader callback and a task for the watchdog, on trio a system task for both. The task
+        belongs to no task group of the caller, so it neither nests in the caller's cancel
         scopes nor is cancelled with them: it stops on ``stop()``, or when the loop ends."""
-        self._scope = anyio.CancelScope()
-        self._stopped = anyio.Event()
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # trio, anyio's other backend
             import trio.lowlevel
 
+            self._scope, self._stopped = anyio.CancelScope(), anyio.Event()
             self.draining = True  # from now: the task may start after the first await on it
             self._task = trio.lowlevel.spawn_system_task(self._main, True, name="aiocann dispatcher")
         else:
-            loop.add_reader(self.fd, self._on_readable)
+            loop.add_reader(self.fd, self._on_readable)  # first: if it raises, nothing is left to stop
             self._loop = loop
             self.draining = True
+            self._scope, self._stopped = anyio.CancelScope(), anyio.Event()
             self._task = loop.create_task(self._main(False), name="aiocann dispatcher")
+
+    def _drained(self) -> bool:
+        """Drain; False if draining failed unexpectedly (resolution code's own errors are kept
+        per completion by drain()): the error is kept for Device.aclose to raise, draining
+        stops, and the watchdog fails what is left within the completion timeout."""
+        try:
+            self.drain()
+        except Exception as exc:
+            self.error = self.error or exc
+            return False
+        return True
 
     def _on_readable(self) -> None:
         # asyncio's reader callback: runs on the loop, between task steps.
-        try:
-            self.drain()
-        except Exception as exc:  # kept for Device.aclose to raise; draining stops
-            self.error = self.error or exc
+        if not self._drained():
             self._remove_reader()
 
     def _remove_reader(self) -> None:
@@ -151,13 +160,15 @@ class Dispatcher:
         self._task = None
 
     async def run(self) -> None:
-        """trio: drain whenever the queue's eventfd is readable."""
+        """trio: drain whenever the queue's eventfd is readable (until draining fails: the
+        watchdog, in the same task group, goes on)."""
         import trio.lowlevel
 
         try:
             while True:
                 await trio.lowlevel.wait_readable(self.fd)
-                self.drain()
+                if not self._drained():
+                    return
         finally:
             self.draining = False
 
@@ -231,7 +242,7 @@ class Dispatcher:
                 owner.expire(boundary, self.completion_timeout)
 
     def close(self) -> None:
-        """Free the queue. The dispatcher task must have stopped (no fd waiter left)."""
+        """Free the queue. ``stop()`` must have run: no reader or task waits on its eventfd."""
         if self.cq is not None:
             self.drain()
             lib.aiocann_cq_free(self.cq)

@@ -12,6 +12,7 @@ device is done.
 
 from __future__ import annotations
 
+from asyncio import CancelledError
 from asyncio import _get_running_loop as _running_loop
 from collections.abc import Callable, Generator
 from threading import get_ident as _get_ident
@@ -141,7 +142,12 @@ class Completion(metaclass=NoPublicConstructor):
             # anyio.lowlevel.checkpoint_if_cancelled(): on asyncio it looks the task's cancel
             # scopes up through anyio's backend, several microseconds per await here.
             if device._loop is None:
-                yield from device._trio.checkpoint_if_cancelled().__await__()
+                try:
+                    yield from device._trio.checkpoint_if_cancelled().__await__()
+                except RuntimeError:  # not in a trio run: e.g. asyncio on the device's thread
+                    if not device._on_own_loop():
+                        device._wrong_thread()
+                    raise
         else:
             # The loop's own primitives rather than anyio.Event, and each waiter is detached
             # alone if its task is cancelled.
@@ -156,14 +162,15 @@ class Completion(metaclass=NoPublicConstructor):
                 waiters.append(fut)
                 try:
                     yield from fut
-                except BaseException:
-                    # Cancelled (asyncio has cancelled fut by now, so it counts as done): detach
-                    # this waiter only. An except, not a finally: the common path pays nothing.
+                except BaseException as exc:
+                    # Cancelled (asyncio has cancelled fut by now, so it counts as done), or the
+                    # coroutine closed: detach this waiter only. An except, not a finally: the
+                    # common path pays nothing.
                     waiters.remove(fut)
                     # Another event loop of the device's thread refuses to wait for our loop's
                     # future, and throws that in here. Checked only now: on Python 3.11,
                     # asyncio._get_running_loop() costs a getpid() system call.
-                    if _running_loop() is not loop:
+                    if not isinstance(exc, (GeneratorExit, CancelledError)) and _running_loop() is not loop:
                         device._wrong_thread()
                     raise
             else:

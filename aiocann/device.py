@@ -1,14 +1,14 @@
 """``Device``: the async context that owns everything aiocann does on one NPU.
 
 ``async with Device(i) as dev`` initialises ACL (reference-counted, process-wide), opens the
-device, starts the block's dispatcher task, and makes ``dev`` the task's current device. Every
-stream, array, event and binary created through ``dev`` belongs to it: leaving the block
-closes the streams (awaiting their work), frees what is left, stops the dispatcher, and
-releases the device -- resetting it and finalizing ACL when the last user in the process is
-gone. Exceptions in the body still release everything. Leaving never waits past the
-completion timeout: work the device is still running then (a hung kernel), or when the wait is
-cancelled, is abandoned (see ``Stream.aclose``), since destroying its stream or resetting the
-device would wait for it.
+device, starts the block's dispatcher (which drains the completion queue on the event loop),
+and makes ``dev`` the task's current device. Every stream, array, event and binary created
+through ``dev`` belongs to it: leaving the block closes the streams (awaiting their work),
+frees what is left, stops the dispatcher, and releases the device -- resetting it and
+finalizing ACL when the last user in the process is gone. Exceptions in the body still release
+everything. Leaving never waits past the completion timeout: work the device is still running
+then (a hung kernel), or when the wait is cancelled, is abandoned (see ``Stream.aclose``),
+since destroying its stream or resetting the device would wait for it.
 
 Several ``Device(i)`` blocks may be open at once (in one task or many, for one index or
 several, closing in any order): each has its own dispatcher and completion queue, and they

@@ -136,3 +136,43 @@ async def test_watchdog_fails_late_completions_but_keeps_their_buffers(test_kern
                 dev.memory_pool.trim()
                 assert dev.mem_info()[0] == free0
     assert math.isinf(ac.Device(0, completion_timeout=math.inf).completion_timeout)
+
+
+async def test_a_failing_drain_leaves_the_watchdog_to_fail_what_is_left(test_kernels_path):
+    """An unexpected error while draining (not one of resolution code's own, which are kept per
+    completion) stops draining on every backend; the watchdog still fails the pending work
+    within the completion timeout, and leaving the block raises the error."""
+    with pytest.raises(RuntimeError, match="failed while resolving completions") as raised:
+        async with ac.Device(0, completion_timeout=0.3) as dev:
+            d = dev._live_dispatcher
+
+            def broken() -> int:
+                raise RuntimeError("drain broke")
+
+            d.drain = broken  # type: ignore[method-assign]
+            k = (await dev.load_binary(test_kernels_path)).function("empty")
+            async with dev.stream():
+                done = await ac.launch(k, await k.args().ptr(dev.empty(1, np.uint8)), blocks=1)
+                with anyio.fail_after(10), pytest.raises(ac.CompletionTimeoutError):
+                    await done
+                assert not d.draining
+                del d.drain  # the late completion is drained when the device closes
+    assert str(raised.value.__cause__) == "drain broke"
+
+
+def test_a_loop_that_refuses_the_reader_fails_the_open_cleanly() -> None:
+    """asyncio drains from a reader callback: a loop that refuses it fails the open, and
+    nothing is left behind (trio drains from a task, with no reader to refuse)."""
+    import asyncio
+
+    def refuse(*_args: object) -> None:
+        raise NotImplementedError("no add_reader on this loop")
+
+    async def main() -> None:
+        asyncio.get_running_loop().add_reader = refuse  # type: ignore[method-assign]
+        with anyio.fail_after(10), pytest.raises(NotImplementedError, match="add_reader"):
+            async with ac.Device(0):
+                pass
+
+    asyncio.run(main())
+    assert _runtime._users == 0 and not _runtime._devices

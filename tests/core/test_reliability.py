@@ -7,6 +7,7 @@ import gc
 import subprocess
 import sys
 import threading
+import typing
 
 import anyio
 import anyio.to_thread
@@ -191,11 +192,15 @@ async def test_use_from_another_thread_or_loop_is_refused(test_kernels_path):
                 assert c.done() and s.in_flight == 0
 
 
-@pytest.mark.parametrize("backend", ["asyncio", "trio"])
-def test_awaiting_from_another_event_loop_of_the_same_thread_is_refused(test_kernels_path, backend):
+@pytest.mark.parametrize(
+    ("opened_on", "awaited_on", "work"),
+    [("asyncio", "asyncio", "pending"), ("trio", "trio", "pending"), ("asyncio", "trio", "pending"),
+     ("trio", "asyncio", "pending"), ("trio", "asyncio", "finished")],
+)  # fmt: skip
+def test_awaiting_from_another_event_loop_of_the_same_thread_is_refused(test_kernels_path, opened_on, awaited_on, work):
     """The device's thread, but a later event loop (the first one ended with the device left
-    open): awaiting pending work there raises WrongThreadError, and the waiter is detached."""
-    pytest.importorskip(backend)
+    open): awaiting its work there raises WrongThreadError, and the waiter is detached."""
+    pytest.importorskip("trio")
     code = f"""
 import anyio, numpy as np, aiocann as ac
 async def first():
@@ -203,18 +208,49 @@ async def first():
     await dev.__aenter__()
     wait = (await dev.load_binary({str(test_kernels_path)!r})).function("wait_us")
     s = dev.stream()
-    args = await wait.args().ptr(dev.empty(1, np.int32)).u64(300_000)
-    return await ac.launch(wait, args, blocks=1, stream=s)
-pending = anyio.run(first, backend={backend!r})
+    args = await wait.args().ptr(dev.empty(1, np.int32)).u64(300_000 if {work!r} == "pending" else 0)
+    done = await ac.launch(wait, args, blocks=1, stream=s)
+    if {work!r} == "finished":
+        await done
+    return done
+work = anyio.run(first, backend={opened_on!r})
 async def second():
     try:
-        await pending
+        await work
     except ac.WrongThreadError as exc:
-        print("refused:", "another event loop of the same thread" in str(exc), pending._waiters)
-anyio.run(second, backend={backend!r})
+        print("refused:", "another event loop of the same thread" in str(exc), work._waiters or [])
+anyio.run(second, backend={awaited_on!r})
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "refused: True []", out
+
+
+def test_closing_a_coroutine_parked_on_pending_work_detaches_it(test_kernels_path):
+    """A coroutine closed while it waits on a Completion (close() throws GeneratorExit in: by
+    its owner, or by the garbage collector once its loop is gone) leaves no waiter behind and
+    raises nothing; the work resolves all the same."""
+    import asyncio
+
+    parked: list[typing.Any] = []
+
+    async def main() -> None:
+        async with ac.Device(0) as dev:
+            wait = (await dev.load_binary(test_kernels_path)).function("wait_us")
+            async with dev.stream() as s:
+                args = await wait.args().ptr(dev.empty(1, np.int32)).u64(100_000)
+                for _ in range(2):
+                    done = await ac.launch(wait, args, blocks=1)
+                    waiting = done.__await__()
+                    assert isinstance(next(waiting), asyncio.Future)  # suspended on the loop's future
+                    parked.append((done, waiting))
+                first, _ = parked[0]
+                parked[0][1].close()  # on the loop
+                assert first._waiters == [] and not first.done()
+                await s.synchronize()
+                assert all(d.done() and d.exception() is None for d, _ in parked)
+
+    asyncio.run(main())
+    parked[1][1].close()  # after the loop ended
 
 
 async def test_launch_from_a_plain_thread_is_refused(test_kernels_path):
