@@ -10,8 +10,8 @@ and hands each completion to the stream that owns its token (``_submission.py``)
 (and uvloop) from a reader callback the loop runs when the eventfd is readable, registered once
 for the device's lifetime; on trio from a task that awaits ``trio.lowlevel.wait_readable``. (A
 task awaiting ``anyio.wait_readable`` would cost, per batch, a reader registered and removed --
-two epoll_ctl calls -- and a task switch: on asyncio, a quarter of a lone completion's round
-trip.) No Python code ever runs on a runtime thread.
+two epoll_ctl calls -- and a task switch: on asyncio, more than half of a lone completion's
+round trip.) No Python code ever runs on a runtime thread.
 
 A watchdog task fails Completions whose callbacks have not arrived within the completion
 timeout (a lost callback, a hung device), so no awaiter waits forever. Their resources stay
