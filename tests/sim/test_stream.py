@@ -240,25 +240,15 @@ def test_stream_of_another_device(acl, k):
         check(lib.aclrtGetCurrentContext(ctx1))
         s1 = acl.stream()
         check(lib.aclrtSetCurrentContext(ctx0[0]))
-        d = acl.malloc(64)
-        host = ffi.new("char[64]")
-        event = acl.event()
-        args = KernelArgs(k.write_value)
-        args.ptr(d)
-        args.scalar("uint32_t", 0)
-        args.scalar("int32_t", 1)
-        args.finalize()
+        calls, event = _work_for(acl, k, s1)
         cb = ffi.callback("void(void *)", lambda _: None)
-        calls = {
-            "LaunchKernelWithConfig": launch_rc(k.write_value, 1, s1, args),
-            "RecordEvent": lib.aclrtRecordEvent(event, s1),
-            "StreamWaitEvent": lib.aclrtStreamWaitEvent(s1, event),
-            "MemcpyAsync": lib.aclrtMemcpyAsync(d, 64, host, 64, 1, s1),
-            "MemsetAsync": lib.aclrtMemsetAsync(d, 64, 0, 64, s1),
-            "LaunchCallback": lib.aclrtLaunchCallback(cb, ffi.NULL, 0, s1),
-            "DestroyStream": lib.aclrtDestroyStream(s1),
+        calls |= {
+            "StreamWaitEvent": lambda: lib.aclrtStreamWaitEvent(s1, event),
+            "LaunchCallback": lambda: lib.aclrtLaunchCallback(cb, ffi.NULL, 0, s1),
+            "DestroyStream": lambda: lib.aclrtDestroyStream(s1),
         }
-        for call, rc in calls.items():
+        for call, fn in calls.items():
+            rc = fn()
             assert rc == RT_STREAM_CONTEXT, f"{call} on device 1's stream from device 0 returned {rc}"
         assert "device 1" in last_error()
         check(lib.aclrtSetCurrentContext(ctx1[0]))
@@ -266,6 +256,26 @@ def test_stream_of_another_device(acl, k):
     finally:
         check(lib.aclrtSetCurrentContext(ctx0[0]))
         check(lib.aclrtResetDevice(1))
+
+
+def _work_for(acl, k, stream):
+    """Work of every kind for ``stream`` -- a kernel, an event record, a copy, a memset -- made
+    in the current context, as calls to run later; and the event it records."""
+    d = acl.malloc(64)
+    host = ffi.new("char[64]")
+    event = acl.event()
+    args = KernelArgs(k.write_value)
+    args.ptr(d)
+    args.scalar("uint32_t", 0)
+    args.scalar("int32_t", 7)
+    args.finalize()
+    calls = {
+        "LaunchKernelWithConfig": lambda: launch_rc(k.write_value, 1, stream, args),
+        "RecordEvent": lambda: lib.aclrtRecordEvent(event, stream),
+        "MemcpyAsync": lambda: lib.aclrtMemcpyAsync(d, 64, host, 64, 1, stream),
+        "MemsetAsync": lambda: lib.aclrtMemsetAsync(d, 64, 0, 64, stream),
+    }
+    return calls, event
 
 
 def test_work_on_a_stream_of_another_context_on_the_same_device(acl, k):
@@ -278,20 +288,7 @@ def test_work_on_a_stream_of_another_context_on_the_same_device(acl, k):
     try:
         s = acl.stream()  # in the second context
         check(lib.aclrtSetCurrentContext(home[0]))
-        d = acl.malloc(64)
-        host = ffi.new("char[64]")
-        event = acl.event()
-        args = KernelArgs(k.write_value)
-        args.ptr(d)
-        args.scalar("uint32_t", 0)
-        args.scalar("int32_t", 7)
-        args.finalize()
-        calls = {
-            "LaunchKernelWithConfig": lambda: launch_rc(k.write_value, 1, s, args),
-            "RecordEvent": lambda: lib.aclrtRecordEvent(event, s),
-            "MemcpyAsync": lambda: lib.aclrtMemcpyAsync(d, 64, host, 64, 1, s),
-            "MemsetAsync": lambda: lib.aclrtMemsetAsync(d, 64, 0, 64, s),
-        }
+        calls, _ = _work_for(acl, k, s)
         for call, fn in calls.items():
             rc = fn()
             assert rc == RT_STREAM_CONTEXT, f"{call} on another context's stream returned {rc}"
