@@ -97,18 +97,19 @@ class Dispatcher:
         belongs to no task group of the caller, so it neither nests in the caller's cancel
         scopes nor is cancelled with them: it stops on ``stop()``, or when the loop ends."""
         try:
-            loop = asyncio.get_running_loop()
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:  # trio, anyio's other backend
-            import trio.lowlevel
-
-            self._scope, self._stopped = anyio.CancelScope(), anyio.Event()
-            self.draining = True  # from now: the task may start after the first await on it
-            self._task = trio.lowlevel.spawn_system_task(self._main, True, name="aiocann dispatcher")
-        else:
+            loop = None
+        if loop is not None:
             loop.add_reader(self.fd, self._on_readable)  # first: if it raises, nothing is left to stop
             self._loop = loop
-            self.draining = True
-            self._scope, self._stopped = anyio.CancelScope(), anyio.Event()
+        self.draining = True  # on trio from now too: the task may start after the first await on it
+        self._scope, self._stopped = anyio.CancelScope(), anyio.Event()
+        if loop is None:
+            import trio.lowlevel
+
+            self._task = trio.lowlevel.spawn_system_task(self._main, True, name="aiocann dispatcher")
+        else:
             self._task = loop.create_task(self._main(False), name="aiocann dispatcher")
 
     def _drained(self) -> bool:
