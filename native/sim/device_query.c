@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "aclsim_chip.h"
 
 /* ------------------------------------------------------------------ helpers -------------- */
 
@@ -55,28 +56,17 @@ SIM_API aclError aclrtGetRunMode(aclrtRunMode *runMode)
     return ACL_SUCCESS;
 }
 
-/* The SoC the simulated devices stand for. Ascend910B1 by default -- the Atlas A2 part that
- * Ascend C kernels and the 9.x runtime documentation target first -- or AIOCANN_SIM_SOC_NAME.
- * Read once: a process's SoC never changes, and callers keep the pointer. Like the real call
- * (which asks the driver), it works before aclInit. */
-static char g_soc_name[64] = "Ascend910B1";
-static pthread_once_t g_soc_once = PTHREAD_ONCE_INIT;
-
-static void read_soc_name(void)
-{
-    const char *v = getenv("AIOCANN_SIM_SOC_NAME");
-    if (v && *v)
-        snprintf(g_soc_name, sizeof g_soc_name, "%s", v);
-}
-
+/* The SoC the simulated devices stand for: the chip description's name (aclsim_chip.h,
+ * AIOCANN_SIM_SOC_NAME, Ascend910B1 by default). Like the real call (which asks the driver), it
+ * works before aclInit; an unknown part gives NULL with the recent error naming the known ones. */
 SIM_API const char *aclrtGetSocName(void)
 {
     if (atomic_load_explicit(&g_sim_forked, memory_order_relaxed)) {
         sim_forked_error(__func__);
         return NULL;
     }
-    pthread_once(&g_soc_once, read_soc_name);
-    return g_soc_name;
+    const aclsimChip *chip = aclsimGetChip();
+    return chip ? chip->soc_name : NULL;
 }
 
 /* The simulated device has one task scheduler serving both core types, so, as the real

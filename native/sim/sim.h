@@ -33,6 +33,7 @@
  *   abort.c        aclrtStreamAbort, aclrtDeviceTaskAbort
  *   group.c        device groups (the simulated chip has none)
  *   cpu_kernel.c   AI CPU function registration (aclrtRegisterCpuFunc)
+ *   chip.c         the simulated chip (aclsim_chip.h): the one description every part reads
  *
  * Locking order (outer to inner): g_rt.lock > device->lock > capture lock (capture.c) >
  * stream->lock > event->lock / subscriber->lock / pool->lock / model run lock > handle table
