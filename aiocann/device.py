@@ -286,6 +286,17 @@ class Device:
             "(e.g. anyio.from_thread.run) instead"
         )
 
+    def _served_stream(self, handle: int) -> Stream | None:
+        """The open stream of this device whose ACL handle is ``handle``, if aiocann serves one
+        (Stream.from_handle answers with it rather than subscribing the stream a second time)."""
+        for stream in self._streams:
+            try:
+                if stream.handle == handle:
+                    return stream
+            except errors.ClosedError:
+                continue
+        return None
+
     def _bind(self) -> None:
         """Check the device is usable from here and make its context current in this thread."""
         if threading.get_ident() != self._thread and self._thread:

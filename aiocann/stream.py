@@ -96,10 +96,14 @@ def _stream_handle(obj: object) -> int:
         version, obj = got
         if version != 0:
             raise ValueError(f"__acl_stream__ protocol version {version!r} is not supported (aiocann knows version 0)")
+    elif not hasattr(type(obj), "__index__") and isinstance(getattr(obj, "npu_stream", None), int):
+        # torch_npu's streams (torch.npu.Stream, torch_npu.npu.current_stream()) carry the
+        # aclrtStream as an int attribute, as torch.cuda.Stream carries cuda_stream.
+        obj = obj.npu_stream  # type: ignore[attr-defined]
     if isinstance(obj, bool) or not hasattr(type(obj), "__index__"):
         raise TypeError(
-            f"handle must be an int (an aclrtStream, as acl.rt.create_stream returns it) or an object with "
-            f"__acl_stream__(), not {type(obj).__name__}"
+            f"handle must be an int (an aclrtStream, as acl.rt.create_stream returns it), an object with "
+            f"__acl_stream__() or an int npu_stream attribute (torch_npu), not {type(obj).__name__}"
         )
     value = operator.index(obj)  # type: ignore[arg-type]
     if value == 0:
@@ -195,19 +199,23 @@ class Stream(metaclass=NoPublicConstructor):
         failure of such work is reported by the wrapper's next ``synchronize()``.
 
         :param handle: the stream as an int (``aclrtStream``, the value ``acl.rt.create_stream``
-            returns), or any object with an ``__acl_stream__()`` method returning
-            ``(0, handle)`` -- as :class:`Stream` itself has.
+            returns), any object with an ``__acl_stream__()`` method returning ``(0, handle)``
+            -- as :class:`Stream` itself has -- or an object with an int ``npu_stream``
+            attribute, as torch_npu's streams have.
+        :returns: an open :class:`Stream` on ``device``; for a stream that aiocann itself serves
+            on ``device`` (one of its own streams, or one already wrapped), that same
+            :class:`Stream`.
         :param device: the device the stream belongs to (default: the task's current device).
         :param max_in_flight: the wrapper's admission limit (default: the device's).
-        :returns: an open :class:`Stream` on ``device``, not the task's current stream until entered
-            with ``async with``.
-        :raises TypeError: ``handle`` is neither an int nor an ``__acl_stream__`` object.
+            Not the task's current stream until entered with ``async with``.
+        :raises TypeError: ``handle`` is none of these.
         :raises ValueError: ``handle`` is 0 (the default stream) or out of range.
         :raises InvalidHandleError: the handle is not a live stream (destroyed, or another kind of
             handle) -- the simulator checks; a real runtime may crash on garbage pointers.
         :raises StreamContextError: the stream belongs to another device or context.
         :raises StreamSubscribeError: another thread already serves the stream's host callbacks
-            (``aclrtSubscribeReport``), or aiocann already wraps it.
+            (``aclrtSubscribeReport``): another process's library, or aiocann on another device
+            object.
         :raises ClosedError: ``device`` is not open.
         """
         if device is None:
@@ -215,6 +223,9 @@ class Stream(metaclass=NoPublicConstructor):
 
             device = current_device()
         value = _stream_handle(handle)
+        served = device._served_stream(value)
+        if served is not None:
+            return served
         device._bind()
         ptr = as_pointer(value, "aclrtStream")
         api = f"Stream.from_handle({value:#x}) on Device({device.index})"

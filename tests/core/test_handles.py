@@ -190,8 +190,10 @@ async def test_bad_handles_are_refused_clearly():
                     ac.Stream.from_handle(stale, device=dev)
             with pytest.raises(ac.InvalidHandleError, match="Event.from_handle"):
                 ac.Event.from_handle(s.handle, device=dev)  # a stream is no event
-            with pytest.raises(ac.RepeatSubscribeError, match="already serves"):
-                ac.Stream.from_handle(s, device=dev)  # aiocann's own stream, through the protocol
+            # A stream aiocann serves is answered with its own Stream (issue 26), by the
+            # protocol or by its int, not refused as a second subscription.
+            assert ac.Stream.from_handle(s, device=dev) is s
+            assert ac.Stream.from_handle(s.handle, device=dev) is s
             mine = pyacl_stream()
             tid = 424242  # a thread id that serves the stream's callbacks (nobody processes them)
             assert acl.rt.subscribe_report(tid, mine) == 0
@@ -270,3 +272,33 @@ async def test_objects_come_from_their_factories_only(vector_add_path):
             assert factories[cls] in str(info.value), (cls, str(info.value))
         assert len(dev._streams) == streams_before  # nothing was half made
         assert not array.closed
+
+
+class TorchNpuLikeStream:
+    """What torch_npu's streams look like from outside: the aclrtStream as an int attribute."""
+
+    def __init__(self, handle: int) -> None:
+        self.npu_stream = handle
+
+
+async def test_streams_of_other_libraries_and_of_aiocann_itself_wrap_once():
+    async with ac.Device(0) as dev:
+        with pyacl_device(0):
+            handle = pyacl_stream()
+            w = ac.Stream.from_handle(TorchNpuLikeStream(handle), device=dev)
+            assert w.borrowed and w.handle == handle
+            arr = await w.upload(np.arange(8, dtype=np.float32))
+            await w.synchronize()
+            assert np.array_equal(await arr.get(stream=w), np.arange(8, dtype=np.float32))
+            # Wrapping it again (by any form) gives the wrapper that already serves it.
+            assert ac.Stream.from_handle(handle, device=dev) is w
+            assert ac.Stream.from_handle(TorchNpuLikeStream(handle), device=dev) is w
+            await w.aclose()
+            # Once closed, the handle is free to be wrapped anew.
+            again = ac.Stream.from_handle(handle, device=dev)
+            assert again is not w and again.handle == handle
+            await again.aclose()
+            assert acl.rt.destroy_stream(handle) == 0
+        with pytest.raises(TypeError, match="npu_stream"):
+            ac.Stream.from_handle(TorchNpuLikeStream("0x1"), device=dev)  # type: ignore[arg-type]
+
