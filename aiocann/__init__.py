@@ -15,17 +15,32 @@
 
 Layers: ``aiocann.acl`` is the pyACL-compatible synchronous module; ``aiocann.compiler`` builds
 simulator kernels; this package is the async core (anyio: asyncio, uvloop, trio).
+
+PYTEST_DONT_REWRITE: pytest's assertion rewriting is for test modules and for our plugin
+(aiocann.testing, rewritten on its own); this file has no asserts, and ``python -m aiocann.acl
+-m pytest`` imports it before pytest loads the plugin, which would otherwise warn.
 """
 
 import sys as _sys
 import types as _types
 import typing as _typing
 
-from ._lib import BackendError, BackendInfo, backend
+try:
+    from ._lib import BackendError, BackendInfo, backend
+except ImportError as _exc:
+    # `python -m aiocann ...` imports this package before its __main__ can catch anything: a
+    # runtime that cannot be loaded (AIOCANN_BACKEND=cann without CANN) is reported there as a
+    # command-line error, one line and exit status 1, not a traceback. `import aiocann` from a
+    # program still raises BackendError.
+    if type(_exc).__name__ == "BackendError" and getattr(_sys, "orig_argv", [])[1:3] == ["-m", __name__]:
+        _sys.stderr.write(f"python -m aiocann: error: {_exc}\n")
+        raise SystemExit(1) from None
+    raise
 from .errors import *  # noqa: F403
 from .errors import __all__ as _errors_all
 
 if _typing.TYPE_CHECKING:
+    from ._version import __version__
     from .completion import Completion
     from .device import Device, current_device, device_count
     from .event import Event
@@ -97,6 +112,8 @@ def __getattr__(name: str) -> _typing.Any:
     import importlib
 
     module = _LAZY.get(name)  # before the submodules: `launch` names the function
+    if name == "__version__":  # read from the package metadata on first use (importlib.metadata is not free)
+        module = "_version"
     if module is None:
         if name in _SUBMODULES:
             return importlib.import_module(f"{__name__}.{name}")

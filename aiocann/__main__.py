@@ -23,7 +23,7 @@ import time
 from contextlib import AsyncExitStack
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -142,9 +142,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     import aiocann
 
+    trace_path = Path(args.trace).resolve() if args.trace else None
+    if trace_path is not None and not trace_path.parent.is_dir():
+        _usage_error("demo", f"--trace {args.trace}: the directory {str(trace_path.parent)!r} does not exist")
     examples = _find("examples")
     pipeline = _load(examples / "pipeline.py")
-    trace_path = Path(args.trace).resolve() if args.trace else None
     print(f"aiocann demo on {aiocann.backend().name} ({aiocann.backend().library})")
 
     kwargs: dict[str, Any] = {"streams": args.streams}
@@ -179,13 +181,18 @@ ON_REQUEST = {"bench_ray_serve"}
 
 def cmd_bench(args: argparse.Namespace) -> int:
     bench_dir = _find("benchmarks")
-    scripts = sorted(
-        p
-        for p in bench_dir.glob("bench_*.py")
-        if (any(o in p.stem for o in args.only) if args.only else p.stem not in ON_REQUEST)
-    )
+    available = sorted(bench_dir.glob("bench_*.py"))
+    if args.only:
+        unknown = [o for o in args.only if not any(o in p.stem for p in available)]
+        if unknown:
+            names = ", ".join(p.stem.removeprefix("bench_") for p in available)
+            _usage_error("bench", f"no benchmark matches {', '.join(map(repr, unknown))} (there are: {names})")
+    scripts = [
+        p for p in available if (any(o in p.stem for o in args.only) if args.only else p.stem not in ON_REQUEST)
+    ]
     rows = []
     skipped = []
+    failed = []
     for script in scripts:
         sys.stderr.write(f"running {script.name} ...\n")
         try:
@@ -197,7 +204,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
             skipped.append(why)
             sys.stderr.write(f"  skipped: {why}\n")
             continue
-        result = module.main()
+        try:
+            result = module.main()
+        except Exception as exc:  # noqa: BLE001 -- one failing benchmark must not lose the others' rows
+            why = f"{script.stem}: {type(exc).__name__}: {exc}"
+            failed.append(why)
+            sys.stderr.write(f"  FAILED: {why}\n")
+            continue
         rows.append(result)
         sys.stderr.write(f"  {result.line()}\n")
     print()
@@ -208,9 +221,27 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"{r.name:<{name_w}}  {r.ratio:>8.3g}  {r.goal:<18}  {mark:<6}  {r.subject} / {r.baseline}")
     for why in skipped:
         print(f"skipped: {why}")
+    for why in failed:
+        print(f"FAILED: {why}")
     if args.json:
         Path(args.json).write_text(json.dumps([r.asdict() for r in rows], indent=1))
-    return 0
+    return 1 if failed else 0
+
+
+def _usage_error(command: str, message: str) -> NoReturn:
+    """A usage error, as argparse reports its own: one line on stderr, exit status 2."""
+    sys.stderr.write(f"usage: python -m aiocann {command} ... (see --help)\npython -m aiocann {command}: error: {message}\n")
+    raise SystemExit(2)
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -220,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         description="aiocann, an async Python runtime for Ascend NPUs (CANN ACL) with a CPU simulator.",
         epilog="Run 'python -m aiocann COMMAND --help' for the options of a command.",
     )
+    parser.add_argument("--version", action="version", version=f"aiocann {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, title="commands", metavar="COMMAND")
     info_help = "say which ACL runtime is loaded and from where, its devices, cores and versions"
     sub.add_parser("info", help=info_help, description=info_help[0].upper() + info_help[1:] + ".").set_defaults(
@@ -233,10 +265,12 @@ def main(argv: list[str] | None = None) -> int:
             "loaded runtime, check every batch against numpy and print a summary."
         ),
     )
-    demo.add_argument("--streams", type=int, default=4, metavar="N", help="pipelines to run side by side (default 4)")
+    demo.add_argument(
+        "--streams", type=_at_least_one, default=4, metavar="N", help="pipelines to run side by side (default 4)"
+    )
     demo.add_argument(
         "--batches",
-        type=int,
+        type=_at_least_one,
         default=None,
         metavar="N",
         help="batches per pipeline (default: what examples/pipeline.py uses)",
@@ -262,7 +296,15 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
     bench.set_defaults(fn=cmd_bench)
     args = parser.parse_args(argv)
-    return int(args.fn(args))
+    from aiocann import AclError, BackendError
+
+    try:
+        return int(args.fn(args))
+    except (BackendError, AclError) as exc:
+        # No runtime to load (AIOCANN_BACKEND=cann without CANN), or the runtime refused
+        # (no device): the message says what to do; a traceback adds nothing for a user.
+        sys.stderr.write(f"python -m aiocann {args.command}: error: {exc}\n")
+        return 1
 
 
 if __name__ == "__main__":
