@@ -10,7 +10,8 @@ which stays the one canonical copy:
   * native/include             -> aiocann/include      headers for build_kernel and C programs
   * examples/kernels/*.c,
     tests/kernels/test_kernels.c -> aiocann/_kernels   kernel sources, aiocann.compiler.example_kernel()
-  * examples/*.py              -> aiocann/_examples    python -m aiocann demo
+  * examples/ (with kernels/)  -> aiocann/examples     the examples (python -m aiocann demo runs
+                                                       pipeline.py; server.py, ray_serve.py, ...)
   * benchmarks/*.py            -> aiocann/_benchmarks  python -m aiocann bench
 An editable install copies nothing: aiocann.compiler and the CLI find these in the checkout.
 """
@@ -84,13 +85,18 @@ class BuildPy(build_py):
         kernels.mkdir(parents=True, exist_ok=True)
         for src in KERNEL_SOURCES:
             shutil.copy2(src, kernels)
+        # The examples go whole, kernels included: server.py and inference.py build theirs from
+        # the kernels/ folder beside them, wherever the examples are.
+        shutil.copytree("examples", pkg / "examples", dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "kernels")
-        shutil.copytree("examples", pkg / "_examples", dirs_exist_ok=True, ignore=ignore)
         shutil.copytree("benchmarks", pkg / "_benchmarks", dirs_exist_ok=True, ignore=ignore)
 
 
 setup(
     ext_modules=[SIM],
+    # The cffi extension is built on Python's limited API (cffi does so by default, hence
+    # _native.abi3.so), so one wheel serves every supported Python: tag it so (abi3, from 3.10).
+    options={"bdist_wheel": {"py_limited_api": "cp310"}},
     cffi_modules=["native/build_ffi.py:ffibuilder"],
     cmdclass={"build_ext": BuildExt, "build_py": BuildPy},
 )

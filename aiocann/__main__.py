@@ -28,11 +28,21 @@ from typing import Any, NoReturn
 _PACKAGE = Path(__file__).resolve().parent
 
 
+# Where a wheel carries them (setup.py's build_py); a source checkout has them at its top.
+_INSTALLED = {"examples": "examples", "benchmarks": "_benchmarks"}
+
+
 def _find(name: str) -> Path:
-    for candidate in (_PACKAGE / f"_{name}", _PACKAGE.parent / name):
+    for candidate in (_PACKAGE / _INSTALLED[name], _PACKAGE.parent / name):
         if candidate.is_dir():
             return candidate
     raise SystemExit(f"aiocann: the {name} directory is not installed (run from a source checkout)")
+
+
+def examples_dir() -> Path:
+    """The examples' folder: ``aiocann/examples`` in an installed wheel, ``examples/`` in a
+    source checkout (``python -m aiocann info`` prints it)."""
+    return _find("examples")
 
 
 def _load(path: Path) -> ModuleType:
@@ -63,6 +73,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"aiocann     {_version()}")
     print(f"backend     {info.name}  ({'CPU simulator' if info.name == 'sim' else 'CANN runtime'})")
     print(f"library     {info.library}")
+    print(f"examples    {examples_dir()}")
     print(f"ACL version {'.'.join(map(str, info.version)) if info.version else 'unknown (no aclrtGetVersion)'}")
     for reason in info.skipped:
         print(f"skipped: {reason}")

@@ -62,9 +62,9 @@ def kernel(name: str) -> Path:
 
 def examples_dir() -> Path:
     """The examples (examples/inference.py, server.py, ...): examples/ next to benchmarks/ in a
-    checkout, aiocann/_examples next to aiocann/_benchmarks in an installed wheel."""
+    checkout, aiocann/examples next to aiocann/_benchmarks in an installed wheel."""
     here = Path(__file__).resolve().parent
-    for candidate in (here.parent / "examples", here.parent / "_examples"):
+    for candidate in (here.parent / "examples",):
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError(f"no examples directory next to {here}")

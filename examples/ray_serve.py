@@ -61,9 +61,14 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import ray
-from inference import JSON_BYTES_PER_NUMBER, ServerConfig, create_app
-from ray import serve
+try:
+    import ray
+    from inference import JSON_BYTES_PER_NUMBER, ServerConfig, create_app
+    from ray import serve
+except ModuleNotFoundError as exc:  # ray[serve], starlette, uvicorn: the serve extra
+    if __name__ != "__main__":
+        raise  # imported (a benchmark, a test): the importer decides what a missing extra means
+    sys.exit(f"ray_serve.py needs the module {exc.name!r}: python -m pip install 'aiocann[serve]'")
 
 EXAMPLES_DIR = Path(__file__).resolve().parent
 VISIBLE_DEVICES = "ASCEND_RT_VISIBLE_DEVICES"

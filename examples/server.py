@@ -23,7 +23,12 @@ import sys
 import threading
 from typing import Any
 
-from inference import JSON_BYTES_PER_NUMBER, ServerConfig, create_app
+try:
+    from inference import JSON_BYTES_PER_NUMBER, ServerConfig, create_app
+except ModuleNotFoundError as exc:  # starlette / uvicorn: the server extra
+    if __name__ != "__main__":
+        raise  # imported (a benchmark, a test): the importer decides what a missing extra means
+    sys.exit(f"server.py needs the module {exc.name!r}: python -m pip install 'aiocann[server]'")
 
 # --------------------------------------------------------------------------- entry point
 
@@ -64,8 +69,8 @@ async def serve(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     parser.add_argument("--max-queue", type=int, default=ServerConfig.max_queue,
                         help="requests waiting for a batch before /infer answers 503")
     parser.add_argument("--max-batch", type=int, default=ServerConfig.max_batch, help="rows per batch")
@@ -75,17 +80,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="batches on the device at once")
     parser.add_argument("--delay-ms", type=float, default=0.0,
                         help="extra device time per batch (a slow model)")
-    parser.add_argument("--in-dim", type=int, default=ServerConfig.in_dim)
-    parser.add_argument("--out-dim", type=int, default=ServerConfig.out_dim)
+    parser.add_argument("--in-dim", type=int, default=ServerConfig.in_dim,
+                        help=f"numbers per request row, the model's input (default {ServerConfig.in_dim})")
+    parser.add_argument("--out-dim", type=int, default=ServerConfig.out_dim,
+                        help=f"numbers per answer row, the model's output (default {ServerConfig.out_dim})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the model's weights")
-    parser.add_argument("--device", type=int, default=0)
+    parser.add_argument("--device", type=int, default=0, help="the NPU to serve on (default 0)")
     parser.add_argument("--max-body-bytes", type=int, default=None,
                         help="largest request body; larger ones get 413 unread (default: room for "
                              f"--max-batch rows of --in-dim numbers, {JSON_BYTES_PER_NUMBER} bytes each)")
     parser.add_argument("--numpy", action="store_true",
                         help="answer with the model in numpy on the host, no device and no batching "
                              "(what the HTTP stack alone serves: benchmarks/bench_server.py's baseline)")
-    parser.add_argument("--log-level", default="info")
+    parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
+                        help="uvicorn's and the server's log level (default info)")
     args = parser.parse_args(argv)
     try:
         config = ServerConfig(
