@@ -87,7 +87,8 @@ class BuildPy(build_py):
             shutil.copy2(src, kernels)
         # The examples go whole, kernels included: server.py and inference.py build theirs from
         # the kernels/ folder beside them, wherever the examples are.
-        shutil.copytree("examples", pkg / "examples", dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        no_cache = shutil.ignore_patterns("__pycache__", "*.pyc")
+        shutil.copytree("examples", pkg / "examples", dirs_exist_ok=True, ignore=no_cache)
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "kernels")
         shutil.copytree("benchmarks", pkg / "_benchmarks", dirs_exist_ok=True, ignore=ignore)
 

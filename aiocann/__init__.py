@@ -40,7 +40,7 @@ from .errors import *  # noqa: F403
 from .errors import __all__ as _errors_all
 
 if _typing.TYPE_CHECKING:
-    from ._version import __version__
+    from ._version import __version__ as __version__
     from .completion import Completion
     from .device import Device, current_device, device_count
     from .event import Event

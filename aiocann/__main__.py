@@ -198,9 +198,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if unknown:
             names = ", ".join(p.stem.removeprefix("bench_") for p in available)
             _usage_error("bench", f"no benchmark matches {', '.join(map(repr, unknown))} (there are: {names})")
-    scripts = [
-        p for p in available if (any(o in p.stem for o in args.only) if args.only else p.stem not in ON_REQUEST)
-    ]
+    scripts = [p for p in available if (any(o in p.stem for o in args.only) if args.only else p.stem not in ON_REQUEST)]
     rows = []
     skipped = []
     failed = []
@@ -241,7 +239,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def _usage_error(command: str, message: str) -> NoReturn:
     """A usage error, as argparse reports its own: one line on stderr, exit status 2."""
-    sys.stderr.write(f"usage: python -m aiocann {command} ... (see --help)\npython -m aiocann {command}: error: {message}\n")
+    sys.stderr.write(f"usage: python -m aiocann {command} ... (see --help)\n")
+    sys.stderr.write(f"python -m aiocann {command}: error: {message}\n")
     raise SystemExit(2)
 
 

@@ -9,7 +9,9 @@ it::
 Where it sits: the command-line entry of the pyACL facade. It makes ``import acl`` (and
 ``import acl.rt`` / ``from acl import util``) resolve to :mod:`aiocann.acl` by registering the
 facade's modules under pyACL's names in ``sys.modules`` -- so the program and every module it
-imports share one facade, with one table of pending callbacks and threads -- then runs the
+imports share one facade, with one table of pending callbacks and threads -- and, for the
+processes the program starts (``subprocess``, ``multiprocessing`` spawn, a Ray cluster), puts
+the ``acl`` shim folder on ``PYTHONPATH`` unless a real pyACL is importable; then it runs the
 program as Python would: as ``__main__``, with Python's ``sys.argv`` and ``sys.path[0]`` for
 that form, and its own exit status (``sys.exit(n)`` and uncaught exceptions behave as usual).
 An uncaught exception's traceback starts at the program, as under ``python``: the frames of
@@ -26,7 +28,7 @@ import sys
 import types
 from typing import NoReturn
 
-import aiocann.acl
+from aiocann.acl._alias import alias_acl, export_to_children
 
 USAGE = """\
 usage: python -m aiocann.acl PROGRAM.py [ARGS...]
@@ -39,19 +41,6 @@ or a real CANN runtime: see AIOCANN_BACKEND)."""
 
 # Files whose frames are the runner's, not the program's (runpy may be frozen: "<frozen runpy>").
 _RUNNER_FILES = {os.path.abspath(__file__), os.path.abspath(runpy.__file__), "<frozen runpy>"}
-
-_FACADE_MODULES = ("rt", "util", "mdl", "op", "media", "himpi", "blas", "prof", "fv")
-
-
-def alias_acl() -> None:
-    """Make ``import acl``, ``import acl.rt``, ``import acl.util``, ... give aiocann's modules.
-
-    The submodules are registered too: otherwise ``import acl.rt`` would load rt.py a second
-    time under the name ``acl.rt``, a separate module with its own callback table.
-    """
-    sys.modules["acl"] = aiocann.acl
-    for name in _FACADE_MODULES:
-        sys.modules[f"acl.{name}"] = getattr(aiocann.acl, name)
 
 
 def _program_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
@@ -103,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     if first not in ("-m", "-c", "-") and not os.path.exists(first):
         print(f"python -m aiocann.acl: can't open file {first!r}: no such file", file=sys.stderr)
         return 2
+    export_to_children()  # before the alias: a real pyACL, if there is one, keeps its children
     alias_acl()
     try:
         if first == "-m":

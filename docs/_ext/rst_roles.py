@@ -27,7 +27,7 @@ _REGISTER = re.compile(r"^_register\((.*)\)$", re.S)
 
 
 def _codes(obj: griffe.Object) -> str | None:
-    """"Codes: `ACL_ERROR_X` (N), ..." for a class registered for codes, else None."""
+    """ "Codes: `ACL_ERROR_X` (N), ..." for a class registered for codes, else None."""
     if not isinstance(obj, griffe.Class) or not obj.path.startswith("aiocann.errors."):
         return None
     from aiocann.errors import ERROR_CODES  # imports no runtime library

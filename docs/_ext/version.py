@@ -3,9 +3,10 @@ pyproject.toml (the one place it is written), so the two cannot drift."""
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 
 def on_config(config: Any, **kwargs: Any) -> Any:

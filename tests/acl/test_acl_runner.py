@@ -243,3 +243,79 @@ def test_traceback_starts_at_the_program(tmp_path: Path):
         assert "aiocann/acl/__main__.py" not in proc.stderr and "runpy" not in proc.stderr, proc.stderr
         frames = [line for line in lines if line.startswith('  File "')]
         assert frames and ("crash.py" in frames[0] or "<string>" in frames[0]), proc.stderr
+
+
+CHILDREN = """
+import multiprocessing
+import subprocess
+import sys
+
+import acl
+
+
+def child(queue):
+    import acl
+    import acl.rt
+
+    queue.put((acl.__name__, acl.rt.__name__, acl.get_soc_name()))
+
+
+if __name__ == "__main__":
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=child, args=(queue,))
+    proc.start()
+    print("spawn", *queue.get(timeout=60))
+    proc.join(60)
+    code = "import acl, acl.rt; print('subprocess', acl.__name__, acl.rt.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    print(out.stdout.strip() or out.stderr)
+"""
+
+
+def test_import_acl_works_in_the_programs_child_processes(tmp_path):
+    # As with real pyACL (CANN's set_env.sh puts it on PYTHONPATH): the processes a program
+    # starts -- multiprocessing spawn children, subprocesses of sys.executable, a Ray cluster's
+    # workers -- import acl too, and get aiocann's facade.
+    (tmp_path / "children.py").write_text(CHILDREN)
+    r = run_acl(str(tmp_path / "children.py"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert "spawn aiocann.acl aiocann.acl.rt Ascend910B1" in lines, r.stdout
+    assert "subprocess aiocann.acl aiocann.acl.rt" in lines, r.stdout
+
+
+def test_a_real_pyacl_is_never_shadowed_in_child_processes(tmp_path):
+    # Where CANN's pyACL is importable, the runner's program still gets aiocann's facade, but the
+    # processes it starts keep the real one.
+    real = tmp_path / "cann" / "acl"
+    real.mkdir(parents=True)
+    (real / "__init__.py").write_text("REAL = True\n")
+    code = (
+        "import subprocess, sys, acl; print('parent', acl.__name__); "
+        "print(subprocess.run([sys.executable, '-c', 'import acl; print(\"child\", acl.__name__, acl.REAL)'], "
+        "capture_output=True, text=True).stdout.strip())"
+    )
+    env = {**os.environ, "AIOCANN_BACKEND": "sim", "PYTHONPATH": str(tmp_path / "cann")}
+    r = subprocess.run(
+        [sys.executable, "-m", "aiocann.acl", "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["parent aiocann.acl", "child acl True"], r.stdout
+
+
+def test_pytest_under_the_runner_has_no_plugin_warning(tmp_path):
+    (tmp_path / "test_uses_acl.py").write_text("import acl\n\ndef test_soc():\n    assert acl.get_soc_name()\n")
+    r = run_acl(
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-W",
+        "error::pytest.PytestAssertRewriteWarning",
+        str(tmp_path / "test_uses_acl.py"),
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "already imported" not in r.stdout + r.stderr

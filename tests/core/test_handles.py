@@ -301,4 +301,3 @@ async def test_streams_of_other_libraries_and_of_aiocann_itself_wrap_once():
             assert acl.rt.destroy_stream(handle) == 0
         with pytest.raises(TypeError, match="npu_stream"):
             ac.Stream.from_handle(TorchNpuLikeStream("0x1"), device=dev)  # type: ignore[arg-type]
-
