@@ -740,7 +740,7 @@ static aclError missing_aclrtAllocatorGetByStream(aclrtStream stream, aclrtAlloc
                                                   aclrtAllocatorGetAddrFromBlockFunc *getAddrFromBlockFunc)
 {
     (void)stream, (void)allocatorDesc, (void)allocator, (void)allocFunc, (void)freeFunc, (void)allocAdviseFunc,
-    (void)getAddrFromBlockFunc;
+        (void)getAddrFromBlockFunc;
     return ACL_ERROR_API_NOT_SUPPORT;
 }
 

@@ -9,7 +9,7 @@
  * defined below as a macro that reads its table entry. So the simulator and a real CANN
  * install take exactly the same code path.
  *
- * Include this after acl/acl.h (the prototypes give each entry its type via __typeof__).
+ * It includes the ACL headers: their prototypes give each entry its type (via __typeof__).
  *
  * Generated: written by native/gen_acl.py from native/acl_functions.py; edit that, not this file.
  */

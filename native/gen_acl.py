@@ -102,20 +102,20 @@ def _spell(ctype: str) -> str:
 
 
 def _wrap_c(head: str, items: Sequence[str], tail: str, indent: str = "") -> list[str]:
-    """``head item, item, ...tail``, packed greedily into WIDTH columns, continuation lines
-    aligned after ``head`` (clang-format's BinPackParameters with AlignAfterOpenBracket)."""
-    if not items:
-        return [f"{indent}{head}{tail}"]
-    lines, cur = [], f"{indent}{head}"
-    pad = " " * len(cur)
+    """``head item, item, ...tail``, packed greedily into WIDTH columns: continuation lines
+    aligned after ``head`` (clang-format's BinPackParameters, AlignAfterOpenBracket), or, with
+    no head (a statement), indented 4 more than the first line."""
+    pad = " " * len(indent + head) if head else indent + "    "
+    lines, cur, fresh = [], indent + head, True
     for i, item in enumerate(items):
         piece = item + (tail if i == len(items) - 1 else ",")
-        if cur.strip() and not cur.endswith("(") and len(cur) + 1 + len(piece) > WIDTH:
+        if not fresh and len(cur) + 1 + len(piece) > WIDTH:
             lines.append(cur)
             cur = pad + piece
         else:
-            cur += ("" if cur.endswith("(") or cur.isspace() or not cur.strip() else " ") + piece
-    lines.append(cur)
+            cur += piece if fresh else " " + piece
+        fresh = False
+    lines.append(cur if items else cur + tail)
     return lines
 
 
@@ -203,7 +203,7 @@ TABLE_HEAD = """\
  * defined below as a macro that reads its table entry. So the simulator and a real CANN
  * install take exactly the same code path.
  *
- * Include this after acl/acl.h (the prototypes give each entry its type via __typeof__).
+ * It includes the ACL headers: their prototypes give each entry its type (via __typeof__).
  *
  * Generated: {notice}; edit that, not this file.
  */
