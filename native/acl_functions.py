@@ -114,6 +114,7 @@ class Group:
 REQUIRED = True
 
 GROUPS: tuple[Group, ...] = (
+    # ---- acl/acl_rt.h: the core of the runtime, what the async API stands on ---------------------
     Group(
         "init, finalize, version, recent error message",
         "acl/acl_rt.h",
@@ -580,6 +581,7 @@ GROUPS: tuple[Group, ...] = (
             ),
         ),
     ),
+    # ---- acl/acl_rt.h: the rest of pyACL's runtime surface (issue 11) ----------------------------
     Group(
         "init, version, SoC",
         "acl/acl_rt.h",
@@ -899,6 +901,7 @@ GROUPS: tuple[Group, ...] = (
             ),
         ),
     ),
+    # ---- acl/acl_rt.h: the memory family (issue 11) ----------------------------------------------
     Group(
         "virtual memory and physical memory handles",
         "acl/acl_rt.h",
@@ -1102,6 +1105,7 @@ GROUPS: tuple[Group, ...] = (
             ),
         ),
     ),
+    # ---- acl/acl_rt.h: stream capture (ACL Graph), absent from some releases and chips -----------
     Group(
         None,
         "acl/acl_rt.h",
@@ -1121,6 +1125,7 @@ GROUPS: tuple[Group, ...] = (
             Fn("aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);"),
         ),
     ),
+    # ---- acl/acl_rt_allocator.h: user allocators -------------------------------------------------
     Group(
         None,
         "acl/acl_rt_allocator.h",
@@ -1181,6 +1186,7 @@ GROUPS: tuple[Group, ...] = (
             Fn("aclError aclrtAllocatorUnregister(aclrtStream stream);", py=Call("allocator_unregister", "k")),
         ),
     ),
+    # ---- acl/acl_rt_device.h: the device share (issue 11) ----------------------------------------
     Group(
         "overflow detection",
         "acl/acl_rt_device.h",
@@ -1474,6 +1480,7 @@ GROUPS: tuple[Group, ...] = (
             ),
         ),
     ),
+    # ---- aclsim_ext.h: the simulator's timeline trace, absent from every real runtime ------------
     Group(
         None,
         "aclsim_ext.h",
@@ -1500,6 +1507,7 @@ GROUPS: tuple[Group, ...] = (
             ),
         ),
     ),
+    # ---- acl/acl_rt_compile.h: the runtime compiler, libacl_rtc.so on CANN -----------------------
     Group(
         "the runtime compiler: a program from source, compiled to a device binary",
         "acl/acl_rt_compile.h",

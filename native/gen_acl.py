@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 NATIVE = ROOT / "native"
@@ -128,8 +129,8 @@ def prototype_lines(proto: Proto) -> list[str]:
 
 @dataclass(frozen=True)
 class Entry:
-    fn: object  # acl_functions.Fn
-    group: object  # acl_functions.Group
+    fn: Any  # acl_functions.Fn
+    group: Any  # acl_functions.Group
     proto: Proto
 
 
@@ -314,7 +315,8 @@ def _bare(ctype: str) -> str:
 class PyGen:
     """The wrappers of the common shapes, as a person would write them in rt.py."""
 
-    def __init__(self, handles: set[str]) -> None:
+    def __init__(self, desc: ModuleType, handles: set[str]) -> None:
+        self.desc = desc
         self.handles = handles
 
     def is_handle(self, ctype: str) -> bool:
@@ -343,9 +345,8 @@ class PyGen:
         return found[0]
 
     def wrapper(self, e: Entry) -> list[str]:
-        desc = sys.modules["acl_functions"]
         w = e.fn.py
-        is_out = isinstance(w, desc.Out)
+        is_out = isinstance(w, self.desc.Out)
         output = self.output_of(e) if is_out else None
         inputs = [p for p in e.proto.params if p is not output]
         names = list(w.args) if w.args is not None else [_snake(p.name) for p in inputs]
@@ -447,7 +448,7 @@ def _marker_py(kind: str, block: str) -> str:
 
 
 def rt_blocks(items: list[Entry], gen: PyGen) -> dict[str, str]:
-    desc = sys.modules["acl_functions"]
+    desc = gen.desc
     names = sorted(e.fn.py.name for e in items if e.fn.py is not None)
     dup = {n for n in names if names.count(n) > 1}
     specials = {e.fn.py.name for e in items if isinstance(e.fn.py, desc.Special)}
@@ -478,7 +479,8 @@ def _handles() -> set[str]:
 
 def generate() -> dict[Path, str]:
     """Every generated file's path and its content as it should be."""
-    items = entries(load_description())
+    desc = load_description()
+    items = entries(desc)
     out: dict[Path, str] = {
         NATIVE / "acl_table.h": acl_table_h(items),
         NATIVE / "acl_standins.h": acl_standins_h(items),
@@ -497,7 +499,7 @@ def generate() -> dict[Path, str]:
     out[RT_PY] = replace_blocks(
         rt,
         "aiocann/acl/rt.py",
-        rt_blocks(items, PyGen(_handles())),
+        rt_blocks(items, PyGen(desc, _handles())),
         lambda b: _marker_py("BEGIN", b),
         lambda b: _marker_py("END", b),
     )

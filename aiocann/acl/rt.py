@@ -17,6 +17,12 @@ formats with a narrower type than the C one is narrowed the same way (``get_devi
 int64 value goes out through ``"i"``, its low 32 bits), a struct comes back as the dict pyACL
 builds. Each such case is marked below.
 
+The wrappers of the two common shapes (arguments in and the bare ``ret`` out; or one output
+and ``(value, ret)``), and ``__all__``, are generated from the description of the ACL
+functions, native/acl_functions.py, by native/gen_acl.py: they sit between ``BEGIN
+GENERATED`` and ``END GENERATED`` markers, one block per section; edit the description, not
+them. Every other line is written here.
+
 pyACL functions aiocann does not provide (hardware the simulator does not model: notifies,
 resource limits, ...) are still attributes:
 calling one raises NotImplementedError naming it (``__getattr__`` at the end), never an
