@@ -6,8 +6,10 @@ checked against facts taken from the real headers: hicann/runtime, include/exter
 acl_rt_allocator.h, acl_base_rt.h, acl_base.h, error_codes/rt_error_codes.h} at commit
 681ef7610. The facts below are data (names, values, normalized signatures, sizes/offsets
 measured by compiling those headers with gcc on x86_64);
-no header text is copied. Simulator extensions (aclsim_ext.h: aclsim*, aiocann_native.h:
-aiocann_*) are not part of ACL and are not checked here.
+no header text is copied. The runtime compiler's acl_rt_compile.h is checked the same way,
+against hicann/asc-devkit's tools/include/acl/acl_rt_compile.h. Simulator extensions
+(aclsim_ext.h: aclsim*, aiocann_native.h: aiocann_*) are not part of ACL and are not checked
+here.
 
 Signatures are normalized: whitespace collapsed, parameter names dropped, ``const`` kept,
 ``(void)`` and ``()`` both mean no parameters.
