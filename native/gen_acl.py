@@ -3,6 +3,8 @@
     python native/gen_acl.py           rewrite every generated file or block that is stale
     python native/gen_acl.py --check   write nothing; exit 1, naming them, if any is stale
 
+(Exit 2 when the description or a file's markers are inconsistent, saying what is wrong.)
+
 As trio's gen_exports: the generated files are checked in (a reader, a review and the build
 see them as they are), and tests/tools/test_generated.py runs --check, so a description
 changed without regenerating -- or a generated file edited by hand -- fails the tests.
@@ -145,7 +147,7 @@ def entries(desc: ModuleType) -> list[Entry]:
                 raise ValueError(f"{proto.name} is described twice")
             seen.add(proto.name)
             if fn.required and (fn.missing is not None or group.library != "acl"):
-                raise ValueError(f"{proto.name}: a required function has no stand-in and is in the runtime library")
+                raise ValueError(f"{proto.name}: a required function has no stand-in (missing=) and is the runtime's")
             if not fn.required and fn.missing is None and proto.ret != "aclError":
                 raise ValueError(f"{proto.name} returns {proto.ret}: say what its stand-in returns (missing=...)")
             out.append(Entry(fn, group, proto))
@@ -161,7 +163,7 @@ def _marker_c(kind: str, block: str) -> str:
     return f'/* END GENERATED "{block}" */'
 
 
-def header_block(items: list[Entry], block: str) -> str:
+def header_block(items: list[Entry]) -> str:
     lines: list[str] = []
     last_group = None
     for e in items:
@@ -180,11 +182,18 @@ def header_block(items: list[Entry], block: str) -> str:
 def replace_blocks(
     text: str, path: str, blocks: dict[str, str], begin: Callable[[str], str], end: Callable[[str], str]
 ) -> str:
+    """``text`` with the content between each block's markers replaced. Every block must have
+    its markers once, and every marked block must be one of ``blocks``: a block the
+    description no longer fills is an error, not silently left as it was."""
+    marked = re.findall(re.escape(begin("@block@")).replace("@block@", '([^"]+)'), text)
+    unknown = sorted(set(marked) - set(blocks))
+    if unknown:
+        raise ValueError(f"{path}: no described function belongs to the generated blocks {unknown}")
     for block, content in blocks.items():
         b, e = begin(block), end(block)
         i, j = text.find(b), text.find(e)
-        if i < 0 or j < i:
-            raise ValueError(f"{path} has no {b!r} ... {e!r} markers for block {block!r}")
+        if i < 0 or j < i or marked.count(block) != 1:
+            raise ValueError(f"{path} needs one {b!r} ... {e!r} pair for block {block!r}")
         text = text[: i + len(b)] + "\n" + content + text[j:]
     return text
 
@@ -491,7 +500,7 @@ def generate() -> dict[Path, str]:
     for header, blocks in by_header.items():
         path = INCLUDE / header
         text = out.get(path, path.read_text())
-        content = {b: header_block(es, b) for b, es in blocks.items()}
+        content = {b: header_block(es) for b, es in blocks.items()}
         out[path] = replace_blocks(
             text, header, content, lambda b: _marker_c("BEGIN", b), lambda b: _marker_c("END", b)
         )
@@ -510,8 +519,13 @@ def main(argv: Iterable[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 if a generated file is stale")
     args = ap.parse_args(list(argv) if argv is not None else None)
+    try:
+        files = generate()
+    except ValueError as exc:  # the description, or a file's markers, is inconsistent
+        print(f"native/gen_acl.py: {exc}", file=sys.stderr)
+        return 2
     stale = []
-    for path, content in generate().items():
+    for path, content in files.items():
         current = path.read_text() if path.exists() else None
         if current == content:
             continue

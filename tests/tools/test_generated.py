@@ -40,15 +40,23 @@ def test_the_generated_files_are_current():
     assert run.returncode == 0, run.stderr
 
 
-def test_a_stale_generated_file_is_found_and_rewritten(tmp_path):
-    """A copy of the tree: an edit of the description makes --check fail naming what it
-    changes, a run rewrites exactly those, and --check passes again."""
+@pytest.fixture
+def tree_copy(tmp_path) -> Path:
+    """What the generator reads and writes, copied: the description, the generator, the
+    headers, the table, the stand-ins and rt.py."""
     for rel in ("native/gen_acl.py", "native/acl_functions.py", "native/acl_table.h", "native/acl_standins.h"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / rel, tmp_path / rel)
     shutil.copytree(ROOT / "native" / "include", tmp_path / "native" / "include")
     (tmp_path / "aiocann" / "acl").mkdir(parents=True)
     shutil.copy(ROOT / "aiocann" / "acl" / "rt.py", tmp_path / "aiocann" / "acl" / "rt.py")
+    return tmp_path
+
+
+def test_a_stale_generated_file_is_found_and_rewritten(tree_copy):
+    """An edit of the description makes --check fail naming what it changes, a run rewrites
+    exactly those, and --check passes again."""
+    tmp_path = tree_copy
     desc = tmp_path / "native" / "acl_functions.py"
     text = desc.read_text()
     old = 'Fn("aclError aclrtFreeHost(void *hostPtr);", REQUIRED, py=Call("free_host", "k")),'
@@ -70,6 +78,39 @@ def test_a_stale_generated_file_is_found_and_rewritten(tmp_path):
     )
     again = subprocess.run([*script, "--check"], capture_output=True, text=True, timeout=60)
     assert again.returncode == 0, again.stderr
+
+
+@pytest.mark.parametrize(
+    ("edit", "error"),
+    [
+        (
+            lambda t: t.replace(
+                'Fn("aclError aclFinalize(void);", REQUIRED),', 'Fn("aclError aclFinalize(void);"),' * 2
+            ),
+            "aclFinalize is described twice",
+        ),
+        (
+            lambda t: t.replace(
+                'Fn("const char *aclGetRecentErrMsg(void);", REQUIRED)', 'Fn("const char *aclGetRecentErrMsg(void);")'
+            ),
+            "aclGetRecentErrMsg returns const char *: say what its stand-in returns",
+        ),
+        (
+            lambda t: t.replace('py=Call("free_host", "k")', 'py=Call("free_host", "kk")'),
+            "aclrtFreeHost: 1 inputs",
+        ),
+    ],
+    ids=["twice", "no-stand-in-value", "format-of-the-wrong-length"],
+)
+def test_an_inconsistent_description_is_refused_saying_why(tree_copy, edit, error):
+    desc = tree_copy / "native" / "acl_functions.py"
+    text = desc.read_text()
+    assert edit(text) != text
+    desc.write_text(edit(text))
+    run = subprocess.run([sys.executable, str(tree_copy / "native" / "gen_acl.py")], capture_output=True, text=True)
+    assert run.returncode == 2
+    assert error in run.stderr
+    assert (tree_copy / "aiocann" / "acl" / "rt.py").read_text() == (ROOT / "aiocann" / "acl" / "rt.py").read_text()
 
 
 def test_the_description_is_consistent():
