@@ -9,12 +9,15 @@
  * defined below as a macro that reads its table entry. So the simulator and a real CANN
  * install take exactly the same code path.
  *
- * Include this after acl/acl.h (the prototypes give each entry its type via __typeof__).
+ * It includes the ACL headers: their prototypes give each entry its type (via __typeof__).
+ *
+ * Generated: written by native/gen_acl.py from native/acl_functions.py; edit that, not this file.
  */
 #ifndef AIOCANN_ACL_TABLE_H_
 #define AIOCANN_ACL_TABLE_H_
 
 #include "acl/acl.h"
+#include "acl/acl_rt_compile.h"
 #include "aclsim_ext.h"
 
 /* Required: loading fails, naming them, if the library lacks any. */
@@ -75,54 +78,12 @@
     X(aclrtLaunchKernelWithConfig) \
     X(aclrtLaunchKernel)
 
-/* issue 11, device share (native/include/acl/acl_rt_device.h): optional, as every issue-11
- * function; listed apart to keep this block separate while it is written. */
-#define AIOCANN_ACL_OPTIONAL_DEVICE(X) \
-    X(aclrtSetStreamOverflowSwitch) \
-    X(aclrtGetStreamOverflowSwitch) \
-    X(aclrtGetOverflowStatus) \
-    X(aclrtResetOverflowStatus) \
-    X(aclrtSetOpWaitTimeout) \
-    X(aclrtSetOpExecuteTimeOut) \
-    X(aclrtSetOpExecuteTimeOutWithMs) \
-    X(aclrtSetOpExecuteTimeOutV2) \
-    X(aclrtGetOpTimeOutInterval) \
-    X(aclrtGetOpExecuteTimeout) \
-    X(aclrtCreateNotify) \
-    X(aclrtDestroyNotify) \
-    X(aclrtRecordNotify) \
-    X(aclrtWaitAndResetNotify) \
-    X(aclrtGetNotifyId) \
-    X(aclrtNotifyBatchReset) \
-    X(aclrtNotifyGetExportKey) \
-    X(aclrtNotifyImportByKey) \
-    X(aclrtNotifySetImportPid) \
-    X(aclrtGetDeviceResLimit) \
-    X(aclrtSetDeviceResLimit) \
-    X(aclrtResetDeviceResLimit) \
-    X(aclrtGetStreamResLimit) \
-    X(aclrtSetStreamResLimit) \
-    X(aclrtResetStreamResLimit) \
-    X(aclrtUseStreamResInCurrentThread) \
-    X(aclrtUnuseStreamResInCurrentThread) \
-    X(aclrtGetResInCurrentThread) \
-    X(aclrtGetDevicesTopo) \
-    X(aclrtStreamAbort) \
-    X(aclrtDeviceTaskAbort) \
-    X(aclrtRegisterCpuFunc) \
-    X(aclrtSetGroup) \
-    X(aclrtGetGroupCount) \
-    X(aclrtCreateGroupInfo) \
-    X(aclrtDestroyGroupInfo) \
-    X(aclrtGetAllGroupInfo) \
-    X(aclrtGetGroupInfoDetail)
-
-/* Optional: absent from older CANN releases (missing ones return ACL_ERROR_API_NOT_SUPPORT, or
- * UINT32_MAX for the exception-info getters), deprecated in newer ones (aclrtGetVersion), and
- * the simulator's own trace interface (absent from every real runtime). Stream capture (ACL
- * Graph: aclmdlRI*) is absent from releases and chips without it. */
+/* Optional, from the runtime library: absent from older CANN releases, deprecated in newer
+ * ones (aclrtGetVersion), absent from chips without a feature (stream capture), or the
+ * simulator's own (aclsim*, absent from every real runtime). A missing one is a stand-in
+ * (acl_standins.h) returning what native/acl_functions.py says, by default
+ * ACL_ERROR_API_NOT_SUPPORT. */
 #define AIOCANN_ACL_OPTIONAL(X) \
-    AIOCANN_ACL_OPTIONAL_DEVICE(X) \
     X(aclrtGetVersion) \
     X(aclrtResetDeviceForce) \
     X(aclrtEventGetTimestamp) \
@@ -140,7 +101,6 @@
     X(aclrtSetStreamFailureMode) \
     X(aclrtGetThreadLastTaskId) \
     X(aclrtStreamGetId) \
-    /* issue 11: the rest of pyACL's runtime surface */ \
     X(aclFinalizeReference) \
     X(aclsysGetVersionStr) \
     X(aclsysGetCANNVersion) \
@@ -196,17 +156,6 @@
     X(aclrtBinaryLoad) \
     X(aclrtGetFunctionAddr) \
     X(aclrtGetFunctionName) \
-    X(aclmdlRICaptureBegin) \
-    X(aclmdlRICaptureGetInfo) \
-    X(aclmdlRICaptureEnd) \
-    X(aclmdlRICaptureThreadExchangeMode) \
-    X(aclmdlRIExecuteAsync) \
-    X(aclmdlRIDestroy) \
-    X(aclmdlRICaptureTaskGrpBegin) \
-    X(aclmdlRICaptureTaskGrpEnd) \
-    X(aclmdlRICaptureTaskUpdateBegin) \
-    X(aclmdlRICaptureTaskUpdateEnd) \
-    /* issue 11, memory family */ \
     X(aclrtReserveMemAddress) \
     X(aclrtReleaseMemAddress) \
     X(aclrtMallocPhysical) \
@@ -235,6 +184,16 @@
     X(aclrtValueWait) \
     X(aclrtGetMemUceInfo) \
     X(aclrtMemUceRepair) \
+    X(aclmdlRICaptureBegin) \
+    X(aclmdlRICaptureGetInfo) \
+    X(aclmdlRICaptureEnd) \
+    X(aclmdlRICaptureThreadExchangeMode) \
+    X(aclmdlRIExecuteAsync) \
+    X(aclmdlRIDestroy) \
+    X(aclmdlRICaptureTaskGrpBegin) \
+    X(aclmdlRICaptureTaskGrpEnd) \
+    X(aclmdlRICaptureTaskUpdateBegin) \
+    X(aclmdlRICaptureTaskUpdateEnd) \
     X(aclrtAllocatorCreateDesc) \
     X(aclrtAllocatorDestroyDesc) \
     X(aclrtAllocatorSetObjToDesc) \
@@ -245,14 +204,67 @@
     X(aclrtAllocatorRegister) \
     X(aclrtAllocatorGetByStream) \
     X(aclrtAllocatorUnregister) \
+    X(aclrtSetStreamOverflowSwitch) \
+    X(aclrtGetStreamOverflowSwitch) \
+    X(aclrtGetOverflowStatus) \
+    X(aclrtResetOverflowStatus) \
+    X(aclrtSetOpWaitTimeout) \
+    X(aclrtSetOpExecuteTimeOut) \
+    X(aclrtSetOpExecuteTimeOutWithMs) \
+    X(aclrtSetOpExecuteTimeOutV2) \
+    X(aclrtGetOpTimeOutInterval) \
+    X(aclrtGetOpExecuteTimeout) \
+    X(aclrtCreateNotify) \
+    X(aclrtDestroyNotify) \
+    X(aclrtRecordNotify) \
+    X(aclrtWaitAndResetNotify) \
+    X(aclrtGetNotifyId) \
+    X(aclrtNotifyBatchReset) \
+    X(aclrtNotifyGetExportKey) \
+    X(aclrtNotifyImportByKey) \
+    X(aclrtNotifySetImportPid) \
+    X(aclrtGetDeviceResLimit) \
+    X(aclrtSetDeviceResLimit) \
+    X(aclrtResetDeviceResLimit) \
+    X(aclrtGetStreamResLimit) \
+    X(aclrtSetStreamResLimit) \
+    X(aclrtResetStreamResLimit) \
+    X(aclrtUseStreamResInCurrentThread) \
+    X(aclrtUnuseStreamResInCurrentThread) \
+    X(aclrtGetResInCurrentThread) \
+    X(aclrtGetDevicesTopo) \
+    X(aclrtStreamAbort) \
+    X(aclrtDeviceTaskAbort) \
+    X(aclrtRegisterCpuFunc) \
+    X(aclrtSetGroup) \
+    X(aclrtGetGroupCount) \
+    X(aclrtCreateGroupInfo) \
+    X(aclrtDestroyGroupInfo) \
+    X(aclrtGetAllGroupInfo) \
+    X(aclrtGetGroupInfoDetail) \
     X(aclsimTraceStart) \
     X(aclsimTraceStop) \
     X(aclsimTraceDrain)
+
+/* Optional, from the runtime compiler (aclrtc*): libacl_rtc.so beside the runtime library
+ * on CANN; the loader takes them from the runtime library itself when it has them (the
+ * simulator). Missing ones are stand-ins, as above. */
+#define AIOCANN_ACL_OPTIONAL_RTC(X) \
+    X(aclrtcCreateProg) \
+    X(aclrtcCompileProg) \
+    X(aclrtcAddNameExpr) \
+    X(aclrtcGetLoweredName) \
+    X(aclrtcGetBinDataSize) \
+    X(aclrtcGetBinData) \
+    X(aclrtcGetCompileLogSize) \
+    X(aclrtcGetCompileLog) \
+    X(aclrtcDestroyProg)
 
 typedef struct aiocann_acl_table {
 #define AIOCANN_ACL_ENTRY(name) __typeof__(name) *name;
     AIOCANN_ACL_REQUIRED(AIOCANN_ACL_ENTRY)
     AIOCANN_ACL_OPTIONAL(AIOCANN_ACL_ENTRY)
+    AIOCANN_ACL_OPTIONAL_RTC(AIOCANN_ACL_ENTRY)
 #undef AIOCANN_ACL_ENTRY
 } aiocann_acl_table;
 
@@ -261,45 +273,6 @@ extern aiocann_acl_table aiocann_acl;
 /* From here on, every ACL call in this translation unit goes through the table (except in the
  * loader, which only fills it and defines AIOCANN_ACL_NO_MACROS). */
 #ifndef AIOCANN_ACL_NO_MACROS
-/* issue 11, device share */
-#define aclrtSetStreamOverflowSwitch (aiocann_acl.aclrtSetStreamOverflowSwitch)
-#define aclrtGetStreamOverflowSwitch (aiocann_acl.aclrtGetStreamOverflowSwitch)
-#define aclrtGetOverflowStatus (aiocann_acl.aclrtGetOverflowStatus)
-#define aclrtResetOverflowStatus (aiocann_acl.aclrtResetOverflowStatus)
-#define aclrtSetOpWaitTimeout (aiocann_acl.aclrtSetOpWaitTimeout)
-#define aclrtSetOpExecuteTimeOut (aiocann_acl.aclrtSetOpExecuteTimeOut)
-#define aclrtSetOpExecuteTimeOutWithMs (aiocann_acl.aclrtSetOpExecuteTimeOutWithMs)
-#define aclrtSetOpExecuteTimeOutV2 (aiocann_acl.aclrtSetOpExecuteTimeOutV2)
-#define aclrtGetOpTimeOutInterval (aiocann_acl.aclrtGetOpTimeOutInterval)
-#define aclrtGetOpExecuteTimeout (aiocann_acl.aclrtGetOpExecuteTimeout)
-#define aclrtCreateNotify (aiocann_acl.aclrtCreateNotify)
-#define aclrtDestroyNotify (aiocann_acl.aclrtDestroyNotify)
-#define aclrtRecordNotify (aiocann_acl.aclrtRecordNotify)
-#define aclrtWaitAndResetNotify (aiocann_acl.aclrtWaitAndResetNotify)
-#define aclrtGetNotifyId (aiocann_acl.aclrtGetNotifyId)
-#define aclrtNotifyBatchReset (aiocann_acl.aclrtNotifyBatchReset)
-#define aclrtNotifyGetExportKey (aiocann_acl.aclrtNotifyGetExportKey)
-#define aclrtNotifyImportByKey (aiocann_acl.aclrtNotifyImportByKey)
-#define aclrtNotifySetImportPid (aiocann_acl.aclrtNotifySetImportPid)
-#define aclrtGetDeviceResLimit (aiocann_acl.aclrtGetDeviceResLimit)
-#define aclrtSetDeviceResLimit (aiocann_acl.aclrtSetDeviceResLimit)
-#define aclrtResetDeviceResLimit (aiocann_acl.aclrtResetDeviceResLimit)
-#define aclrtGetStreamResLimit (aiocann_acl.aclrtGetStreamResLimit)
-#define aclrtSetStreamResLimit (aiocann_acl.aclrtSetStreamResLimit)
-#define aclrtResetStreamResLimit (aiocann_acl.aclrtResetStreamResLimit)
-#define aclrtUseStreamResInCurrentThread (aiocann_acl.aclrtUseStreamResInCurrentThread)
-#define aclrtUnuseStreamResInCurrentThread (aiocann_acl.aclrtUnuseStreamResInCurrentThread)
-#define aclrtGetResInCurrentThread (aiocann_acl.aclrtGetResInCurrentThread)
-#define aclrtGetDevicesTopo (aiocann_acl.aclrtGetDevicesTopo)
-#define aclrtStreamAbort (aiocann_acl.aclrtStreamAbort)
-#define aclrtDeviceTaskAbort (aiocann_acl.aclrtDeviceTaskAbort)
-#define aclrtRegisterCpuFunc (aiocann_acl.aclrtRegisterCpuFunc)
-#define aclrtSetGroup (aiocann_acl.aclrtSetGroup)
-#define aclrtGetGroupCount (aiocann_acl.aclrtGetGroupCount)
-#define aclrtCreateGroupInfo (aiocann_acl.aclrtCreateGroupInfo)
-#define aclrtDestroyGroupInfo (aiocann_acl.aclrtDestroyGroupInfo)
-#define aclrtGetAllGroupInfo (aiocann_acl.aclrtGetAllGroupInfo)
-#define aclrtGetGroupInfoDetail (aiocann_acl.aclrtGetGroupInfoDetail)
 #define aclInit (aiocann_acl.aclInit)
 #define aclFinalize (aiocann_acl.aclFinalize)
 #define aclGetRecentErrMsg (aiocann_acl.aclGetRecentErrMsg)
@@ -309,8 +282,6 @@ extern aiocann_acl_table aiocann_acl;
 #define aclrtResetDeviceForce (aiocann_acl.aclrtResetDeviceForce)
 #define aclrtGetDevice (aiocann_acl.aclrtGetDevice)
 #define aclrtGetDeviceCount (aiocann_acl.aclrtGetDeviceCount)
-#define aclrtGetLogicDevIdByUserDevId (aiocann_acl.aclrtGetLogicDevIdByUserDevId)
-#define aclrtGetUserDevIdByLogicDevId (aiocann_acl.aclrtGetUserDevIdByLogicDevId)
 #define aclrtSynchronizeDevice (aiocann_acl.aclrtSynchronizeDevice)
 #define aclrtCreateContext (aiocann_acl.aclrtCreateContext)
 #define aclrtDestroyContext (aiocann_acl.aclrtDestroyContext)
@@ -374,7 +345,6 @@ extern aiocann_acl_table aiocann_acl;
 #define aclrtSetStreamFailureMode (aiocann_acl.aclrtSetStreamFailureMode)
 #define aclrtGetThreadLastTaskId (aiocann_acl.aclrtGetThreadLastTaskId)
 #define aclrtStreamGetId (aiocann_acl.aclrtStreamGetId)
-/* issue 11 */
 #define aclFinalizeReference (aiocann_acl.aclFinalizeReference)
 #define aclsysGetVersionStr (aiocann_acl.aclsysGetVersionStr)
 #define aclsysGetCANNVersion (aiocann_acl.aclsysGetCANNVersion)
@@ -390,6 +360,8 @@ extern aiocann_acl_table aiocann_acl;
 #define aclrtGetDeviceInfo (aiocann_acl.aclrtGetDeviceInfo)
 #define aclrtDeviceGetStreamPriorityRange (aiocann_acl.aclrtDeviceGetStreamPriorityRange)
 #define aclrtGetDeviceCapability (aiocann_acl.aclrtGetDeviceCapability)
+#define aclrtGetLogicDevIdByUserDevId (aiocann_acl.aclrtGetLogicDevIdByUserDevId)
+#define aclrtGetUserDevIdByLogicDevId (aiocann_acl.aclrtGetUserDevIdByLogicDevId)
 #define aclrtGetLogicDevIdByPhyDevId (aiocann_acl.aclrtGetLogicDevIdByPhyDevId)
 #define aclrtGetPhyDevIdByLogicDevId (aiocann_acl.aclrtGetPhyDevIdByLogicDevId)
 #define aclrtDeviceGetUuid (aiocann_acl.aclrtDeviceGetUuid)
@@ -428,17 +400,6 @@ extern aiocann_acl_table aiocann_acl;
 #define aclrtBinaryLoad (aiocann_acl.aclrtBinaryLoad)
 #define aclrtGetFunctionAddr (aiocann_acl.aclrtGetFunctionAddr)
 #define aclrtGetFunctionName (aiocann_acl.aclrtGetFunctionName)
-#define aclmdlRICaptureBegin (aiocann_acl.aclmdlRICaptureBegin)
-#define aclmdlRICaptureGetInfo (aiocann_acl.aclmdlRICaptureGetInfo)
-#define aclmdlRICaptureEnd (aiocann_acl.aclmdlRICaptureEnd)
-#define aclmdlRICaptureThreadExchangeMode (aiocann_acl.aclmdlRICaptureThreadExchangeMode)
-#define aclmdlRIExecuteAsync (aiocann_acl.aclmdlRIExecuteAsync)
-#define aclmdlRIDestroy (aiocann_acl.aclmdlRIDestroy)
-#define aclmdlRICaptureTaskGrpBegin (aiocann_acl.aclmdlRICaptureTaskGrpBegin)
-#define aclmdlRICaptureTaskGrpEnd (aiocann_acl.aclmdlRICaptureTaskGrpEnd)
-#define aclmdlRICaptureTaskUpdateBegin (aiocann_acl.aclmdlRICaptureTaskUpdateBegin)
-#define aclmdlRICaptureTaskUpdateEnd (aiocann_acl.aclmdlRICaptureTaskUpdateEnd)
-/* issue 11, memory family */
 #define aclrtReserveMemAddress (aiocann_acl.aclrtReserveMemAddress)
 #define aclrtReleaseMemAddress (aiocann_acl.aclrtReleaseMemAddress)
 #define aclrtMallocPhysical (aiocann_acl.aclrtMallocPhysical)
@@ -467,6 +428,16 @@ extern aiocann_acl_table aiocann_acl;
 #define aclrtValueWait (aiocann_acl.aclrtValueWait)
 #define aclrtGetMemUceInfo (aiocann_acl.aclrtGetMemUceInfo)
 #define aclrtMemUceRepair (aiocann_acl.aclrtMemUceRepair)
+#define aclmdlRICaptureBegin (aiocann_acl.aclmdlRICaptureBegin)
+#define aclmdlRICaptureGetInfo (aiocann_acl.aclmdlRICaptureGetInfo)
+#define aclmdlRICaptureEnd (aiocann_acl.aclmdlRICaptureEnd)
+#define aclmdlRICaptureThreadExchangeMode (aiocann_acl.aclmdlRICaptureThreadExchangeMode)
+#define aclmdlRIExecuteAsync (aiocann_acl.aclmdlRIExecuteAsync)
+#define aclmdlRIDestroy (aiocann_acl.aclmdlRIDestroy)
+#define aclmdlRICaptureTaskGrpBegin (aiocann_acl.aclmdlRICaptureTaskGrpBegin)
+#define aclmdlRICaptureTaskGrpEnd (aiocann_acl.aclmdlRICaptureTaskGrpEnd)
+#define aclmdlRICaptureTaskUpdateBegin (aiocann_acl.aclmdlRICaptureTaskUpdateBegin)
+#define aclmdlRICaptureTaskUpdateEnd (aiocann_acl.aclmdlRICaptureTaskUpdateEnd)
 #define aclrtAllocatorCreateDesc (aiocann_acl.aclrtAllocatorCreateDesc)
 #define aclrtAllocatorDestroyDesc (aiocann_acl.aclrtAllocatorDestroyDesc)
 #define aclrtAllocatorSetObjToDesc (aiocann_acl.aclrtAllocatorSetObjToDesc)
@@ -477,9 +448,56 @@ extern aiocann_acl_table aiocann_acl;
 #define aclrtAllocatorRegister (aiocann_acl.aclrtAllocatorRegister)
 #define aclrtAllocatorGetByStream (aiocann_acl.aclrtAllocatorGetByStream)
 #define aclrtAllocatorUnregister (aiocann_acl.aclrtAllocatorUnregister)
+#define aclrtSetStreamOverflowSwitch (aiocann_acl.aclrtSetStreamOverflowSwitch)
+#define aclrtGetStreamOverflowSwitch (aiocann_acl.aclrtGetStreamOverflowSwitch)
+#define aclrtGetOverflowStatus (aiocann_acl.aclrtGetOverflowStatus)
+#define aclrtResetOverflowStatus (aiocann_acl.aclrtResetOverflowStatus)
+#define aclrtSetOpWaitTimeout (aiocann_acl.aclrtSetOpWaitTimeout)
+#define aclrtSetOpExecuteTimeOut (aiocann_acl.aclrtSetOpExecuteTimeOut)
+#define aclrtSetOpExecuteTimeOutWithMs (aiocann_acl.aclrtSetOpExecuteTimeOutWithMs)
+#define aclrtSetOpExecuteTimeOutV2 (aiocann_acl.aclrtSetOpExecuteTimeOutV2)
+#define aclrtGetOpTimeOutInterval (aiocann_acl.aclrtGetOpTimeOutInterval)
+#define aclrtGetOpExecuteTimeout (aiocann_acl.aclrtGetOpExecuteTimeout)
+#define aclrtCreateNotify (aiocann_acl.aclrtCreateNotify)
+#define aclrtDestroyNotify (aiocann_acl.aclrtDestroyNotify)
+#define aclrtRecordNotify (aiocann_acl.aclrtRecordNotify)
+#define aclrtWaitAndResetNotify (aiocann_acl.aclrtWaitAndResetNotify)
+#define aclrtGetNotifyId (aiocann_acl.aclrtGetNotifyId)
+#define aclrtNotifyBatchReset (aiocann_acl.aclrtNotifyBatchReset)
+#define aclrtNotifyGetExportKey (aiocann_acl.aclrtNotifyGetExportKey)
+#define aclrtNotifyImportByKey (aiocann_acl.aclrtNotifyImportByKey)
+#define aclrtNotifySetImportPid (aiocann_acl.aclrtNotifySetImportPid)
+#define aclrtGetDeviceResLimit (aiocann_acl.aclrtGetDeviceResLimit)
+#define aclrtSetDeviceResLimit (aiocann_acl.aclrtSetDeviceResLimit)
+#define aclrtResetDeviceResLimit (aiocann_acl.aclrtResetDeviceResLimit)
+#define aclrtGetStreamResLimit (aiocann_acl.aclrtGetStreamResLimit)
+#define aclrtSetStreamResLimit (aiocann_acl.aclrtSetStreamResLimit)
+#define aclrtResetStreamResLimit (aiocann_acl.aclrtResetStreamResLimit)
+#define aclrtUseStreamResInCurrentThread (aiocann_acl.aclrtUseStreamResInCurrentThread)
+#define aclrtUnuseStreamResInCurrentThread (aiocann_acl.aclrtUnuseStreamResInCurrentThread)
+#define aclrtGetResInCurrentThread (aiocann_acl.aclrtGetResInCurrentThread)
+#define aclrtGetDevicesTopo (aiocann_acl.aclrtGetDevicesTopo)
+#define aclrtStreamAbort (aiocann_acl.aclrtStreamAbort)
+#define aclrtDeviceTaskAbort (aiocann_acl.aclrtDeviceTaskAbort)
+#define aclrtRegisterCpuFunc (aiocann_acl.aclrtRegisterCpuFunc)
+#define aclrtSetGroup (aiocann_acl.aclrtSetGroup)
+#define aclrtGetGroupCount (aiocann_acl.aclrtGetGroupCount)
+#define aclrtCreateGroupInfo (aiocann_acl.aclrtCreateGroupInfo)
+#define aclrtDestroyGroupInfo (aiocann_acl.aclrtDestroyGroupInfo)
+#define aclrtGetAllGroupInfo (aiocann_acl.aclrtGetAllGroupInfo)
+#define aclrtGetGroupInfoDetail (aiocann_acl.aclrtGetGroupInfoDetail)
 #define aclsimTraceStart (aiocann_acl.aclsimTraceStart)
 #define aclsimTraceStop (aiocann_acl.aclsimTraceStop)
 #define aclsimTraceDrain (aiocann_acl.aclsimTraceDrain)
+#define aclrtcCreateProg (aiocann_acl.aclrtcCreateProg)
+#define aclrtcCompileProg (aiocann_acl.aclrtcCompileProg)
+#define aclrtcAddNameExpr (aiocann_acl.aclrtcAddNameExpr)
+#define aclrtcGetLoweredName (aiocann_acl.aclrtcGetLoweredName)
+#define aclrtcGetBinDataSize (aiocann_acl.aclrtcGetBinDataSize)
+#define aclrtcGetBinData (aiocann_acl.aclrtcGetBinData)
+#define aclrtcGetCompileLogSize (aiocann_acl.aclrtcGetCompileLogSize)
+#define aclrtcGetCompileLog (aiocann_acl.aclrtcGetCompileLog)
+#define aclrtcDestroyProg (aiocann_acl.aclrtcDestroyProg)
 #endif
 
 #endif /* AIOCANN_ACL_TABLE_H_ */

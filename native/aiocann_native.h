@@ -22,7 +22,9 @@
  * description in err. Loading a second, different library into one process is refused. */
 int aiocann_load(const char *path, char *err, size_t errlen);
 const char *aiocann_loaded_path(void);
-/* 1 if the loaded library provides the named ACL function (optional ones may be missing). */
+/* 1 if the loaded library provides the named ACL function (optional ones may be missing, and
+ * are then the stand-ins of acl_standins.h); for the runtime compiler's aclrtc* functions, the
+ * runtime library or libacl_rtc.so beside it. */
 int aiocann_has_function(const char *name);
 
 /* ---- host memory ---- */

@@ -17,6 +17,12 @@ formats with a narrower type than the C one is narrowed the same way (``get_devi
 int64 value goes out through ``"i"``, its low 32 bits), a struct comes back as the dict pyACL
 builds. Each such case is marked below.
 
+The wrappers of the two common shapes (arguments in and the bare ``ret`` out; or one output
+and ``(value, ret)``), and ``__all__``, are generated from the description of the ACL
+functions, native/acl_functions.py, by native/gen_acl.py: they sit between ``BEGIN
+GENERATED`` and ``END GENERATED`` markers, one block per section; edit the description, not
+them. Every other line is written here.
+
 pyACL functions aiocann does not provide (hardware the simulator does not model: notifies,
 resource limits, ...) are still attributes:
 calling one raises NotImplementedError naming it (``__getattr__`` at the end), never an
@@ -44,6 +50,7 @@ from .._lib import ffi, forget_context, lib
 from ._convert import addr, cstr, pyacl, vptr
 from ._unsupported import not_implemented
 
+# BEGIN GENERATED "__all__": written by native/gen_acl.py from native/acl_functions.py
 __all__ = [
     "allocator_create_desc",
     "allocator_destroy_desc",
@@ -65,6 +72,8 @@ __all__ = [
     "create_event",
     "create_event_ex_with_flag",
     "create_event_with_flag",
+    "create_group_info",
+    "create_notify",
     "create_stream",
     "create_stream_with_config",
     "ctx_get_current_default_stream",
@@ -73,6 +82,8 @@ __all__ = [
     "destroy_binary",
     "destroy_context",
     "destroy_event",
+    "destroy_group_info",
+    "destroy_notify",
     "destroy_stream",
     "destroy_stream_force",
     "device_can_access_peer",
@@ -82,36 +93,49 @@ __all__ = [
     "device_get_stream_priority_range",
     "device_get_uuid",
     "device_peer_access_status",
+    "device_task_abort",
     "event_elapsed_time",
     "event_get_timestamp",
     "free",
     "free_host",
     "free_physical",
+    "get_all_group_info",
     "get_context",
     "get_device",
     "get_device_capability",
     "get_device_count",
     "get_device_id_from_exception_info",
     "get_device_info",
+    "get_device_res_limit",
     "get_device_sat_mode",
     "get_device_utilization_rate",
+    "get_devices_topo",
     "get_error_code_from_exception_info",
     "get_event_avail_num",
     "get_event_id",
     "get_function_addr",
     "get_function_name",
+    "get_group_count",
+    "get_group_info_detail",
     "get_last_error",
     "get_logic_dev_id_by_phy_dev_id",
     "get_logic_dev_id_by_user_dev_id",
     "get_mem_info",
     "get_mem_uce_info",
     "get_memcpy_desc_size",
+    "get_notify_id",
+    "get_op_execute_timeout",
+    "get_op_timeout_interval",
+    "get_overflow_status",
     "get_phy_dev_id_by_logic_dev_id",
     "get_primary_ctx_state",
+    "get_res_in_current_thread",
     "get_run_mode",
     "get_stream_attribute",
     "get_stream_available_num",
     "get_stream_id_from_exception_info",
+    "get_stream_overflow_switch",
+    "get_stream_res_limit",
     "get_sys_param_opt",
     "get_task_id_from_exception_info",
     "get_thread_id_from_exception_info",
@@ -161,6 +185,10 @@ __all__ = [
     "memcpy_async_with_desc",
     "memset",
     "memset_async",
+    "notify_batch_reset",
+    "notify_get_export_key",
+    "notify_import_by_key",
+    "notify_set_import_pid",
     "peek_at_last_error",
     "pointer_get_attributes",
     "process_report",
@@ -169,21 +197,34 @@ __all__ = [
     "query_event_status",
     "query_event_wait_status",
     "record_event",
+    "record_notify",
     "reduce_async",
+    "register_cpu_func",
     "release_mem_address",
     "reserve_mem_address",
     "reset_device",
     "reset_device_force",
+    "reset_device_res_limit",
     "reset_event",
+    "reset_overflow_status",
+    "reset_stream_res_limit",
     "set_context",
     "set_device",
+    "set_device_res_limit",
     "set_device_sat_mode",
     "set_exception_info_callback",
+    "set_group",
     "set_memcpy_desc",
+    "set_op_execute_time_out",
+    "set_op_execute_timeout_v2",
+    "set_op_wait_timeout",
     "set_stream_attribute",
     "set_stream_failure_mode",
+    "set_stream_overflow_switch",
+    "set_stream_res_limit",
     "set_sys_param_opt",
     "set_ts_device",
+    "stream_abort",
     "stream_get_id",
     "stream_query",
     "stream_wait_event",
@@ -196,9 +237,13 @@ __all__ = [
     "synchronize_stream_with_timeout",
     "unmap_mem",
     "unsubscribe_report",
+    "unuse_stream_res_in_current_thread",
+    "use_stream_res_in_current_thread",
     "value_wait",
     "value_write",
+    "wait_and_reset_notify",
 ]
+# END GENERATED "__all__"
 
 _log = logging.getLogger("aiocann.acl")
 
@@ -284,10 +329,11 @@ def _dict_u32_list(entry: dict[Any, Any], key: str, size: int, *, bits: int = 32
 # accept and ignore any positional arguments, and so do these (fmt None).
 
 # ----------------------------------------------------------------------- device and context
-
-
+#
 # Calls that change the thread's current context call forget_context() first: the async layer
 # caches the context it bound per thread, and may run on this thread too.
+
+# BEGIN GENERATED "device and context": written by native/gen_acl.py from native/acl_functions.py
 
 
 @_rt("set_device", "i")
@@ -322,12 +368,46 @@ def get_device_count() -> tuple[int, int]:
     return int(out[0]), int(ret)
 
 
+@_rt("synchronize_device", None)
+def synchronize_device() -> int:
+    return int(lib.aclrtSynchronizeDevice())
+
+
+@_rt("create_context", "i")
+def create_context(device_id: int, /) -> tuple[int, int]:
+    forget_context()
+    out = _out("aclrtContext *")
+    ret = lib.aclrtCreateContext(out, device_id)
+    return addr(out[0]), int(ret)
+
+
+@_rt("destroy_context", "k")
+def destroy_context(context: int, /) -> int:
+    forget_context()
+    return int(lib.aclrtDestroyContext(vptr(context)))
+
+
+@_rt("set_context", "k")
+def set_context(context: int, /) -> int:
+    """aclrtSetCurrentContext."""
+    forget_context()
+    return int(lib.aclrtSetCurrentContext(vptr(context)))
+
+
+@_rt("get_context", None)
+def get_context() -> tuple[int, int]:
+    """aclrtGetCurrentContext."""
+    out = _out("aclrtContext *")
+    ret = lib.aclrtGetCurrentContext(out)
+    return addr(out[0]), int(ret)
+
+
 @_rt("get_run_mode", None)
 def get_run_mode() -> tuple[int, int]:
     """``(run_mode, ret)``: 1 (ACL_HOST) -- a program on the host driving devices; 0 is
     ACL_DEVICE, a program on the device's own CPUs."""
     out = _out("aclrtRunMode *")
-    out[0] = lib.ACL_DEVICE  # pyACL's initial value
+    out[0] = lib.ACL_DEVICE
     ret = lib.aclrtGetRunMode(out)
     return int(out[0]), int(ret)
 
@@ -349,34 +429,6 @@ def get_device_sat_mode() -> tuple[int, int]:
     return int(out[0]), int(ret)
 
 
-@_rt("synchronize_device", None)
-def synchronize_device() -> int:
-    return int(lib.aclrtSynchronizeDevice())
-
-
-@_rt("synchronize_device_with_timeout", "i", suffix="!")
-def synchronize_device_with_timeout(timeout: int, /) -> int:
-    """Waits up to ``timeout`` ms (-1: forever) for every stream of the current device;
-    507046 when time runs out."""
-    return int(lib.aclrtSynchronizeDeviceWithTimeout(timeout))
-
-
-@_rt("get_device_utilization_rate", "i")
-def get_device_utilization_rate(device_id: int, /) -> tuple[dict[str, int], int]:
-    """``({"cube_utilization", "vector_utilization", "aicpu_utilization",
-    "memory_utilization", "utilization_extend"}, ret)``: percentages, -1 where unknown."""
-    info = _out("aclrtUtilizationInfo *")
-    ret = lib.aclrtGetDeviceUtilizationRate(device_id, info)
-    rates = {
-        "cube_utilization": int(info.cubeUtilization),
-        "vector_utilization": int(info.vectorUtilization),
-        "aicpu_utilization": int(info.aicpuUtilization),
-        "memory_utilization": int(info.memoryUtilization),
-        "utilization_extend": addr(info.utilizationExtend),
-    }
-    return rates, _as_u32(ret)  # pyACL: "OI"
-
-
 @_rt("query_device_status", "i")
 def query_device_status(device_id: int, /) -> tuple[int, int]:
     """``(status, ret)``: 0 normal, 1 abnormal."""
@@ -386,21 +438,11 @@ def query_device_status(device_id: int, /) -> tuple[int, int]:
     return _as_u32(out[0]), int(ret)
 
 
-@_rt("get_device_info", "II")
-def get_device_info(device_id: int, attr: int, /) -> tuple[int, int]:
-    """``(value, ret)`` of an aclrtDevAttr. As in pyACL, the int64 value comes back through
-    ``"i"``: its low 32 bits (a 4 GiB memory size reads 0)."""
-    out = _out("int64_t *")
-    ret = lib.aclrtGetDeviceInfo(device_id, attr, out)
-    return _as_i32(int(out[0])), int(ret)
-
-
-@_rt("device_get_stream_priority_range", None)
-def device_get_stream_priority_range() -> tuple[int, int, int]:
-    """``(least_priority, greatest_priority, ret)``."""
-    least, greatest = _out("int32_t *"), _out("int32_t *")
-    ret = lib.aclrtDeviceGetStreamPriorityRange(least, greatest)
-    return int(least[0]), int(greatest[0]), int(ret)
+@_rt("synchronize_device_with_timeout", "i", suffix="!")
+def synchronize_device_with_timeout(timeout: int, /) -> int:
+    """Waits up to ``timeout`` ms (-1: forever) for every stream of the current device;
+    507046 when time runs out."""
+    return int(lib.aclrtSynchronizeDeviceWithTimeout(timeout))
 
 
 @_rt("get_device_capability", "iI")
@@ -410,39 +452,32 @@ def get_device_capability(device_id: int, feature: int, /) -> tuple[int, int]:
     return int(out[0]), int(ret)
 
 
-def _dev_id_query(name: str, fn: Callable[[int, Any], int]) -> Callable[[int], tuple[int, int]]:
-    @_rt(name, "i")
-    def query(device_id: int, /) -> tuple[int, int]:
-        out = _out("int32_t *")
-        ret = fn(device_id, out)
-        return int(out[0]), int(ret)
-
-    query.__name__ = query.__qualname__ = name
-    return query  # type: ignore[no-any-return]
+@_rt("get_logic_dev_id_by_user_dev_id", "i")
+def get_logic_dev_id_by_user_dev_id(device_id: int, /) -> tuple[int, int]:
+    out = _out("int32_t *")
+    ret = lib.aclrtGetLogicDevIdByUserDevId(device_id, out)
+    return int(out[0]), int(ret)
 
 
-get_logic_dev_id_by_user_dev_id = _dev_id_query(
-    "get_logic_dev_id_by_user_dev_id", lambda i, o: lib.aclrtGetLogicDevIdByUserDevId(i, o)
-)
-get_user_dev_id_by_logic_dev_id = _dev_id_query(
-    "get_user_dev_id_by_logic_dev_id", lambda i, o: lib.aclrtGetUserDevIdByLogicDevId(i, o)
-)
-get_logic_dev_id_by_phy_dev_id = _dev_id_query(
-    "get_logic_dev_id_by_phy_dev_id", lambda i, o: lib.aclrtGetLogicDevIdByPhyDevId(i, o)
-)
-get_phy_dev_id_by_logic_dev_id = _dev_id_query(
-    "get_phy_dev_id_by_logic_dev_id", lambda i, o: lib.aclrtGetPhyDevIdByLogicDevId(i, o)
-)
+@_rt("get_user_dev_id_by_logic_dev_id", "i")
+def get_user_dev_id_by_logic_dev_id(device_id: int, /) -> tuple[int, int]:
+    out = _out("int32_t *")
+    ret = lib.aclrtGetUserDevIdByLogicDevId(device_id, out)
+    return int(out[0]), int(ret)
 
 
-@_rt("device_get_uuid", "i")
-def device_get_uuid(device_id: int, /) -> tuple[dict[str, list[int]], int]:
-    """``({"bytes": [16 ints]}, ret)``. pyACL converts each ``char`` with ``"i"``, so bytes
-    above 127 come back negative, as here."""
-    uuid = _out("aclrtUuid *")
-    ret = lib.aclrtDeviceGetUuid(device_id, uuid)
-    raw = bytes(ffi.buffer(uuid.bytes, 16))
-    return {"bytes": [b - 256 if b > 127 else b for b in raw]}, int(ret)
+@_rt("get_logic_dev_id_by_phy_dev_id", "i")
+def get_logic_dev_id_by_phy_dev_id(device_id: int, /) -> tuple[int, int]:
+    out = _out("int32_t *")
+    ret = lib.aclrtGetLogicDevIdByPhyDevId(device_id, out)
+    return int(out[0]), int(ret)
+
+
+@_rt("get_phy_dev_id_by_logic_dev_id", "i")
+def get_phy_dev_id_by_logic_dev_id(device_id: int, /) -> tuple[int, int]:
+    out = _out("int32_t *")
+    ret = lib.aclrtGetPhyDevIdByLogicDevId(device_id, out)
+    return int(out[0]), int(ret)
 
 
 @_rt("device_get_bare_tgid", None)
@@ -476,49 +511,12 @@ def device_peer_access_status(device_id: int, peer_device_id: int, /) -> tuple[i
     return int(out[0]), int(ret)
 
 
-@_rt("create_context", "i")
-def create_context(device_id: int, /) -> tuple[int, int]:
-    forget_context()
-    out = _out("aclrtContext *")
-    ret = lib.aclrtCreateContext(out, device_id)
-    return addr(out[0]), int(ret)
-
-
-@_rt("destroy_context", "k")
-def destroy_context(context: int, /) -> int:
-    forget_context()
-    return int(lib.aclrtDestroyContext(vptr(context)))
-
-
-@_rt("set_context", "k")
-def set_context(context: int, /) -> int:
-    """aclrtSetCurrentContext."""
-    forget_context()
-    return int(lib.aclrtSetCurrentContext(vptr(context)))
-
-
-@_rt("get_context", None)
-def get_context() -> tuple[int, int]:
-    """aclrtGetCurrentContext."""
-    out = _out("aclrtContext *")
-    ret = lib.aclrtGetCurrentContext(out)
-    return addr(out[0]), int(ret)
-
-
 @_rt("ctx_get_current_default_stream", None)
 def ctx_get_current_default_stream() -> tuple[int, int]:
     """``(stream, ret)``: the current context's default stream, as a handle."""
     out = _out("aclrtStream *")
     ret = lib.aclrtCtxGetCurrentDefaultStream(out)
     return addr(out[0]), int(ret)
-
-
-@_rt("get_primary_ctx_state", "i")
-def get_primary_ctx_state(device_id: int, /) -> tuple[int, int, int]:
-    """``(active, flags, ret)``. pyACL passes NULL for the reserved flags, so flags is 0."""
-    active = _out("int32_t *")
-    ret = lib.aclrtGetPrimaryCtxState(device_id, ffi.NULL, active)
-    return int(active[0]), 0, int(ret)
 
 
 @_rt("ctx_set_sys_param_opt", "il")
@@ -545,7 +543,63 @@ def get_sys_param_opt(opt: int, /) -> tuple[int, int]:
     return int(out[0]), int(ret)
 
 
+# END GENERATED "device and context"
+
+
+@_rt("get_device_utilization_rate", "i")
+def get_device_utilization_rate(device_id: int, /) -> tuple[dict[str, int], int]:
+    """``({"cube_utilization", "vector_utilization", "aicpu_utilization",
+    "memory_utilization", "utilization_extend"}, ret)``: percentages, -1 where unknown."""
+    info = _out("aclrtUtilizationInfo *")
+    ret = lib.aclrtGetDeviceUtilizationRate(device_id, info)
+    rates = {
+        "cube_utilization": int(info.cubeUtilization),
+        "vector_utilization": int(info.vectorUtilization),
+        "aicpu_utilization": int(info.aicpuUtilization),
+        "memory_utilization": int(info.memoryUtilization),
+        "utilization_extend": addr(info.utilizationExtend),
+    }
+    return rates, _as_u32(ret)  # pyACL: "OI"
+
+
+@_rt("get_device_info", "II")
+def get_device_info(device_id: int, attr: int, /) -> tuple[int, int]:
+    """``(value, ret)`` of an aclrtDevAttr. As in pyACL, the int64 value comes back through
+    ``"i"``: its low 32 bits (a 4 GiB memory size reads 0)."""
+    out = _out("int64_t *")
+    ret = lib.aclrtGetDeviceInfo(device_id, attr, out)
+    return _as_i32(int(out[0])), int(ret)
+
+
+@_rt("device_get_stream_priority_range", None)
+def device_get_stream_priority_range() -> tuple[int, int, int]:
+    """``(least_priority, greatest_priority, ret)``."""
+    least, greatest = _out("int32_t *"), _out("int32_t *")
+    ret = lib.aclrtDeviceGetStreamPriorityRange(least, greatest)
+    return int(least[0]), int(greatest[0]), int(ret)
+
+
+@_rt("device_get_uuid", "i")
+def device_get_uuid(device_id: int, /) -> tuple[dict[str, list[int]], int]:
+    """``({"bytes": [16 ints]}, ret)``. pyACL converts each ``char`` with ``"i"``, so bytes
+    above 127 come back negative, as here."""
+    uuid = _out("aclrtUuid *")
+    ret = lib.aclrtDeviceGetUuid(device_id, uuid)
+    raw = bytes(ffi.buffer(uuid.bytes, 16))
+    return {"bytes": [b - 256 if b > 127 else b for b in raw]}, int(ret)
+
+
+@_rt("get_primary_ctx_state", "i")
+def get_primary_ctx_state(device_id: int, /) -> tuple[int, int, int]:
+    """``(active, flags, ret)``. pyACL passes NULL for the reserved flags, so flags is 0."""
+    active = _out("int32_t *")
+    ret = lib.aclrtGetPrimaryCtxState(device_id, ffi.NULL, active)
+    return int(active[0]), 0, int(ret)
+
+
 # ----------------------------------------------------------------------- streams
+
+# BEGIN GENERATED "streams": written by native/gen_acl.py from native/acl_functions.py
 
 
 @_rt("create_stream", None)
@@ -555,23 +609,9 @@ def create_stream() -> tuple[int, int]:
     return addr(out[0]), int(ret)
 
 
-@_rt("create_stream_with_config", "ii")
-def create_stream_with_config(priority: int, flag: int, /) -> tuple[int, int]:
-    # pyACL parses both with "i" (int32) and passes them on as uint32_t.
-    out = _out("aclrtStream *")
-    ret = lib.aclrtCreateStreamWithConfig(out, priority & 0xFFFF_FFFF, flag & 0xFFFF_FFFF)
-    return addr(out[0]), int(ret)
-
-
 @_rt("destroy_stream", "k")
 def destroy_stream(stream: int, /) -> int:
     return int(lib.aclrtDestroyStream(vptr(stream)))
-
-
-@_rt("destroy_stream_force", "k")
-def destroy_stream_force(stream: int, /) -> int:
-    """Destroys the stream without waiting for its pending tasks, which are discarded."""
-    return int(lib.aclrtDestroyStreamForce(vptr(stream)))
 
 
 @_rt("synchronize_stream", "k")
@@ -597,19 +637,22 @@ def stream_wait_event(stream: int, event: int, /) -> int:
     return int(lib.aclrtStreamWaitEvent(vptr(stream), vptr(event)))
 
 
-@_rt("get_stream_available_num", None)
-def get_stream_available_num() -> tuple[int, int]:
-    out = _out("uint32_t *")
-    ret = lib.aclrtGetStreamAvailableNum(out)
-    return int(out[0]), int(ret)
-
-
 @_rt("set_stream_failure_mode", "kI", suffix="!")
 def set_stream_failure_mode(stream: int, mode: int, /) -> int:
     """aclrtSetStreamFailureMode: 0 ACL_CONTINUE_ON_FAILURE, 1 ACL_STOP_ON_FAILURE (only bit 0
     counts). Stop is set on the stream and makes its whole context stop on failure; stop ->
     continue is 207000. pyACL parses ``mode`` with "I" (modulo 2**32)."""
     return int(lib.aclrtSetStreamFailureMode(vptr(stream), mode))
+
+
+@_rt("get_thread_last_task_id", None)
+def get_thread_last_task_id() -> tuple[int, int]:
+    """``(task_id, ret)``: the id of the last task the calling thread submitted, on any stream
+    (0xFFFFFFFF before its first); the task id an exception report names. pyACL builds it with
+    "K" from a uint32, so it is never negative."""
+    out = _out("uint32_t *")
+    ret = lib.aclrtGetThreadLastTaskId(out)
+    return int(out[0]), int(ret)
 
 
 @_rt("stream_get_id", "k")
@@ -621,14 +664,28 @@ def stream_get_id(stream: int, /) -> tuple[int, int]:
     return int(out[0]), int(ret)
 
 
-@_rt("get_thread_last_task_id", None)
-def get_thread_last_task_id() -> tuple[int, int]:
-    """``(task_id, ret)``: the id of the last task the calling thread submitted, on any stream
-    (0xFFFFFFFF before its first); the task id an exception report names. pyACL builds it with
-    "K" from a uint32, so it is never negative."""
+@_rt("destroy_stream_force", "k")
+def destroy_stream_force(stream: int, /) -> int:
+    """Destroys the stream without waiting for its pending tasks, which are discarded."""
+    return int(lib.aclrtDestroyStreamForce(vptr(stream)))
+
+
+@_rt("get_stream_available_num", None)
+def get_stream_available_num() -> tuple[int, int]:
     out = _out("uint32_t *")
-    ret = lib.aclrtGetThreadLastTaskId(out)
+    ret = lib.aclrtGetStreamAvailableNum(out)
     return int(out[0]), int(ret)
+
+
+# END GENERATED "streams"
+
+
+@_rt("create_stream_with_config", "ii")
+def create_stream_with_config(priority: int, flag: int, /) -> tuple[int, int]:
+    # pyACL parses both with "i" (int32) and passes them on as uint32_t.
+    out = _out("aclrtStream *")
+    ret = lib.aclrtCreateStreamWithConfig(out, priority & 0xFFFF_FFFF, flag & 0xFFFF_FFFF)
+    return addr(out[0]), int(ret)
 
 
 # Attribute values travel as dicts keyed by the union member pyACL reads for the attribute:
@@ -673,12 +730,51 @@ def get_stream_attribute(stream: int, attr: int, /) -> tuple[dict[str, Any], int
 
 # ----------------------------------------------------------------------- memory
 
+# BEGIN GENERATED "memory": written by native/gen_acl.py from native/acl_functions.py
+
 
 @_rt("malloc", "ki")
 def malloc(size: int, policy: int, /) -> tuple[int, int]:
     out = _out("void **")
     ret = lib.aclrtMalloc(out, size, policy)
     return addr(out[0]), int(ret)
+
+
+@_rt("free", "k")
+def free(dev_ptr: int, /) -> int:
+    return int(lib.aclrtFree(vptr(dev_ptr)))
+
+
+@_rt("malloc_host", "k")
+def malloc_host(size: int, /) -> tuple[int, int]:
+    out = _out("void **")
+    ret = lib.aclrtMallocHost(out, size)
+    return addr(out[0]), int(ret)
+
+
+@_rt("free_host", "k")
+def free_host(host_ptr: int, /) -> int:
+    return int(lib.aclrtFreeHost(vptr(host_ptr)))
+
+
+@_rt("memcpy", "kkkki")
+def memcpy(dst: int, dest_max: int, src: int, count: int, kind: int, /) -> int:
+    return int(lib.aclrtMemcpy(vptr(dst), dest_max, vptr(src), count, kind))
+
+
+@_rt("memcpy_async", "kkkkik")
+def memcpy_async(dst: int, dest_max: int, src: int, count: int, kind: int, stream: int, /) -> int:
+    return int(lib.aclrtMemcpyAsync(vptr(dst), dest_max, vptr(src), count, kind, vptr(stream)))
+
+
+@_rt("memset", "kkik")
+def memset(dev_ptr: int, max_count: int, value: int, count: int, /) -> int:
+    return int(lib.aclrtMemset(vptr(dev_ptr), max_count, value, count))
+
+
+@_rt("memset_async", "kkikk")
+def memset_async(dev_ptr: int, max_count: int, value: int, count: int, stream: int, /) -> int:
+    return int(lib.aclrtMemsetAsync(vptr(dev_ptr), max_count, value, count, vptr(stream)))
 
 
 @_rt("malloc_align32", "ki")
@@ -704,6 +800,22 @@ def mem_flush(dev_ptr: int, size: int, /) -> int:
 @_rt("mem_invalidate", "kk")
 def mem_invalidate(dev_ptr: int, size: int, /) -> int:
     return int(lib.aclrtMemInvalidate(vptr(dev_ptr), size))
+
+
+@_rt("memcpy2d", "kkkkkki")
+def memcpy2d(dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int, /) -> int:
+    """``height`` rows of ``width`` bytes, ``spitch`` apart in src and ``dpitch`` in dst."""
+    return int(lib.aclrtMemcpy2d(vptr(dst), dpitch, vptr(src), spitch, width, height, kind))
+
+
+@_rt("memcpy2d_async", "kkkkkkik")
+def memcpy2d_async(
+    dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int, stream: int, /
+) -> int:
+    return int(lib.aclrtMemcpy2dAsync(vptr(dst), dpitch, vptr(src), spitch, width, height, kind, vptr(stream)))
+
+
+# END GENERATED "memory"
 
 
 def _malloc_cfg(cfg: object) -> tuple[Any, Any]:
@@ -790,56 +902,6 @@ def malloc_host_with_cfg(size: int, cfg: object, /) -> tuple[int, int]:
     return addr(out[0]), int(ret)
 
 
-@_rt("free", "k")
-def free(dev_ptr: int, /) -> int:
-    return int(lib.aclrtFree(vptr(dev_ptr)))
-
-
-@_rt("malloc_host", "k")
-def malloc_host(size: int, /) -> tuple[int, int]:
-    out = _out("void **")
-    ret = lib.aclrtMallocHost(out, size)
-    return addr(out[0]), int(ret)
-
-
-@_rt("free_host", "k")
-def free_host(host_ptr: int, /) -> int:
-    return int(lib.aclrtFreeHost(vptr(host_ptr)))
-
-
-@_rt("memcpy", "kkkki")
-def memcpy(dst: int, dest_max: int, src: int, count: int, kind: int, /) -> int:
-    return int(lib.aclrtMemcpy(vptr(dst), dest_max, vptr(src), count, kind))
-
-
-@_rt("memcpy_async", "kkkkik")
-def memcpy_async(dst: int, dest_max: int, src: int, count: int, kind: int, stream: int, /) -> int:
-    return int(lib.aclrtMemcpyAsync(vptr(dst), dest_max, vptr(src), count, kind, vptr(stream)))
-
-
-@_rt("memcpy2d", "kkkkkki")
-def memcpy2d(dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int, /) -> int:
-    """``height`` rows of ``width`` bytes, ``spitch`` apart in src and ``dpitch`` in dst."""
-    return int(lib.aclrtMemcpy2d(vptr(dst), dpitch, vptr(src), spitch, width, height, kind))
-
-
-@_rt("memcpy2d_async", "kkkkkkik")
-def memcpy2d_async(
-    dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int, stream: int, /
-) -> int:
-    return int(lib.aclrtMemcpy2dAsync(vptr(dst), dpitch, vptr(src), spitch, width, height, kind, vptr(stream)))
-
-
-@_rt("memset", "kkik")
-def memset(dev_ptr: int, max_count: int, value: int, count: int, /) -> int:
-    return int(lib.aclrtMemset(vptr(dev_ptr), max_count, value, count))
-
-
-@_rt("memset_async", "kkikk")
-def memset_async(dev_ptr: int, max_count: int, value: int, count: int, stream: int, /) -> int:
-    return int(lib.aclrtMemsetAsync(vptr(dev_ptr), max_count, value, count, vptr(stream)))
-
-
 @_rt("get_mem_info", "i")
 def get_mem_info(attr: int, /) -> tuple[int, int, int]:
     """``(free, total, ret)`` for an aclrtMemAttr, on the current context's device."""
@@ -864,6 +926,8 @@ def pointer_get_attributes(ptr: int, /) -> tuple[dict[str, Any], int]:
 
 # ----------------------------------------------------------------------- events
 
+# BEGIN GENERATED "events": written by native/gen_acl.py from native/acl_functions.py
+
 
 @_rt("create_event", None)
 def create_event() -> tuple[int, int]:
@@ -876,15 +940,6 @@ def create_event() -> tuple[int, int]:
 def create_event_with_flag(flag: int, /) -> tuple[int, int]:
     out = _out("aclrtEvent *")
     ret = lib.aclrtCreateEventWithFlag(out, flag)
-    return addr(out[0]), int(ret)
-
-
-@_rt("create_event_ex_with_flag", "I")
-def create_event_ex_with_flag(flag: int, /) -> tuple[int, int]:
-    """A "new mode" event: cannot be reset or used with query_event/query_event_wait_status,
-    and counts as complete until first recorded."""
-    out = _out("aclrtEvent *")
-    ret = lib.aclrtCreateEventExWithFlag(out, flag)
     return addr(out[0]), int(ret)
 
 
@@ -903,15 +958,6 @@ def reset_event(event: int, stream: int, /) -> int:
     return int(lib.aclrtResetEvent(vptr(event), vptr(stream)))
 
 
-@_rt("query_event", "k")
-def query_event(event: int, /) -> tuple[int, int]:
-    """Deprecated. ``(status, ret)``; status is an aclrtEventStatus (0 COMPLETE, 1 NOT_READY)."""
-    out = _out("aclrtEventStatus *")
-    out[0] = lib.ACL_EVENT_STATUS_COMPLETE
-    ret = lib.aclrtQueryEvent(vptr(event), out)
-    return _as_u32(out[0]), int(ret)
-
-
 @_rt("query_event_status", "k")
 def query_event_status(event: int, /) -> tuple[int, int]:
     """``(status, ret)``; status is an aclrtEventRecordedStatus (1 = COMPLETE, 0 = NOT_READY)."""
@@ -919,15 +965,6 @@ def query_event_status(event: int, /) -> tuple[int, int]:
     out[0] = lib.ACL_EVENT_RECORDED_STATUS_NOT_READY
     ret = lib.aclrtQueryEventStatus(vptr(event), out)
     return _as_u32(out[0]), int(ret)
-
-
-@_rt("query_event_wait_status", "k")
-def query_event_wait_status(event: int, /) -> tuple[int, int]:
-    """``(status, ret)``: 0 once every stream_wait_event on the event has been passed, else 1."""
-    out = _out("aclrtEventWaitStatus *")
-    out[0] = lib.ACL_EVENT_WAIT_STATUS_COMPLETE
-    ret = lib.aclrtQueryEventWaitStatus(vptr(event), out)
-    return int(out[0]), int(ret)
 
 
 @_rt("synchronize_event", "k")
@@ -955,6 +992,33 @@ def event_get_timestamp(event: int, /) -> tuple[int, int]:
     return int(out[0]), int(ret)
 
 
+@_rt("create_event_ex_with_flag", "I")
+def create_event_ex_with_flag(flag: int, /) -> tuple[int, int]:
+    """A "new mode" event: cannot be reset or used with query_event/query_event_wait_status,
+    and counts as complete until first recorded."""
+    out = _out("aclrtEvent *")
+    ret = lib.aclrtCreateEventExWithFlag(out, flag)
+    return addr(out[0]), int(ret)
+
+
+@_rt("query_event", "k")
+def query_event(event: int, /) -> tuple[int, int]:
+    """Deprecated. ``(status, ret)``; status is an aclrtEventStatus (0 COMPLETE, 1 NOT_READY)."""
+    out = _out("aclrtEventStatus *")
+    out[0] = lib.ACL_EVENT_STATUS_COMPLETE
+    ret = lib.aclrtQueryEvent(vptr(event), out)
+    return _as_u32(out[0]), int(ret)
+
+
+@_rt("query_event_wait_status", "k")
+def query_event_wait_status(event: int, /) -> tuple[int, int]:
+    """``(status, ret)``: 0 once every stream_wait_event on the event has been passed, else 1."""
+    out = _out("aclrtEventWaitStatus *")
+    out[0] = lib.ACL_EVENT_WAIT_STATUS_COMPLETE
+    ret = lib.aclrtQueryEventWaitStatus(vptr(event), out)
+    return int(out[0]), int(ret)
+
+
 # pyACL's wrapper passes its message to PyArg_ParseTuple instead of CHECK_NULL, so a bad
 # argument shows the parser's own error ("function takes exactly 1 argument (0 given)").
 @_rt_native("get_event_id", "k")
@@ -969,6 +1033,9 @@ def get_event_avail_num() -> tuple[int, int]:
     out = _out("uint32_t *")
     ret = lib.aclrtGetEventAvailNum(out)
     return int(out[0]), int(ret)
+
+
+# END GENERATED "events"
 
 
 # ----------------------------------------------------------------------- host callbacks
@@ -997,6 +1064,31 @@ def get_event_avail_num() -> tuple[int, int]:
 # Exceptions: nothing may propagate into C. An exception from fn is logged on the
 # "aiocann.acl" logger and swallowed, as pyACL does; `_trampoline_error` is cffi's last line
 # of defence for anything raised outside that try (e.g. MemoryError in the lookup).
+
+# BEGIN GENERATED "host callbacks": written by native/gen_acl.py from native/acl_functions.py
+
+
+@_rt("subscribe_report", "Kk")
+def subscribe_report(thread_id: int, stream: int, /) -> int:
+    """Bind the thread whose ``pthread_self()`` is ``thread_id`` (``threading.get_ident()``,
+    ``Thread.ident``, or the id from ``acl.util.start_thread``) to ``stream``'s callbacks."""
+    return int(lib.aclrtSubscribeReport(thread_id, vptr(stream)))
+
+
+@_rt("unsubscribe_report", "Kk")
+def unsubscribe_report(thread_id: int, stream: int, /) -> int:
+    return int(lib.aclrtUnSubscribeReport(thread_id, vptr(stream)))
+
+
+@_rt("process_report", "i")
+def process_report(timeout: int, /) -> int:
+    """Wait up to ``timeout`` ms (-1: forever) for callbacks addressed to the calling thread
+    and run them here. The GIL is released while waiting."""
+    return int(lib.aclrtProcessReport(timeout))
+
+
+# END GENERATED "host callbacks"
+
 
 _pending_lock = threading.Lock()
 _pending: dict[int, tuple[Callable[[Any], object], object]] = {}
@@ -1054,25 +1146,6 @@ def launch_callback(fn: Callable[[Any], object], user_data: object, block_type: 
         with _pending_lock:  # never enqueued: the runtime will not call back for this token
             _pending.pop(token, None)
     return ret
-
-
-@_rt("subscribe_report", "Kk")
-def subscribe_report(thread_id: int, stream: int, /) -> int:
-    """Bind the thread whose ``pthread_self()`` is ``thread_id`` (``threading.get_ident()``,
-    ``Thread.ident``, or the id from ``acl.util.start_thread``) to ``stream``'s callbacks."""
-    return int(lib.aclrtSubscribeReport(thread_id, vptr(stream)))
-
-
-@_rt("unsubscribe_report", "Kk")
-def unsubscribe_report(thread_id: int, stream: int, /) -> int:
-    return int(lib.aclrtUnSubscribeReport(thread_id, vptr(stream)))
-
-
-@_rt("process_report", "i")
-def process_report(timeout: int, /) -> int:
-    """Wait up to ``timeout`` ms (-1: forever) for callbacks addressed to the calling thread
-    and run them here. The GIL is released while waiting."""
-    return int(lib.aclrtProcessReport(timeout))
 
 
 # ----------------------------------------------------------------------- exception info
@@ -1188,6 +1261,8 @@ get_device_id_from_exception_info = _exception_getter(
 # The calling thread's last runtime failure. Both return the code alone (no tuple), as pyACL
 # does; level must be 0 (ACL_RT_THREAD_LEVEL), else 100000.
 
+# BEGIN GENERATED "last error": written by native/gen_acl.py from native/acl_functions.py
+
 
 @_rt("peek_at_last_error", "i", suffix="!")
 def peek_at_last_error(level: int, /) -> int:
@@ -1201,7 +1276,41 @@ def get_last_error(level: int, /) -> int:
     return int(lib.aclrtGetLastError(level))
 
 
+# END GENERATED "last error"
+
+
 # ----------------------------------------------------------------------- binaries
+
+# BEGIN GENERATED "binaries": written by native/gen_acl.py from native/acl_functions.py
+
+
+@_rt("binary_get_function", "ks")
+def binary_get_function(bin_handle: int, kernel_name: str, /) -> tuple[int, int]:
+    out = _out("aclrtFuncHandle *")
+    ret = lib.aclrtBinaryGetFunction(vptr(bin_handle), cstr(kernel_name), out)
+    return addr(out[0]), int(ret)
+
+
+@_rt("binary_unload", "k")
+def binary_unload(bin_handle: int, /) -> int:
+    """aclrtBinaryUnLoad."""
+    return int(lib.aclrtBinaryUnLoad(vptr(bin_handle)))
+
+
+@_rt("destroy_binary", "k")
+def destroy_binary(binary: int, /) -> int:
+    return int(lib.aclrtDestroyBinary(vptr(binary)))
+
+
+@_rt("binary_load", "k")
+def binary_load(binary: int, /) -> tuple[int, int]:
+    """Loads the binary a create_binary descriptor points at: ``(bin_handle, ret)``."""
+    out = _out("aclrtBinHandle *")
+    ret = lib.aclrtBinaryLoad(vptr(binary), out)
+    return addr(out[0]), int(ret)
+
+
+# END GENERATED "binaries"
 
 
 def _load_options(options: object) -> tuple[Any, Any]:
@@ -1254,32 +1363,6 @@ def create_binary(data_ptr: int, length: int, /) -> int:
     return addr(lib.aclrtCreateBinary(vptr(data_ptr), length))
 
 
-@_rt("destroy_binary", "k")
-def destroy_binary(binary: int, /) -> int:
-    return int(lib.aclrtDestroyBinary(vptr(binary)))
-
-
-@_rt("binary_load", "k")
-def binary_load(binary: int, /) -> tuple[int, int]:
-    """Loads the binary a create_binary descriptor points at: ``(bin_handle, ret)``."""
-    out = _out("aclrtBinHandle *")
-    ret = lib.aclrtBinaryLoad(vptr(binary), out)
-    return addr(out[0]), int(ret)
-
-
-@_rt("binary_get_function", "ks")
-def binary_get_function(bin_handle: int, kernel_name: str, /) -> tuple[int, int]:
-    out = _out("aclrtFuncHandle *")
-    ret = lib.aclrtBinaryGetFunction(vptr(bin_handle), cstr(kernel_name), out)
-    return addr(out[0]), int(ret)
-
-
-@_rt("binary_unload", "k")
-def binary_unload(bin_handle: int, /) -> int:
-    """aclrtBinaryUnLoad."""
-    return int(lib.aclrtBinaryUnLoad(vptr(bin_handle)))
-
-
 @_rt("get_function_addr", "k", suffix="!")
 def get_function_addr(func_handle: int, /) -> tuple[int, int, int]:
     """``(aic_addr, aiv_addr, ret)``: where the kernel's code starts (a simulator kernel has
@@ -1308,6 +1391,22 @@ def get_function_name(func_handle: int, max_len: int, /) -> tuple[str, int]:
 # buffer of kernel_args_init_by_user_mem belong to the caller and must outlive every launch
 # that uses them (the runtime copies the args block at launch, not before).
 
+# BEGIN GENERATED "kernel arguments": written by native/gen_acl.py from native/acl_functions.py
+
+
+@_rt("kernel_args_get_handle_mem_size", "k")
+def kernel_args_get_handle_mem_size(func_handle: int, /) -> tuple[int, int]:
+    out = _out("size_t *")
+    ret = lib.aclrtKernelArgsGetHandleMemSize(vptr(func_handle), out)
+    return int(out[0]), int(ret)
+
+
+@_rt("kernel_args_get_mem_size", "kk")
+def kernel_args_get_mem_size(func_handle: int, user_args_size: int, /) -> tuple[int, int]:
+    out = _out("size_t *")
+    ret = lib.aclrtKernelArgsGetMemSize(vptr(func_handle), user_args_size, out)
+    return int(out[0]), int(ret)
+
 
 @_rt("kernel_args_init", "k")
 def kernel_args_init(func_handle: int, /) -> tuple[int, int]:
@@ -1323,20 +1422,6 @@ def kernel_args_init_by_user_mem(
     return int(
         lib.aclrtKernelArgsInitByUserMem(vptr(func_handle), vptr(args_handle), vptr(user_host_mem), actual_args_size)
     )
-
-
-@_rt("kernel_args_get_mem_size", "kk")
-def kernel_args_get_mem_size(func_handle: int, user_args_size: int, /) -> tuple[int, int]:
-    out = _out("size_t *")
-    ret = lib.aclrtKernelArgsGetMemSize(vptr(func_handle), user_args_size, out)
-    return int(out[0]), int(ret)
-
-
-@_rt("kernel_args_get_handle_mem_size", "k")
-def kernel_args_get_handle_mem_size(func_handle: int, /) -> tuple[int, int]:
-    out = _out("size_t *")
-    ret = lib.aclrtKernelArgsGetHandleMemSize(vptr(func_handle), out)
-    return int(out[0]), int(ret)
 
 
 @_rt("kernel_args_append", "kkk")
@@ -1372,7 +1457,21 @@ def kernel_args_finalize(args_handle: int, /) -> int:
     return int(lib.aclrtKernelArgsFinalize(vptr(args_handle)))
 
 
+# END GENERATED "kernel arguments"
+
+
 # ----------------------------------------------------------------------- launch
+
+# BEGIN GENERATED "launch": written by native/gen_acl.py from native/acl_functions.py
+
+
+@_rt("launch_kernel", "kIkkk")
+def launch_kernel(func_handle: int, block_dim: int, args_data: int, args_size: int, stream: int, /) -> int:
+    """aclrtLaunchKernel: ``args_data`` is *device* memory holding the packed arguments."""
+    return int(lib.aclrtLaunchKernel(vptr(func_handle), block_dim, vptr(args_data), args_size, vptr(stream)))
+
+
+# END GENERATED "launch"
 
 
 def _launch_cfg(cfg: object) -> tuple[Any, Any]:
@@ -1417,18 +1516,60 @@ def launch_kernel_with_config(
     return int(ret)
 
 
-@_rt("launch_kernel", "kIkkk")
-def launch_kernel(func_handle: int, block_dim: int, args_data: int, args_size: int, stream: int, /) -> int:
-    """aclrtLaunchKernel: ``args_data`` is *device* memory holding the packed arguments."""
-    return int(lib.aclrtLaunchKernel(vptr(func_handle), block_dim, vptr(args_data), args_size, vptr(stream)))
-
-
 # ----------------------------------------------------------------------- virtual memory
 #
 # The memory family (python/pyACL/rt/rt_memory.cpp, rt_synchronize.cpp, rt_allocator.cpp):
 # reservations, physical memory handles and their mapping, shareable handles, IPC keys, host
 # registration, copies by descriptor, reduce, cache maintenance, stream value write/wait,
 # allocators and memory UCE. Addresses and handles are ints as everywhere in this module.
+
+# BEGIN GENERATED "virtual memory": written by native/gen_acl.py from native/acl_functions.py
+
+
+@_rt("reserve_mem_address", "kkkK")
+def reserve_mem_address(size: int, alignment: int, expect_ptr: int, flags: int, /) -> tuple[int, int]:
+    """``(vir_ptr, ret)``: a reservation of device address space (no memory yet)."""
+    out = _out("void **")
+    ret = lib.aclrtReserveMemAddress(out, size, alignment, vptr(expect_ptr), flags)
+    return addr(out[0]), int(ret)
+
+
+@_rt("release_mem_address", "k")
+def release_mem_address(vir_ptr: int, /) -> int:
+    return int(lib.aclrtReleaseMemAddress(vptr(vir_ptr)))
+
+
+@_rt("free_physical", "k")
+def free_physical(handle: int, /) -> int:
+    return int(lib.aclrtFreePhysical(vptr(handle)))
+
+
+@_rt("map_mem", "kkkkK")
+def map_mem(vir_ptr: int, size: int, offset: int, handle: int, flags: int, /) -> int:
+    return int(lib.aclrtMapMem(vptr(vir_ptr), size, offset, vptr(handle), flags))
+
+
+@_rt("unmap_mem", "k")
+def unmap_mem(vir_ptr: int, /) -> int:
+    return int(lib.aclrtUnmapMem(vptr(vir_ptr)))
+
+
+@_rt("mem_export_to_shareable_handle", "kiK")
+def mem_export_to_shareable_handle(handle: int, handle_type: int, flags: int, /) -> tuple[int, int]:
+    """``(shareable_handle, ret)``: a 64-bit handle another process imports."""
+    out = _out("uint64_t *")
+    ret = lib.aclrtMemExportToShareableHandle(vptr(handle), handle_type, flags, out)
+    return int(out[0]), int(ret)
+
+
+@_rt("mem_import_from_shareable_handle", "Ki")
+def mem_import_from_shareable_handle(shareable_handle: int, device_id: int, /) -> tuple[int, int]:
+    out = _out("aclrtDrvMemHandle *")
+    ret = lib.aclrtMemImportFromShareableHandle(shareable_handle, device_id, out)
+    return addr(out[0]), int(ret)
+
+
+# END GENERATED "virtual memory"
 
 
 def _physical_mem_prop(prop: object) -> Any:
@@ -1478,19 +1619,6 @@ def _int32_list(values: object) -> Any:
     return out
 
 
-@_rt("reserve_mem_address", "kkkK")
-def reserve_mem_address(size: int, alignment: int, expect_ptr: int, flags: int, /) -> tuple[int, int]:
-    """``(vir_ptr, ret)``: a reservation of device address space (no memory yet)."""
-    out = _out("void **")
-    ret = lib.aclrtReserveMemAddress(out, size, alignment, vptr(expect_ptr), flags)
-    return addr(out[0]), int(ret)
-
-
-@_rt("release_mem_address", "k")
-def release_mem_address(vir_ptr: int, /) -> int:
-    return int(lib.aclrtReleaseMemAddress(vptr(vir_ptr)))
-
-
 @_rt("malloc_physical", "kOK")
 def malloc_physical(size: int, prop: object, flags: int, /) -> tuple[int, int]:
     """``(handle, ret)``: physical memory described by ``prop`` (see _physical_mem_prop)."""
@@ -1498,21 +1626,6 @@ def malloc_physical(size: int, prop: object, flags: int, /) -> tuple[int, int]:
     out = _out("aclrtDrvMemHandle *")
     ret = lib.aclrtMallocPhysical(out, size, c, flags)
     return addr(out[0]), int(ret)
-
-
-@_rt("free_physical", "k")
-def free_physical(handle: int, /) -> int:
-    return int(lib.aclrtFreePhysical(vptr(handle)))
-
-
-@_rt("map_mem", "kkkkK")
-def map_mem(vir_ptr: int, size: int, offset: int, handle: int, flags: int, /) -> int:
-    return int(lib.aclrtMapMem(vptr(vir_ptr), size, offset, vptr(handle), flags))
-
-
-@_rt("unmap_mem", "k")
-def unmap_mem(vir_ptr: int, /) -> int:
-    return int(lib.aclrtUnmapMem(vptr(vir_ptr)))
 
 
 @_rt("mem_get_allocation_granularity", "Oi")
@@ -1523,14 +1636,6 @@ def mem_get_allocation_granularity(prop: object, option: int, /) -> tuple[int, i
     return int(out[0]), int(ret)
 
 
-@_rt("mem_export_to_shareable_handle", "kiK")
-def mem_export_to_shareable_handle(handle: int, handle_type: int, flags: int, /) -> tuple[int, int]:
-    """``(shareable_handle, ret)``: a 64-bit handle another process imports."""
-    out = _out("uint64_t *")
-    ret = lib.aclrtMemExportToShareableHandle(vptr(handle), handle_type, flags, out)
-    return int(out[0]), int(ret)
-
-
 @_rt("mem_set_pid_to_shareable_handle", "KO")
 def mem_set_pid_to_shareable_handle(shareable_handle: int, pids: object, /) -> int:
     """Adds the processes (ids from ``device_get_bare_tgid``) allowed to import it."""
@@ -1538,14 +1643,25 @@ def mem_set_pid_to_shareable_handle(shareable_handle: int, pids: object, /) -> i
     return int(lib.aclrtMemSetPidToShareableHandle(shareable_handle, arr, len(arr) - 1))
 
 
-@_rt("mem_import_from_shareable_handle", "Ki")
-def mem_import_from_shareable_handle(shareable_handle: int, device_id: int, /) -> tuple[int, int]:
-    out = _out("aclrtDrvMemHandle *")
-    ret = lib.aclrtMemImportFromShareableHandle(shareable_handle, device_id, out)
+# ----------------------------------------------------------------------- IPC memory
+
+# BEGIN GENERATED "IPC memory": written by native/gen_acl.py from native/acl_functions.py
+
+
+@_rt("ipc_mem_import_by_key", "sK")
+def ipc_mem_import_by_key(key: str, flags: int, /) -> tuple[int, int]:
+    """``(dev_ptr, ret)``: the exporter's device memory, mapped in this process."""
+    out = _out("void **")
+    ret = lib.aclrtIpcMemImportByKey(out, cstr(key), flags)
     return addr(out[0]), int(ret)
 
 
-# ----------------------------------------------------------------------- IPC memory
+@_rt("ipc_mem_close", "s")
+def ipc_mem_close(key: str, /) -> int:
+    return int(lib.aclrtIpcMemClose(cstr(key)))
+
+
+# END GENERATED "IPC memory"
 
 
 @_rt("ipc_mem_get_export_key", "kkkK")
@@ -1564,20 +1680,9 @@ def ipc_mem_set_import_pid(key: str, pids: object, /) -> int:
     return int(lib.aclrtIpcMemSetImportPid(cstr(key), arr, len(arr) - 1))
 
 
-@_rt("ipc_mem_import_by_key", "sK")
-def ipc_mem_import_by_key(key: str, flags: int, /) -> tuple[int, int]:
-    """``(dev_ptr, ret)``: the exporter's device memory, mapped in this process."""
-    out = _out("void **")
-    ret = lib.aclrtIpcMemImportByKey(out, cstr(key), flags)
-    return addr(out[0]), int(ret)
-
-
-@_rt("ipc_mem_close", "s")
-def ipc_mem_close(key: str, /) -> int:
-    return int(lib.aclrtIpcMemClose(cstr(key)))
-
-
 # ----------------------------------------------------------------------- host registration
+
+# BEGIN GENERATED "host registration": written by native/gen_acl.py from native/acl_functions.py
 
 
 @_rt("host_register", "kki")
@@ -1605,7 +1710,12 @@ def host_unregister(ptr: int, /) -> int:
     return int(lib.aclrtHostUnregister(vptr(ptr)))
 
 
+# END GENERATED "host registration"
+
+
 # ----------------------------------------------------------------------- copies, reduce, CMO
+
+# BEGIN GENERATED "copies, reduce, CMO": written by native/gen_acl.py from native/acl_functions.py
 
 
 @_rt("get_memcpy_desc_size", "i")
@@ -1613,13 +1723,6 @@ def get_memcpy_desc_size(kind: int, /) -> tuple[int, int]:
     out = _out("size_t *")
     ret = lib.aclrtGetMemcpyDescSize(kind, out)
     return int(out[0]), int(ret)
-
-
-@_rt("set_memcpy_desc", "kikkkk")
-def set_memcpy_desc(desc: int, kind: int, src: int, dst: int, count: int, config: int, /) -> tuple[int, int]:
-    """``(desc, ret)``: writes the descriptor (device memory) and hands its address back."""
-    ret = lib.aclrtSetMemcpyDesc(vptr(desc), kind, vptr(src), vptr(dst), count, vptr(config))
-    return desc, int(ret)
 
 
 @_rt("memcpy_async_with_desc", "kik")
@@ -1657,6 +1760,16 @@ def value_wait(dev_addr: int, value: int, flag: int, stream: int, /) -> int:
     return int(lib.aclrtValueWait(vptr(dev_addr), value, flag, vptr(stream)))
 
 
+# END GENERATED "copies, reduce, CMO"
+
+
+@_rt("set_memcpy_desc", "kikkkk")
+def set_memcpy_desc(desc: int, kind: int, src: int, dst: int, count: int, config: int, /) -> tuple[int, int]:
+    """``(desc, ret)``: writes the descriptor (device memory) and hands its address back."""
+    ret = lib.aclrtSetMemcpyDesc(vptr(desc), kind, vptr(src), vptr(dst), count, vptr(config))
+    return desc, int(ret)
+
+
 # ----------------------------------------------------------------------- allocators
 #
 # pyACL (rt_allocator.cpp) keeps one Python function per kind for the whole process (global
@@ -1672,6 +1785,27 @@ def value_wait(dev_addr: int, value: int, flag: int, stream: int, /) -> int:
 # * what a Python alloc, alloc-advise or get-addr function returns (an int address, or None for
 #   NULL) is handed back to the runtime; pyACL drops it and returns NULL, so no allocation could
 #   ever succeed. An exception in the function is logged and the C side gets NULL, as pyACL's.
+
+# BEGIN GENERATED "allocators": written by native/gen_acl.py from native/acl_functions.py
+
+
+@_rt("allocator_destroy_desc", "k")
+def allocator_destroy_desc(desc: int, /) -> int:
+    return int(lib.aclrtAllocatorDestroyDesc(vptr(desc)))
+
+
+@_rt("allocator_register", "kk")
+def allocator_register(stream: int, desc: int, /) -> int:
+    return int(lib.aclrtAllocatorRegister(vptr(stream), vptr(desc)))
+
+
+@_rt("allocator_unregister", "k")
+def allocator_unregister(stream: int, /) -> int:
+    return int(lib.aclrtAllocatorUnregister(vptr(stream)))
+
+
+# END GENERATED "allocators"
+
 
 _allocator_lock = threading.Lock()
 _allocator_fns: dict[str, Callable[..., object]] = {}
@@ -1728,11 +1862,6 @@ def allocator_create_desc() -> int:
     return addr(lib.aclrtAllocatorCreateDesc())
 
 
-@_rt("allocator_destroy_desc", "k")
-def allocator_destroy_desc(desc: int, /) -> int:
-    return int(lib.aclrtAllocatorDestroyDesc(vptr(desc)))
-
-
 @_rt("allocator_set_obj_to_desc", "kk")
 def allocator_set_obj_to_desc(desc: int, allocator: int, /) -> int:
     cell = ffi.new("aclrtAllocator *", vptr(allocator))
@@ -1783,16 +1912,6 @@ allocator_set_get_addr_from_block_func_to_desc = _allocator_setter(
 )
 
 
-@_rt("allocator_register", "kk")
-def allocator_register(stream: int, desc: int, /) -> int:
-    return int(lib.aclrtAllocatorRegister(vptr(stream), vptr(desc)))
-
-
-@_rt("allocator_unregister", "k")
-def allocator_unregister(stream: int, /) -> int:
-    return int(lib.aclrtAllocatorUnregister(vptr(stream)))
-
-
 # ----------------------------------------------------------------------- memory UCE
 
 
@@ -1840,45 +1959,6 @@ def mem_uce_repair(device_id: int, infos: object, /) -> int:
 # rt_notify.cpp, rt_device.cpp, rt_binary.cpp, rt_group.cpp). Kept in one block while the
 # other shares are written.
 
-__all__ += [  # noqa: PLE0605 -- extended here, not in the list above, to keep this block apart
-    "create_group_info",
-    "create_notify",
-    "destroy_group_info",
-    "destroy_notify",
-    "device_task_abort",
-    "get_all_group_info",
-    "get_device_res_limit",
-    "get_devices_topo",
-    "get_group_count",
-    "get_group_info_detail",
-    "get_notify_id",
-    "get_op_execute_timeout",
-    "get_op_timeout_interval",
-    "get_overflow_status",
-    "get_res_in_current_thread",
-    "get_stream_overflow_switch",
-    "get_stream_res_limit",
-    "notify_batch_reset",
-    "notify_get_export_key",
-    "notify_import_by_key",
-    "notify_set_import_pid",
-    "record_notify",
-    "register_cpu_func",
-    "reset_device_res_limit",
-    "reset_overflow_status",
-    "reset_stream_res_limit",
-    "set_device_res_limit",
-    "set_group",
-    "set_op_execute_time_out",
-    "set_op_execute_timeout_v2",
-    "set_op_wait_timeout",
-    "set_stream_overflow_switch",
-    "set_stream_res_limit",
-    "stream_abort",
-    "unuse_stream_res_in_current_thread",
-    "use_stream_res_in_current_thread",
-    "wait_and_reset_notify",
-]
 
 # pyACL parses some enum arguments with "i" into the enum's 4 bytes; the C call sees those
 # bytes, which the cffi binding takes as the enum's unsigned type.
@@ -1886,6 +1966,8 @@ _u32 = _as_u32
 
 
 # ----------------------------------------------------------------------- overflow detection
+
+# BEGIN GENERATED "overflow detection": written by native/gen_acl.py from native/acl_functions.py
 
 
 @_rt("set_stream_overflow_switch", "kI")
@@ -1918,7 +2000,12 @@ def reset_overflow_status(stream: int, /) -> int:
     return int(lib.aclrtResetOverflowStatus(vptr(stream)))
 
 
+# END GENERATED "overflow detection"
+
+
 # ----------------------------------------------------------------------- operator timeouts
+
+# BEGIN GENERATED "operator timeouts": written by native/gen_acl.py from native/acl_functions.py
 
 
 @_rt("set_op_wait_timeout", "I", suffix="!")
@@ -1960,7 +2047,12 @@ def get_op_execute_timeout() -> tuple[int, int]:
     return int(out[0]), int(ret)
 
 
+# END GENERATED "operator timeouts"
+
+
 # ----------------------------------------------------------------------- notifies
+
+# BEGIN GENERATED "notifies": written by native/gen_acl.py from native/acl_functions.py
 
 
 @_rt("create_notify", "K")
@@ -1982,6 +2074,24 @@ def record_notify(notify: int, stream: int, /) -> int:
     return int(lib.aclrtRecordNotify(vptr(notify), vptr(stream)))
 
 
+@_rt("get_notify_id", "k")
+def get_notify_id(notify: int, /) -> tuple[int, int]:
+    out = _out("uint32_t *")
+    ret = lib.aclrtGetNotifyId(vptr(notify), out)
+    return int(out[0]), int(ret)
+
+
+@_rt("notify_import_by_key", "sK")
+def notify_import_by_key(key: str, flag: int, /) -> tuple[int, int]:
+    """``(notify, ret)``: the notify another process exported as ``key``."""
+    out = _out("aclrtNotify *")
+    ret = lib.aclrtNotifyImportByKey(out, cstr(key), flag)
+    return addr(out[0]), int(ret)
+
+
+# END GENERATED "notifies"
+
+
 _U32_LIMIT = 1 << 32
 
 
@@ -1994,13 +2104,6 @@ def wait_and_reset_notify(notify: int, stream: int, timeout: int, /) -> int:
     if timeout >= _U32_LIMIT:
         raise TypeError("timeout should be less than 2**32!")
     return int(lib.aclrtWaitAndResetNotify(vptr(notify), vptr(stream), timeout))
-
-
-@_rt("get_notify_id", "k")
-def get_notify_id(notify: int, /) -> tuple[int, int]:
-    out = _out("uint32_t *")
-    ret = lib.aclrtGetNotifyId(vptr(notify), out)
-    return int(out[0]), int(ret)
 
 
 def _int_list(values: object, convert: Callable[[int], int], failure: str) -> list[int]:
@@ -2064,15 +2167,9 @@ def notify_set_import_pid(notify: int, pids: object, /) -> int:
     return int(lib.aclrtNotifySetImportPid(vptr(notify), arr, len(values)))
 
 
-@_rt("notify_import_by_key", "sK")
-def notify_import_by_key(key: str, flag: int, /) -> tuple[int, int]:
-    """``(notify, ret)``: the notify another process exported as ``key``."""
-    out = _out("aclrtNotify *")
-    ret = lib.aclrtNotifyImportByKey(out, cstr(key), flag)
-    return addr(out[0]), int(ret)
-
-
 # ----------------------------------------------------------------------- core resource limits
+
+# BEGIN GENERATED "core resource limits": written by native/gen_acl.py from native/acl_functions.py
 
 
 @_rt("get_device_res_limit", "iI")
@@ -2129,16 +2226,12 @@ def get_res_in_current_thread(res_type: int, /) -> tuple[int, int]:
     return int(out[0]), int(ret)
 
 
+# END GENERATED "core resource limits"
+
+
 # ----------------------------------------------------------------------- topology, abort
 
-
-@_rt("get_devices_topo", "II", "acl.rt.reset_device_res_limit args parse failed")  # sic, pyACL's text
-def get_devices_topo(device_id: int, other_device_id: int, /) -> tuple[int, int]:
-    """``(value, ret)``: an ACL_RT_DEVS_TOPOLOGY_* bit. pyACL builds the uint64 with "I": its
-    low 32 bits."""
-    out = _out("uint64_t *")
-    ret = lib.aclrtGetDevicesTopo(device_id, other_device_id, out)
-    return _as_u32(int(out[0])), int(ret)
+# BEGIN GENERATED "topology, abort": written by native/gen_acl.py from native/acl_functions.py
 
 
 @_rt("stream_abort", "k")
@@ -2153,6 +2246,18 @@ def device_task_abort(device_id: int, timeout: int, /) -> int:
     """The same for every stream of the device (``timeout`` ms, 0: no limit); it also clears
     the stop-on-failure errors of the device's contexts."""
     return int(lib.aclrtDeviceTaskAbort(device_id, timeout))
+
+
+# END GENERATED "topology, abort"
+
+
+@_rt("get_devices_topo", "II", "acl.rt.reset_device_res_limit args parse failed")  # sic, pyACL's text
+def get_devices_topo(device_id: int, other_device_id: int, /) -> tuple[int, int]:
+    """``(value, ret)``: an ACL_RT_DEVS_TOPOLOGY_* bit. pyACL builds the uint64 with "I": its
+    low 32 bits."""
+    out = _out("uint64_t *")
+    ret = lib.aclrtGetDevicesTopo(device_id, other_device_id, out)
+    return _as_u32(int(out[0])), int(ret)
 
 
 # ----------------------------------------------------------------------- AI CPU functions
@@ -2173,10 +2278,16 @@ def register_cpu_func(bin_handle: int, func_name: str, kernel_name: str, /) -> t
 #
 # The simulated device (an A2) has no groups: every call that reaches the runtime is 207000.
 
+# BEGIN GENERATED "device groups": written by native/gen_acl.py from native/acl_functions.py
 
+
+# pyACL parses it with "I" and passes it as int32_t.
 @_rt("set_group", "I")
 def set_group(group_id: int, /) -> int:
-    return int(lib.aclrtSetGroup(_as_i32(group_id)))  # parsed "I", passed as int32_t
+    return int(lib.aclrtSetGroup(_as_i32(group_id)))
+
+
+# END GENERATED "device groups"
 
 
 @_rt("get_group_count", "I")  # sic: pyACL parses (and ignores) one argument

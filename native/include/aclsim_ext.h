@@ -46,6 +46,7 @@ typedef struct aclsimTraceRecord {
     char name[36];     /* kernel name for kernels and blocks */
 } aclsimTraceRecord;
 
+/* BEGIN GENERATED "trace": written by native/gen_acl.py from native/acl_functions.py */
 /* Starts recording into a buffer of `capacity` records (records beyond it are dropped and
  * counted). Returns 0, or -1 if out of memory. Restarting clears the buffer. */
 int aclsimTraceStart(size_t capacity);
@@ -53,6 +54,7 @@ int aclsimTraceStart(size_t capacity);
 uint64_t aclsimTraceStop(void);
 /* Moves up to max records out, oldest first; returns how many. */
 size_t aclsimTraceDrain(aclsimTraceRecord *out, size_t max);
+/* END GENERATED "trace" */
 /* cffi-end */
 
 #ifdef __cplusplus

@@ -6,8 +6,10 @@ checked against facts taken from the real headers: hicann/runtime, include/exter
 acl_rt_allocator.h, acl_base_rt.h, acl_base.h, error_codes/rt_error_codes.h} at commit
 681ef7610. The facts below are data (names, values, normalized signatures, sizes/offsets
 measured by compiling those headers with gcc on x86_64);
-no header text is copied. Simulator extensions (aclsim_ext.h: aclsim*, aiocann_native.h:
-aiocann_*) are not part of ACL and are not checked here.
+no header text is copied. The runtime compiler's acl_rt_compile.h is checked the same way,
+against hicann/asc-devkit's tools/include/acl/acl_rt_compile.h. Simulator extensions
+(aclsim_ext.h: aclsim*, aiocann_native.h: aiocann_*) are not part of ACL and are not checked
+here.
 
 Signatures are normalized: whitespace collapsed, parameter names dropped, ``const`` kept,
 ``(void)`` and ``()`` both mean no parameters.
@@ -23,7 +25,7 @@ import pytest
 from aiocann._lib import ffi, lib
 
 ACL_INCLUDE = Path(__file__).resolve().parents[2] / "native" / "include" / "acl"
-OUR_HEADERS = ("acl_base.h", "acl_rt.h", "acl_rt_allocator.h", "acl_rt_device.h")
+OUR_HEADERS = ("acl_base.h", "acl_rt.h", "acl_rt_allocator.h", "acl_rt_device.h", "acl_rt_compile.h")
 
 REAL_FUNCTIONS = {
     "aclInit": ("aclError", ("const char *",)),
@@ -1048,6 +1050,30 @@ REAL_CONSTANTS.update(
         "ACL_RT_DEV_RES_VECTOR_CORE": 1,
     }
 )
+
+
+# --- the runtime compiler: the declarations of acl_rt_compile.h ------------------------------
+# Facts of CANN's acl/acl_rt_compile.h: hicann/asc-devkit, tools/include/acl/acl_rt_compile.h at
+# commit b8228025e (exported by libacl_rtc.so). Its aclError typedef is acl_base.h's.
+
+REAL_FUNCTIONS.update(
+    {
+        "aclrtcCreateProg": (
+            "aclError",
+            ("aclrtcProg *", "const char *", "const char *", "int", "const char **", "const char **"),
+        ),
+        "aclrtcCompileProg": ("aclError", ("aclrtcProg", "int", "const char **")),
+        "aclrtcAddNameExpr": ("aclError", ("aclrtcProg", "const char * const")),
+        "aclrtcGetLoweredName": ("aclError", ("aclrtcProg", "const char *", "const char **")),
+        "aclrtcGetBinDataSize": ("aclError", ("aclrtcProg", "size_t *")),
+        "aclrtcGetBinData": ("aclError", ("aclrtcProg", "char *")),
+        "aclrtcGetCompileLogSize": ("aclError", ("aclrtcProg", "size_t *")),
+        "aclrtcGetCompileLog": ("aclError", ("aclrtcProg", "char *")),
+        "aclrtcDestroyProg": ("aclError", ("aclrtcProg *",)),
+    }
+)
+
+REAL_TYPEDEFS.update({"aclrtcProg": ("alias", "void *")})
 
 
 # --- parsing our headers ----------------------------------------------------------------

@@ -192,6 +192,7 @@ typedef struct aclrtLaunchKernelCfg {
     size_t numAttrs;
 } aclrtLaunchKernelCfg;
 
+/* BEGIN GENERATED "core": written by native/gen_acl.py from native/acl_functions.py */
 /* init, finalize, version, recent error message */
 aclError aclInit(const char *configPath);
 aclError aclFinalize(void);
@@ -246,17 +247,14 @@ aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
 /* host callbacks */
 aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream);
 aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
-aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
-                             aclrtStream stream);
+aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType, aclrtStream stream);
 aclError aclrtProcessReport(int32_t timeout);
 
 /* binaries */
-aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
-                                 aclrtBinHandle *binHandle);
+aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options, aclrtBinHandle *binHandle);
 aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
                                  aclrtBinHandle *binHandle);
-aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
-                                aclrtFuncHandle *funcHandle);
+aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName, aclrtFuncHandle *funcHandle);
 aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle);
 
 /* kernel arguments */
@@ -268,8 +266,8 @@ aclError aclrtKernelArgsInitByUserMem(aclrtFuncHandle funcHandle, aclrtArgsHandl
 aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *param, size_t paramSize,
                                aclrtParamHandle *paramHandle);
 aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle, aclrtParamHandle *paramHandle);
-aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle,
-                                             size_t dataSize, void **bufferAddr);
+aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle, size_t dataSize,
+                                             void **bufferAddr);
 aclError aclrtKernelArgsParaUpdate(aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle, void *param,
                                    size_t paramSize);
 aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle);
@@ -277,8 +275,9 @@ aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle);
 /* launch */
 aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream,
                                      aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve);
-aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
-                           size_t argsSize, aclrtStream stream);
+aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData, size_t argsSize,
+                           aclrtStream stream);
+
 /* Failures: which task failed, and the thread's last error. */
 aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
 aclError aclrtGetLastError(aclrtLastErrLevel level);
@@ -293,6 +292,7 @@ uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info);
 aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
 aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
 aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
+/* END GENERATED "core" */
 
 /* ==== issue 11: the rest of pyACL's runtime surface ============================================
  * Types, values and prototypes as in CANN 9.1 include/external/acl/{acl_rt.h, acl_base_rt.h} and
@@ -477,6 +477,7 @@ typedef struct aclCANNPackageVersion {
     char reserved[128];
 } aclCANNPackageVersion;
 
+/* BEGIN GENERATED "pyacl": written by native/gen_acl.py from native/acl_functions.py */
 /* init, version, SoC */
 aclError aclFinalizeReference(uint64_t *refCount);
 aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
@@ -529,8 +530,7 @@ aclError aclrtGetEventAvailNum(uint32_t *eventCount);
 aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtMallocConfig *cfg);
-aclError aclrtMallocForTaskScheduler(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
-                                     aclrtMallocConfig *cfg);
+aclError aclrtMallocForTaskScheduler(void **devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtMallocConfig *cfg);
 aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg);
 aclError aclrtMemFlush(void *devPtr, size_t size);
 aclError aclrtMemInvalidate(void *devPtr, size_t size);
@@ -546,6 +546,7 @@ aclError aclrtDestroyBinary(aclrtBinary binary);
 aclError aclrtBinaryLoad(const aclrtBinary binary, aclrtBinHandle *binHandle);
 aclError aclrtGetFunctionAddr(aclrtFuncHandle funcHandle, void **aicAddr, void **aivAddr);
 aclError aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_t maxLen, char *name);
+/* END GENERATED "pyacl" */
 /* ==== end of issue 11 block ==================================================================== */
 
 /* ==== issue 11, memory family: virtual memory, shareable handles, IPC, host registration,
@@ -655,11 +656,11 @@ typedef enum {
     ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL = 13
 } aclrtReduceKind;
 
+/* BEGIN GENERATED "memory": written by native/gen_acl.py from native/acl_functions.py */
 /* virtual memory and physical memory handles */
 aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags);
 aclError aclrtReleaseMemAddress(void *virPtr);
-aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop,
-                             uint64_t flags);
+aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop, uint64_t flags);
 aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
 aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags);
 aclError aclrtUnmapMem(void *virPtr);
@@ -684,11 +685,10 @@ aclError aclrtHostUnregister(void *ptr);
 
 /* copies by descriptor, reduce, cache maintenance, stream memory operations */
 aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSize);
-aclError aclrtSetMemcpyDesc(void *desc, aclrtMemcpyKind kind, void *srcAddr, void *dstAddr, size_t count,
-                            void *config);
+aclError aclrtSetMemcpyDesc(void *desc, aclrtMemcpyKind kind, void *srcAddr, void *dstAddr, size_t count, void *config);
 aclError aclrtMemcpyAsyncWithDesc(void *desc, aclrtMemcpyKind kind, aclrtStream stream);
-aclError aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, const void *src, size_t count,
-                                       aclrtMemcpyKind kind, aclrtStream stream);
+aclError aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                                       aclrtStream stream);
 aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, aclrtReduceKind kind, aclDataType type,
                           aclrtStream stream, void *reserve);
 aclError aclrtCmoAsync(void *src, size_t size, aclrtCmoType cmoType, aclrtStream stream);
@@ -698,6 +698,7 @@ aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStrea
 /* memory uncorrectable errors */
 aclError aclrtGetMemUceInfo(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray, size_t arraySize, size_t *retSize);
 aclError aclrtMemUceRepair(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray, size_t arraySize);
+/* END GENERATED "memory" */
 /* ==== end of issue 11 memory family block ===================================================== */
 
 /* ---- stream capture (ACL Graph) ----------------------------------------------------------
@@ -719,6 +720,7 @@ typedef enum {
     ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED,
 } aclmdlRICaptureStatus;
 
+/* BEGIN GENERATED "capture": written by native/gen_acl.py from native/acl_functions.py */
 aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode);
 aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI);
 aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI);
@@ -729,6 +731,7 @@ aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream);
 aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle);
 aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle);
 aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);
+/* END GENERATED "capture" */
 /* ---- end of stream capture */
 /* cffi-end */
 

@@ -29,6 +29,7 @@ typedef void (*aclrtAllocatorFreeFunc)(aclrtAllocator allocator, aclrtAllocatorB
 typedef void *(*aclrtAllocatorAllocAdviseFunc)(aclrtAllocator allocator, size_t size, aclrtAllocatorAddr addr);
 typedef void *(*aclrtAllocatorGetAddrFromBlockFunc)(aclrtAllocatorBlock block);
 
+/* BEGIN GENERATED "allocator": written by native/gen_acl.py from native/acl_functions.py */
 aclrtAllocatorDesc aclrtAllocatorCreateDesc(void);
 aclError aclrtAllocatorDestroyDesc(aclrtAllocatorDesc allocatorDesc);
 aclError aclrtAllocatorSetObjToDesc(aclrtAllocatorDesc allocatorDesc, aclrtAllocator allocator);
@@ -43,6 +44,7 @@ aclError aclrtAllocatorGetByStream(aclrtStream stream, aclrtAllocatorDesc *alloc
                                    aclrtAllocatorAllocAdviseFunc *allocAdviseFunc,
                                    aclrtAllocatorGetAddrFromBlockFunc *getAddrFromBlockFunc);
 aclError aclrtAllocatorUnregister(aclrtStream stream);
+/* END GENERATED "allocator" */
 /* cffi-end */
 
 #ifdef __cplusplus

@@ -62,6 +62,7 @@ typedef enum {
     ACL_RT_DEV_RES_VECTOR_CORE
 } aclrtDevResLimitType;
 
+/* BEGIN GENERATED "device": written by native/gen_acl.py from native/acl_functions.py */
 /* overflow detection */
 aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag);
 aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag);
@@ -111,6 +112,7 @@ aclError aclrtDestroyGroupInfo(aclrtGroupInfo *groupInfo);
 aclError aclrtGetAllGroupInfo(aclrtGroupInfo *groupInfo);
 aclError aclrtGetGroupInfoDetail(const aclrtGroupInfo *groupInfo, int32_t groupIndex, aclrtGroupAttr attr,
                                  void *attrValue, size_t valueLen, size_t *paramRetSize);
+/* END GENERATED "device" */
 /* cffi-end */
 
 #ifdef __cplusplus
