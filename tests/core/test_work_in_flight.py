@@ -1,0 +1,273 @@
+"""What an adversarial run broke (issue 20, points 1 to 3): memory handed out while queued work
+still writes it -- by the pool's stream-ordered reuse, or under a graph -- and a borrowed stream
+destroyed under its wrapper, whose close waited for work that was never enqueued.
+
+The pool's rule these tests hold it to: a block is idle only when every piece of work that may
+touch it, through any array it was ever handed out as, is done; until then only later work on
+the one stream all that work is on may reuse it (stream order runs it after), and a block a
+graph holds is reused by nobody until the graph is closed and its replays are done.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from pathlib import Path
+
+import anyio
+import numpy as np
+import pytest
+from examples import EXAMPLE_KERNELS
+
+import aiocann as ac
+import aiocann.acl as acl
+from aiocann import _runtime
+
+pytestmark = pytest.mark.anyio
+
+N = 1024  # int32 elements: one 4 KiB block
+DELAY_US = 300_000
+
+
+@pytest.fixture(scope="module")
+def delay_path() -> Path:
+    """examples/kernels/delay.c: holds its stream for a while without writing anything."""
+    from aiocann.compiler import build_kernel
+
+    return build_kernel(EXAMPLE_KERNELS / "delay.c")
+
+
+async def _kernels(dev: ac.Device, test_kernels_path: Path, delay_path: Path) -> tuple[ac.Kernel, ac.Kernel]:
+    delay = (await dev.load_binary(delay_path)).function("delay_us")
+    write = (await dev.load_binary(test_kernels_path)).function("write_value")
+    return delay, write
+
+
+async def _queue_a_late_write(
+    s: ac.Stream, delay: ac.Kernel, write: ac.Kernel, arr: ac.DeviceArray, value: int
+) -> ac.Completion:
+    """On ``s``: a delay, then a kernel writing ``arr[0] = value`` -- queued, not yet run."""
+    await ac.launch(delay, delay.args().u64(DELAY_US), blocks=1, stream=s)
+    return await ac.launch(write, write.args().ptr(arr).u32(0).i32(value), blocks=1, stream=s)
+
+
+# --------------------------------------------------------------------------- point 1
+
+
+async def test_a_block_reused_on_its_stream_is_not_idle_until_the_first_arrays_work_is_done(
+    test_kernels_path, delay_path
+):
+    """The probe: a's block is reused by b on a's stream (stream order makes that safe), b is
+    released with no work of its own -- and the block must still wait for a's queued write
+    before anyone else gets it."""
+    async with ac.Device(0) as dev, dev.stream() as s1, dev.stream() as s2:
+        delay, write = await _kernels(dev, test_kernels_path, delay_path)
+        pool = dev.memory_pool
+        a = s1.empty(N, np.int32)
+        old = a.ptr
+        written = await _queue_a_late_write(s1, delay, write, a, 777)
+        a.close()
+        b = s1.empty(N, np.int32)
+        assert b.ptr == old and pool.stats().stream_reuses == 1  # stream-ordered reuse, at once
+        b.close()
+        c = dev.empty(N, np.int32)
+        assert not written.done()  # dev.empty() did not wait for the device
+        assert c.ptr != old  # the write is still queued: not an idle block
+        cs2 = dev.empty(N, np.int32, stream=s2)
+        assert cs2.ptr != old  # nor one s2's work is ordered after
+        await (await s2.memset(c, 0))
+        await written
+        np.testing.assert_array_equal(await c.get(stream=s2), np.zeros(N, np.int32))
+        # The write is done: the block is idle for everyone now (cross-stream reuse).
+        again = dev.empty(N, np.int32, stream=s2)
+        assert again.ptr == old
+        assert (await again.get(stream=s2))[0] == 777  # the memory the write went to
+
+
+async def test_trim_never_frees_a_block_under_queued_work(test_kernels_path, delay_path):
+    async with ac.Device(0) as dev, dev.stream() as s1:
+        delay, write = await _kernels(dev, test_kernels_path, delay_path)
+        pool = dev.memory_pool
+        a = s1.empty(N, np.int32)
+        old = a.ptr
+        written = await _queue_a_late_write(s1, delay, write, a, 777)
+        a.close()
+        s1.empty(N, np.int32).close()  # reused on s1 and released with no work of its own
+        freed = pool.trim()
+        assert freed == 0 and pool.stats().frees == 0  # the block is not idle: kept
+        assert not written.done()
+        await written  # the kernel wrote into live memory: no fault (507015)
+        await s1.synchronize()
+        assert pool.stats().cached_bytes == 4096 and pool.stats().in_use_bytes == 0
+        assert dev.empty(N, np.int32).ptr == old  # idle now
+        gc.collect()
+        assert pool.trim() == 4096
+
+
+async def test_a_block_reused_through_several_arrays_waits_for_all_their_work(test_kernels_path, delay_path):
+    """a, then b (reusing a's block on s1) used on s2 after an event: the block's work is on
+    two streams now, so no stream may reuse it at once -- only when both are done."""
+    async with ac.Device(0) as dev, dev.stream() as s1, dev.stream() as s2:
+        delay, write = await _kernels(dev, test_kernels_path, delay_path)
+        pool = dev.memory_pool
+        a = s1.empty(N, np.int32)
+        old = a.ptr
+        first = await _queue_a_late_write(s1, delay, write, a, 1)
+        a.close()
+        b = s1.empty(N, np.int32)
+        assert b.ptr == old
+        s2.wait(await s1.record(timing=False))  # b belongs to s1: s2 waits for s1 first
+        second = await _queue_a_late_write(s2, delay, write, b, 2)
+        b.close()
+        for s in (s1, s2, None):  # neither stream's later work is ordered after both
+            arr = dev.empty(N, np.int32, stream=s)
+            assert arr.ptr != old
+            arr.close()
+        assert not first.done() and not second.done()
+        await first
+        assert s1.empty(N, np.int32).ptr != old  # s2's write is still queued
+        await second
+        await s2.synchronize()
+        last = dev.empty(N, np.int32)
+        assert last.ptr == old and (await last.get(stream=s1))[0] == 2
+        assert pool.stats().in_use_bytes == 4096
+
+
+async def test_stream_ordered_reuse_chains_on_one_stream(test_kernels_path, delay_path):
+    """Reuse after reuse on the one stream all the block's work is on stays immediate."""
+    async with ac.Device(0) as dev, dev.stream() as s1, dev.stream() as s2:
+        delay, write = await _kernels(dev, test_kernels_path, delay_path)
+        pool = dev.memory_pool
+        a = s1.empty(N, np.int32)
+        old = a.ptr
+        first = await _queue_a_late_write(s1, delay, write, a, 1)
+        a.close()
+        b = s1.empty(N, np.int32)
+        assert b.ptr == old
+        second = await ac.launch(write, write.args().ptr(b).u32(1).i32(2), blocks=1, stream=s1)
+        b.close()
+        c = s1.empty(N, np.int32)
+        assert c.ptr == old and pool.stats().stream_reuses == 2
+        assert not first.done() and dev.empty(N, np.int32, stream=s2).ptr != old
+        await second
+        assert first.done()
+        np.testing.assert_array_equal((await c.get(stream=s1))[:2], [1, 2])
+
+
+@pytest.mark.parametrize("memory_pool", [True, False])
+async def test_an_array_closed_under_work_on_two_streams_waits_for_both(test_kernels_path, delay_path, memory_pool):
+    async with ac.Device(0, memory_pool=memory_pool) as dev, dev.stream() as s1, dev.stream() as s2:
+        delay, write = await _kernels(dev, test_kernels_path, delay_path)
+        a = dev.empty(N, np.int32)
+        old = a.ptr
+        first = await _queue_a_late_write(s1, delay, write, a, 1)
+        second = await ac.launch(write, write.args().ptr(a).u32(1).i32(2), blocks=1, stream=s2)
+        a.close()
+        for s in (s1, s2, None):
+            arr = dev.empty(N, np.int32, stream=s)
+            assert arr.ptr != old
+            arr.close()
+        await first
+        await second
+        assert dev.memory_pool.stats().in_use_bytes == 0
+
+
+# --------------------------------------------------------------------------- point 2
+
+
+@pytest.mark.parametrize("close_in_capture", [False, True])
+async def test_a_graph_holds_its_arrays_from_no_stream(test_kernels_path, close_in_capture):
+    """The probe: x is captured into a graph and closed; no stream's allocation may take its
+    block while the graph lives, since every replay writes it."""
+    async with ac.Device(0) as dev, dev.stream() as s, dev.stream() as s2:
+        write = (await dev.load_binary(test_kernels_path)).function("write_value")
+        pool = dev.memory_pool
+        x = s.empty(N, np.int32)
+        old = x.ptr
+        async with s.capture() as g:
+            await ac.launch(write, write.args().ptr(x).u32(0).i32(4242), blocks=1, stream=s)
+            if close_in_capture:
+                x.close()
+        x.close()
+        y = s.empty(N, np.int32)
+        assert y.ptr != old  # not the graph's block, even on the capturing stream
+        for other in (dev.empty(N, np.int32), dev.empty(N, np.int32, stream=s2)):
+            assert other.ptr != old
+            other.close()
+        await (await s.memset(y, 0))
+        await (await g.launch(stream=s))
+        await (await g.launch(stream=s2))
+        assert (await y.get(stream=s))[0] == 0
+        assert pool.trim() == 2 * 4096  # the two idle blocks, never the graph's
+        g.close()
+        z = dev.empty(N, np.int32)
+        assert z.ptr == old and (await z.get(stream=s))[0] == 4242  # idle once the graph is gone
+
+
+async def test_a_closed_graph_holds_its_arrays_until_its_replays_are_done(test_kernels_path, delay_path):
+    async with ac.Device(0) as dev, dev.stream() as s:
+        delay, write = await _kernels(dev, test_kernels_path, delay_path)
+        x = s.empty(N, np.int32)
+        old = x.ptr
+        async with s.capture() as g:
+            await ac.launch(write, write.args().ptr(x).u32(0).i32(4242), blocks=1, stream=s)
+        x.close()
+        await ac.launch(delay, delay.args().u64(DELAY_US), blocks=1, stream=s)
+        replay = await g.launch(stream=s)
+        g.close()  # destroyed once the replay is done
+        for stream in (s, None):
+            arr = dev.empty(N, np.int32, stream=stream)
+            assert arr.ptr != old
+            arr.close()
+        assert dev.memory_pool.trim() == 4096 and not replay.done()
+        await replay
+        z = dev.empty(N, np.int32)
+        assert z.ptr == old and (await z.get(stream=s))[0] == 4242
+
+
+async def test_a_block_reused_then_captured_waits_for_the_graph_and_the_old_work(test_kernels_path, delay_path):
+    async with ac.Device(0) as dev, dev.stream() as s:
+        delay, write = await _kernels(dev, test_kernels_path, delay_path)
+        a = s.empty(N, np.int32)
+        old = a.ptr
+        written = await _queue_a_late_write(s, delay, write, a, 1)
+        a.close()
+        x = s.empty(N, np.int32)
+        assert x.ptr == old
+        async with s.capture() as g:
+            await ac.launch(write, write.args().ptr(x).u32(1).i32(2), blocks=1, stream=s)
+        x.close()
+        await written
+        assert s.empty(N, np.int32).ptr != old and dev.empty(N, np.int32).ptr != old  # the graph's
+        await (await g.launch(stream=s))
+        g.close()
+        z = dev.empty(N, np.int32)
+        assert z.ptr == old
+        np.testing.assert_array_equal((await z.get(stream=s))[:2], [1, 2])
+
+
+# --------------------------------------------------------------------------- point 3
+
+
+async def test_closing_the_wrapper_of_a_destroyed_borrowed_stream_returns_at_once():
+    """Other code destroys a borrowed stream under its wrapper: synchronize() raises, and the
+    marker whose callback could not be enqueued is no work in flight -- closing returns at once,
+    and the device is reset as usual."""
+    async with ac.Device(0) as dev:
+        assert acl.rt.set_device(0) == 0
+        try:
+            handle, ret = acl.rt.create_stream()
+            assert ret == 0
+            w = ac.Stream.from_handle(handle, device=dev)
+            await w.synchronize()
+            assert acl.rt.destroy_stream(handle) == 0
+            with pytest.raises(ac.InvalidHandleError):
+                await w.synchronize()
+            assert w.in_flight == 0
+            t0 = time.monotonic()
+            with anyio.fail_after(5):
+                await w.aclose()
+            assert time.monotonic() - t0 < 1 and "closed" in repr(w)
+        finally:
+            assert acl.rt.reset_device(0) == 0
+    assert 0 not in _runtime._kept_set  # nothing abandoned: device 0 was reset
