@@ -190,7 +190,10 @@ class Submissions:
         token = self.new_token()
         rc = lib.aiocann_cq_enqueue(self.qs, token, 1 if api else 0)
         if rc:
-            self.launched[0] = 1
+            # The work was enqueued and runs on without a completion: an orphan the stream's
+            # close must wait for. A marker (no api) is nothing but its callback: nothing was
+            # enqueued, nothing is in flight (e.g. a borrowed stream its owner destroyed).
+            self.launched[0] = 1 if api else 0
             self.enqueue_failed(rc, "aclrtLaunchCallback", (keep, arrays))
         return self.track(self.stream, token, label, keep, arrays)
 

@@ -17,11 +17,11 @@ from pathlib import Path
 import anyio
 import numpy as np
 import pytest
-from examples import EXAMPLE_KERNELS
 
 import aiocann as ac
 import aiocann.acl as acl
 from aiocann import _runtime
+from examples import EXAMPLE_KERNELS
 
 pytestmark = pytest.mark.anyio
 
