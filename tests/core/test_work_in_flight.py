@@ -271,3 +271,36 @@ async def test_closing_the_wrapper_of_a_destroyed_borrowed_stream_returns_at_onc
         finally:
             assert acl.rt.reset_device(0) == 0
     assert 0 not in _runtime._kept_set  # nothing abandoned: device 0 was reset
+
+
+async def test_work_enqueued_without_its_completion_callback_still_holds_its_arrays(test_kernels_path, delay_path):
+    """Other code takes a borrowed stream's callbacks away: aiocann's launches are enqueued, but
+    their completion callbacks are refused. Such work has no Completion, and still may touch
+    what it uses: its arrays are not idle until the stream is found done with it."""
+    async with ac.Device(0) as dev, dev.stream() as s2:
+        delay, write = await _kernels(dev, test_kernels_path, delay_path)
+        assert acl.rt.set_device(0) == 0
+        try:
+            handle, ret = acl.rt.create_stream()
+            assert ret == 0
+            w = ac.Stream.from_handle(handle, device=dev)
+            assert acl.rt.unsubscribe_report(dev._reporter_tid, handle) == 0
+            a = dev.empty(N, np.int32)
+            old = a.ptr
+            with pytest.raises(ac.AclError, match="aclrtLaunchCallback"):
+                await _queue_a_late_write(w, delay, write, a, 777)  # the delay is enqueued, then refused
+            with pytest.raises(ac.AclError, match="aclrtLaunchCallback"):
+                await ac.launch(write, write.args().ptr(a).u32(0).i32(777), blocks=1, stream=w)
+            a.close()
+            c = dev.empty(N, np.int32)
+            assert c.ptr != old and dev.memory_pool.trim() == 0
+            await (await s2.memset(c, 0))
+            assert acl.rt.synchronize_stream(handle) == 0
+            assert (await c.get(stream=s2))[0] == 0
+            with anyio.fail_after(10):
+                await w.aclose()  # finds the stream idle
+            z = dev.empty(N, np.int32)
+            assert z.ptr == old and (await z.get(stream=s2))[0] == 777
+            assert acl.rt.destroy_stream(handle) == 0
+        finally:
+            assert acl.rt.reset_device(0) == 0
