@@ -51,6 +51,12 @@ async def _queue_a_late_write(
     return await ac.launch(write, write.args().ptr(arr).u32(0).i32(value), blocks=1, stream=s)
 
 
+def _all_given_back(pool: ac.MemoryPool) -> None:
+    """After the device closed: every block the pool took from the runtime went back, once."""
+    st = pool.stats()
+    assert st.in_use_bytes == 0 and st.cached_bytes == 0 and st.frees == st.mallocs, st
+
+
 # --------------------------------------------------------------------------- point 1
 
 
@@ -82,6 +88,7 @@ async def test_a_block_reused_on_its_stream_is_not_idle_until_the_first_arrays_w
         again = dev.empty(N, np.int32, stream=s2)
         assert again.ptr == old
         assert (await again.get(stream=s2))[0] == 777  # the memory the write went to
+    _all_given_back(dev.memory_pool)
 
 
 async def test_trim_never_frees_a_block_under_queued_work(test_kernels_path, delay_path):
@@ -102,6 +109,7 @@ async def test_trim_never_frees_a_block_under_queued_work(test_kernels_path, del
         assert dev.empty(N, np.int32).ptr == old  # idle now
         gc.collect()
         assert pool.trim() == 4096
+    _all_given_back(dev.memory_pool)
 
 
 async def test_a_block_reused_through_several_arrays_waits_for_all_their_work(test_kernels_path, delay_path):
@@ -131,6 +139,7 @@ async def test_a_block_reused_through_several_arrays_waits_for_all_their_work(te
         last = dev.empty(N, np.int32)
         assert last.ptr == old and (await last.get(stream=s1))[0] == 2
         assert pool.stats().in_use_bytes == 4096
+    _all_given_back(dev.memory_pool)
 
 
 async def test_stream_ordered_reuse_chains_on_one_stream(test_kernels_path, delay_path):
@@ -152,6 +161,7 @@ async def test_stream_ordered_reuse_chains_on_one_stream(test_kernels_path, dela
         await second
         assert first.done()
         np.testing.assert_array_equal((await c.get(stream=s1))[:2], [1, 2])
+    _all_given_back(dev.memory_pool)
 
 
 @pytest.mark.parametrize("memory_pool", [True, False])
@@ -170,6 +180,7 @@ async def test_an_array_closed_under_work_on_two_streams_waits_for_both(test_ker
         await first
         await second
         assert dev.memory_pool.stats().in_use_bytes == 0
+    _all_given_back(dev.memory_pool)
 
 
 # --------------------------------------------------------------------------- point 2
@@ -202,6 +213,7 @@ async def test_a_graph_holds_its_arrays_from_no_stream(test_kernels_path, close_
         g.close()
         z = dev.empty(N, np.int32)
         assert z.ptr == old and (await z.get(stream=s))[0] == 4242  # idle once the graph is gone
+    _all_given_back(dev.memory_pool)
 
 
 async def test_a_closed_graph_holds_its_arrays_until_its_replays_are_done(test_kernels_path, delay_path):
@@ -223,6 +235,7 @@ async def test_a_closed_graph_holds_its_arrays_until_its_replays_are_done(test_k
         await replay
         z = dev.empty(N, np.int32)
         assert z.ptr == old and (await z.get(stream=s))[0] == 4242
+    _all_given_back(dev.memory_pool)
 
 
 async def test_a_block_reused_then_captured_waits_for_the_graph_and_the_old_work(test_kernels_path, delay_path):
@@ -244,6 +257,7 @@ async def test_a_block_reused_then_captured_waits_for_the_graph_and_the_old_work
         z = dev.empty(N, np.int32)
         assert z.ptr == old
         np.testing.assert_array_equal((await z.get(stream=s))[:2], [1, 2])
+    _all_given_back(dev.memory_pool)
 
 
 # --------------------------------------------------------------------------- point 3
@@ -304,3 +318,4 @@ async def test_work_enqueued_without_its_completion_callback_still_holds_its_arr
             assert acl.rt.destroy_stream(handle) == 0
         finally:
             assert acl.rt.reset_device(0) == 0
+    _all_given_back(dev.memory_pool)
