@@ -20,8 +20,9 @@ CuPy's memory pools, exist for).
   ``cudaMallocAsync``; such an array belongs to ``s``: make other streams wait for ``s`` before
   they use it). That holds as long as all the block's outstanding work, through every array, is
   on ``s``; once it spans two streams no stream's later work is ordered after all of it, and the
-  block waits for some of it to finish. Every other allocation, and ``trim()``, takes idle
-  blocks only, so a block reaches other streams once its work has completed.
+  block waits for some of it to finish. Every other allocation -- also one for a stream that
+  is capturing or updating a graph, whose work runs in replays on any stream -- and ``trim()``
+  take idle blocks only, so a block reaches other streams once its work has completed.
 * A graph holds the arrays its captured work uses from no stream (graph.py): their blocks are
   reused by nobody until the graph is destroyed, after its replays are done.
 * ``limit`` caps the bytes the pool holds (in use + cached); out of memory (the limit, or
@@ -122,6 +123,10 @@ class MemoryPool(metaclass=NoPublicConstructor):
         """A block for ``nbytes``; with ``stream``, possibly one still used by work queued on it.
         The device's context must be current."""
         size = size_class(nbytes) if self.enabled else max(nbytes, 1)
+        if stream is not None and stream._state != "open":
+            # Capturing or updating a graph: what the stream is given now runs in the graph's
+            # replays, on any stream, not after the stream's queued work. Idle memory only.
+            stream = None
         if self.enabled:
             with self._lock:
                 block = self._take_locked(size, stream)

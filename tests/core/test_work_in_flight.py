@@ -319,3 +319,25 @@ async def test_work_enqueued_without_its_completion_callback_still_holds_its_arr
         finally:
             assert acl.rt.reset_device(0) == 0
     _all_given_back(dev.memory_pool)
+
+
+async def test_memory_allocated_while_capturing_is_not_reused_from_the_capturing_stream(test_kernels_path, delay_path):
+    """An array made during capture (``s.upload`` inside ``s.capture()``) is written by the
+    graph's replays, on any stream: not ordered after the old work queued on ``s``, so it
+    must be idle memory."""
+    async with ac.Device(0) as dev, dev.stream() as s, dev.stream() as s2:
+        delay, write = await _kernels(dev, test_kernels_path, delay_path)
+        a = s.empty(N, np.int32)
+        old = a.ptr
+        written = await _queue_a_late_write(s, delay, write, a, 777)
+        a.close()
+        host = np.arange(N, dtype=np.int32)
+        async with s.capture() as g:
+            x = await s.upload(host)
+            assert x.ptr != old and dev.empty(N, np.int32, stream=s).ptr != old
+        await (await g.launch(stream=s2))  # not ordered after s's write
+        await written
+        np.testing.assert_array_equal(await x.get(stream=s2), host)
+        x.close()
+        g.close()
+    _all_given_back(dev.memory_pool)
