@@ -263,7 +263,7 @@ async def test_a_block_reused_then_captured_waits_for_the_graph_and_the_old_work
 # --------------------------------------------------------------------------- point 3
 
 
-async def test_closing_the_wrapper_of_a_destroyed_borrowed_stream_returns_at_once():
+async def test_closing_the_wrapper_of_a_destroyed_borrowed_stream_returns_at_once(test_kernels_path):
     """Other code destroys a borrowed stream under its wrapper: synchronize() raises, and the
     marker whose callback could not be enqueued is no work in flight -- closing returns at once,
     and the device is reset as usual."""
@@ -277,7 +277,19 @@ async def test_closing_the_wrapper_of_a_destroyed_borrowed_stream_returns_at_onc
             assert acl.rt.destroy_stream(handle) == 0
             with pytest.raises(ac.InvalidHandleError):
                 await w.synchronize()
-            assert w.in_flight == 0
+            write = (await dev.load_binary(test_kernels_path)).function("write_value")
+            arr = dev.empty(N, np.int32)
+            for op in (
+                lambda: ac.launch(write, write.args().ptr(arr).u32(0).i32(1), blocks=1, stream=w),
+                lambda: w.memset(arr, 0),
+                lambda: w.copy_from_host(arr, np.zeros(N, np.int32)),
+                lambda: w.download(arr),
+                lambda: w.record(),
+                w.synchronize,
+            ):
+                with pytest.raises(ac.InvalidHandleError):
+                    await op()
+            assert w.in_flight == 0 and w._sub.outstanding() == 0  # nothing was enqueued
             t0 = time.monotonic()
             with anyio.fail_after(5):
                 await w.aclose()
