@@ -2,7 +2,10 @@
 still writes it -- by the pool's stream-ordered reuse, or under a graph -- and a borrowed stream
 destroyed under its wrapper, whose close waited for work that was never enqueued.
 
-The pool's rule these tests hold it to: a block is idle only when every piece of work that may
+The probes as the issue gives them queue work behind a 300 ms delay kernel, and check before
+the event loop runs again (so nothing can resolve meanwhile, however slow the machine); the
+others hold their work behind a gate (async_util.Gate) for as long as they need. The pool's
+rule these tests hold it to: a block is idle only when every piece of work that may
 touch it, through any array it was ever handed out as, is done; until then only later work on
 the one stream all that work is on may reuse it (stream order runs it after), and a block a
 graph holds is reused by nobody until the graph is closed and its replays are done.
@@ -17,6 +20,7 @@ from pathlib import Path
 import anyio
 import numpy as np
 import pytest
+from async_util import Gate
 
 import aiocann as ac
 import aiocann.acl as acl
@@ -49,6 +53,11 @@ async def _queue_a_late_write(
     """On ``s``: a delay, then a kernel writing ``arr[0] = value`` -- queued, not yet run."""
     await ac.launch(delay, delay.args().u64(DELAY_US), blocks=1, stream=s)
     return await ac.launch(write, write.args().ptr(arr).u32(0).i32(value), blocks=1, stream=s)
+
+
+async def _write(write: ac.Kernel, s: ac.Stream, arr: ac.DeviceArray, value: int, index: int = 0) -> ac.Completion:
+    """On ``s``: ``arr[index] = value``."""
+    return await ac.launch(write, write.args().ptr(arr).u32(index).i32(value), blocks=1, stream=s)
 
 
 def _all_given_back(pool: ac.MemoryPool) -> None:
@@ -116,48 +125,54 @@ async def test_a_block_reused_through_several_arrays_waits_for_all_their_work(te
     """a, then b (reusing a's block on s1) used on s2 after an event: the block's work is on
     two streams now, so no stream may reuse it at once -- only when both are done."""
     async with ac.Device(0) as dev, dev.stream() as s1, dev.stream() as s2:
-        delay, write = await _kernels(dev, test_kernels_path, delay_path)
+        _, write = await _kernels(dev, test_kernels_path, delay_path)
         pool = dev.memory_pool
+        gate1 = await Gate.hold(dev, s1, test_kernels_path)
+        gate2 = await Gate.hold(dev, s2, test_kernels_path)
+        in_use = pool.stats().in_use_bytes  # the gates' flags
         a = s1.empty(N, np.int32)
         old = a.ptr
-        first = await _queue_a_late_write(s1, delay, write, a, 1)
+        first = await _write(write, s1, a, 1)
         a.close()
         b = s1.empty(N, np.int32)
         assert b.ptr == old
         s2.wait(await s1.record(timing=False))  # b belongs to s1: s2 waits for s1 first
-        second = await _queue_a_late_write(s2, delay, write, b, 2)
+        second = await _write(write, s2, b, 2)
         b.close()
         for s in (s1, s2, None):  # neither stream's later work is ordered after both
             arr = dev.empty(N, np.int32, stream=s)
             assert arr.ptr != old
             arr.close()
         assert not first.done() and not second.done()
+        await gate1.open()
         await first
-        assert s1.empty(N, np.int32).ptr != old  # s2's write is still queued
+        assert s1.empty(N, np.int32).ptr != old and dev.empty(N, np.int32).ptr != old  # s2's write is queued
+        await gate2.open()
         await second
-        await s2.synchronize()
         last = dev.empty(N, np.int32)
         assert last.ptr == old and (await last.get(stream=s1))[0] == 2
-        assert pool.stats().in_use_bytes == 4096
+        assert pool.stats().in_use_bytes == in_use + 4096
     _all_given_back(dev.memory_pool)
 
 
 async def test_stream_ordered_reuse_chains_on_one_stream(test_kernels_path, delay_path):
     """Reuse after reuse on the one stream all the block's work is on stays immediate."""
     async with ac.Device(0) as dev, dev.stream() as s1, dev.stream() as s2:
-        delay, write = await _kernels(dev, test_kernels_path, delay_path)
+        _, write = await _kernels(dev, test_kernels_path, delay_path)
         pool = dev.memory_pool
+        gate = await Gate.hold(dev, s1, test_kernels_path)
         a = s1.empty(N, np.int32)
         old = a.ptr
-        first = await _queue_a_late_write(s1, delay, write, a, 1)
+        first = await _write(write, s1, a, 1)
         a.close()
         b = s1.empty(N, np.int32)
         assert b.ptr == old
-        second = await ac.launch(write, write.args().ptr(b).u32(1).i32(2), blocks=1, stream=s1)
+        second = await _write(write, s1, b, 2, index=1)
         b.close()
         c = s1.empty(N, np.int32)
         assert c.ptr == old and pool.stats().stream_reuses == 2
         assert not first.done() and dev.empty(N, np.int32, stream=s2).ptr != old
+        await gate.open()
         await second
         assert first.done()
         np.testing.assert_array_equal((await c.get(stream=s1))[:2], [1, 2])
@@ -167,19 +182,22 @@ async def test_stream_ordered_reuse_chains_on_one_stream(test_kernels_path, dela
 @pytest.mark.parametrize("memory_pool", [True, False])
 async def test_an_array_closed_under_work_on_two_streams_waits_for_both(test_kernels_path, delay_path, memory_pool):
     async with ac.Device(0, memory_pool=memory_pool) as dev, dev.stream() as s1, dev.stream() as s2:
-        delay, write = await _kernels(dev, test_kernels_path, delay_path)
+        _, write = await _kernels(dev, test_kernels_path, delay_path)
+        gates = [await Gate.hold(dev, s, test_kernels_path) for s in (s1, s2)]
+        in_use = dev.memory_pool.stats().in_use_bytes  # the gates' flags
         a = dev.empty(N, np.int32)
         old = a.ptr
-        first = await _queue_a_late_write(s1, delay, write, a, 1)
-        second = await ac.launch(write, write.args().ptr(a).u32(1).i32(2), blocks=1, stream=s2)
+        first = await _write(write, s1, a, 1)
+        second = await _write(write, s2, a, 2, index=1)
         a.close()
-        for s in (s1, s2, None):
-            arr = dev.empty(N, np.int32, stream=s)
-            assert arr.ptr != old
-            arr.close()
-        await first
-        await second
-        assert dev.memory_pool.stats().in_use_bytes == 0
+        for gate, done in zip(gates, (first, second), strict=True):
+            for s in (s1, s2, None):
+                arr = dev.empty(N, np.int32, stream=s)
+                assert arr.ptr != old
+                arr.close()
+            await gate.open()
+            await done
+        assert dev.memory_pool.stats().in_use_bytes == in_use
     _all_given_back(dev.memory_pool)
 
 
@@ -218,13 +236,13 @@ async def test_a_graph_holds_its_arrays_from_no_stream(test_kernels_path, close_
 
 async def test_a_closed_graph_holds_its_arrays_until_its_replays_are_done(test_kernels_path, delay_path):
     async with ac.Device(0) as dev, dev.stream() as s:
-        delay, write = await _kernels(dev, test_kernels_path, delay_path)
+        _, write = await _kernels(dev, test_kernels_path, delay_path)
         x = s.empty(N, np.int32)
         old = x.ptr
         async with s.capture() as g:
-            await ac.launch(write, write.args().ptr(x).u32(0).i32(4242), blocks=1, stream=s)
+            await _write(write, s, x, 4242)
         x.close()
-        await ac.launch(delay, delay.args().u64(DELAY_US), blocks=1, stream=s)
+        gate = await Gate.hold(dev, s, test_kernels_path)
         replay = await g.launch(stream=s)
         g.close()  # destroyed once the replay is done
         for stream in (s, None):
@@ -232,6 +250,7 @@ async def test_a_closed_graph_holds_its_arrays_until_its_replays_are_done(test_k
             assert arr.ptr != old
             arr.close()
         assert dev.memory_pool.trim() == 4096 and not replay.done()
+        await gate.open()
         await replay
         z = dev.empty(N, np.int32)
         assert z.ptr == old and (await z.get(stream=s))[0] == 4242
@@ -338,16 +357,18 @@ async def test_memory_allocated_while_capturing_is_not_reused_from_the_capturing
     graph's replays, on any stream: not ordered after the old work queued on ``s``, so it
     must be idle memory."""
     async with ac.Device(0) as dev, dev.stream() as s, dev.stream() as s2:
-        delay, write = await _kernels(dev, test_kernels_path, delay_path)
+        _, write = await _kernels(dev, test_kernels_path, delay_path)
+        gate = await Gate.hold(dev, s, test_kernels_path)
         a = s.empty(N, np.int32)
         old = a.ptr
-        written = await _queue_a_late_write(s, delay, write, a, 777)
+        written = await _write(write, s, a, 777)
         a.close()
         host = np.arange(N, dtype=np.int32)
         async with s.capture() as g:
             x = await s.upload(host)
             assert x.ptr != old and dev.empty(N, np.int32, stream=s).ptr != old
         await (await g.launch(stream=s2))  # not ordered after s's write
+        await gate.open()
         await written
         np.testing.assert_array_equal(await x.get(stream=s2), host)
         x.close()
