@@ -24,10 +24,12 @@ CuPy's memory pools, exist for).
   is capturing or updating a graph, whose work runs in replays on any stream -- and ``trim()``
   take idle blocks only, so a block reaches other streams once its work has completed.
 * A graph holds the arrays its captured work uses from no stream (graph.py): their blocks are
-  reused by nobody until the graph is destroyed, after its replays are done.
+  reused by nobody until the graph is destroyed, after its replays are done. Work enqueued
+  without its completion callback (the runtime refused the callback) holds its arrays the same
+  way, until its stream is found idle (_submission.py).
 * ``limit`` caps the bytes the pool holds (in use + cached); out of memory (the limit, or
   ``aclrtMalloc``'s 207001) first frees the cached blocks, then raises ``DeviceOutOfMemoryError``.
-  ``trim()`` frees the cached blocks; ``stats()`` reports what the pool holds and did.
+  ``trim()`` frees the cached (idle) blocks; ``stats()`` reports what the pool holds and did.
 * ``Device(memory_pool=False)`` opts out: every array is its own ``aclrtMalloc``.
 
 Threads: arrays are freed by whatever thread drops the last reference (the garbage collector),
