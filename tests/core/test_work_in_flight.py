@@ -279,6 +279,36 @@ async def test_a_block_reused_then_captured_waits_for_the_graph_and_the_old_work
     _all_given_back(dev.memory_pool)
 
 
+async def test_an_array_a_task_group_update_points_to_is_held_by_the_graph(test_kernels_path):
+    """An update re-launches a group's kernels with new args: the graph's later replays write
+    the new array, so the graph holds it as it holds what it captured."""
+    async with ac.Device(0) as dev, dev.stream() as s, dev.stream() as s2:
+        write = (await dev.load_binary(test_kernels_path)).function("write_value")
+        x = dev.empty(N, np.int32)
+        async with s.capture() as g:
+            async with g.group() as grp:
+                await _write(write, s, x, 1)
+        y = s.empty(N, np.int32)
+        old = y.ptr
+        async with grp.update(stream=s):
+            await _write(write, s, y, 2)
+        await s.synchronize()  # the update is in the graph
+        y.close()
+        for stream in (s, s2, None):
+            arr = dev.empty(N, np.int32, stream=stream)
+            assert arr.ptr != old
+            arr.close()
+        z = s.empty(N, np.int32)
+        assert z.ptr != old
+        await (await s.memset(z, 0))
+        await (await g.launch(stream=s))
+        assert (await z.get(stream=s))[0] == 0
+        g.close()
+        last = dev.empty(N, np.int32)
+        assert last.ptr == old and (await last.get(stream=s))[0] == 2
+    _all_given_back(dev.memory_pool)
+
+
 # --------------------------------------------------------------------------- point 3
 
 
