@@ -87,7 +87,8 @@ class Submissions:
         self.last: Completion | None = None
         self.first_error: errors.AclError | None = None  # the stream's first failure, kept
         self.unreported: errors.AclError | None = None  # first since the last synchronize()
-        self.orphans: list[Any] = []  # work enqueued without a completion (see enqueue_failed)
+        # Work enqueued without a completion (see enqueue_failed): what it keeps, and its arrays
+        self.orphans: list[tuple[Any, tuple[DeviceArray, ...]]] = []
         self.launched = ffi.new("int*")  # set by the fast paths: was the work itself enqueued?
         # The graph this stream captures into (no completion callbacks then: they would be
         # captured too), and the graph whose task group this stream updates (graph.py).
