@@ -87,7 +87,8 @@ class Submissions:
         self.last: Completion | None = None
         self.first_error: errors.AclError | None = None  # the stream's first failure, kept
         self.unreported: errors.AclError | None = None  # first since the last synchronize()
-        self.orphans: list[Any] = []  # work enqueued without a completion (see enqueue_failed)
+        # Work enqueued without a completion (see enqueue_failed): what it keeps, and its arrays
+        self.orphans: list[tuple[Any, tuple[DeviceArray, ...]]] = []
         self.launched = ffi.new("int*")  # set by the fast paths: was the work itself enqueued?
         # The graph this stream captures into (no completion callbacks then: they would be
         # captured too), and the graph whose task group this stream updates (graph.py).
@@ -164,14 +165,18 @@ class Submissions:
             tracing._active._on_submit(stream, c)
         return c
 
-    def enqueue_failed(self, rc: int, api: str, keep: Any = None) -> None:
+    def enqueue_failed(self, rc: int, api: str, keep: Any = None, arrays: tuple[DeviceArray, ...] = ()) -> None:
         """Work could not be enqueued: raise (the slot was never taken). If the work itself was
-        enqueued but its completion callback was not, keep what it uses alive until the stream
-        is destroyed (which waits for it)."""
+        enqueued but its completion callback was not, it still runs, with no Completion to say
+        when it is done: keep what it uses alive, and its arrays busy (held: no stream may
+        reuse their memory), until the stream is found idle (release_leftovers) -- or for good,
+        if it is abandoned."""
         if self.waiters and self.in_flight < self.max_in_flight:
             self._wake_next()
         if self.launched[0]:
-            self.orphans.append(keep)
+            for a in arrays:
+                a._hold()
+            self.orphans.append((keep, arrays))
         check(rc, api)
 
     def complete_after(
@@ -190,8 +195,11 @@ class Submissions:
         token = self.new_token()
         rc = lib.aiocann_cq_enqueue(self.qs, token, 1 if api else 0)
         if rc:
-            self.launched[0] = 1
-            self.enqueue_failed(rc, "aclrtLaunchCallback", (keep, arrays))
+            # The work was enqueued and runs on without a completion: an orphan the stream's
+            # close must wait for. A marker (no api) is nothing but its callback: nothing was
+            # enqueued, nothing is in flight (e.g. a borrowed stream its owner destroyed).
+            self.launched[0] = 1 if api else 0
+            self.enqueue_failed(rc, "aclrtLaunchCallback", keep, arrays)
         return self.track(self.stream, token, label, keep, arrays)
 
     # -- resolution (the dispatcher, on the event loop) ------------------------------------
@@ -287,6 +295,10 @@ class Submissions:
         for late in self.timed_out.values():
             _release_held(late, run_on_done=False)  # as above
         self.timed_out.clear()
+        orphans, self.orphans = self.orphans, []
+        for _, arrays in orphans:
+            for a in arrays:
+                a._unhold()
 
     def abandon(self) -> list[Any]:
         """The stream is closed while the device may still run its work, which is abandoned:

@@ -391,8 +391,9 @@ class Device:
         :param dtype: any numpy dtype that holds no Python objects.
         :param stream: with a stream, the memory may be memory that work queued on that stream
             still uses (released by ``close()``): the array is then ready for later work on
-            that stream only -- make other streams ``wait`` for it first. Without, the
-            memory is idle.
+            that stream only -- make other streams ``wait`` for it first. Without (or while
+            the stream captures a graph), the memory is idle: no work, through any array it
+            was, may still touch it.
         :returns: the :class:`DeviceArray`.
         :raises ValueError: a negative dimension, or a stream of another device.
         :raises TypeError: an object dtype.

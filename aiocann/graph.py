@@ -16,8 +16,11 @@ the work runs only when the graph does. A replay costs one task on its stream an
 ``Completion``; its failure is the failure of the first captured task that failed.
 
 Lifetimes: a graph holds everything its captured work uses -- the kernel args, the arrays they
-point to, staging buffers -- for as long as it lives (the arrays count as busy, so closing one
-defers its release). ``close()`` destroys the model once the replays in flight are done.
+point to, staging buffers -- for as long as it lives. The arrays count as busy from the moment
+work using them is recorded, and busy on no stream (any stream may replay the graph), so
+closing one defers its release, and its memory is reused by nobody, not even by the capturing
+stream, until the graph is destroyed. ``close()`` destroys the model once the replays in flight
+are done.
 
 Task groups let a replayed kernel change: ``async with g.group() as grp:`` during capture marks
 the launches inside it; later ``async with grp.update(stream=s):`` re-launches them with new
@@ -35,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import errors
 from ._factory import NoPublicConstructor
 from ._lib import as_int, check, ffi, in_context, lib
-from .completion import Completion, _new
+from .completion import Completion
 
 if TYPE_CHECKING:
     from .device import Device
@@ -94,10 +97,9 @@ class Graph(metaclass=NoPublicConstructor):
         self._handle: Any = None
         self._state = "capturing"  # capturing -> ready -> closed
         self._keep: list[Any] = []
+        # The arrays the recorded work uses, each held busy (DeviceArray._hold) until the graph
+        # is destroyed or its capture fails.
         self._arrays: list[DeviceArray] = []
-        # What keeps the arrays busy while the graph lives: Completions nobody waits for,
-        # resolved when the graph is destroyed (the same accounting device work uses).
-        self._lifetimes: list[Completion] = []
         self._replays = 0
         self._close_requested = False
         self._finalizer: weakref.finalize[Any, Any] | None = None
@@ -110,25 +112,28 @@ class Graph(metaclass=NoPublicConstructor):
         """Work was just recorded into the graph (captured, or launched into a task group's
         update): hold what it uses for the graph's lifetime."""
         self._keep.append(keep)
-        if self._state == "capturing":
-            self._arrays.extend(arrays)
-        else:
-            self._lifetimes.append(_new(Completion)._init(self._stream, "graph lifetime", None, arrays))
+        for a in arrays:
+            a._hold()
+        self._arrays.extend(arrays)
         return CapturedWork._create(self, label)
 
     def _captured(self, handle: Any) -> None:
         self._handle = handle
         self._state = "ready"
-        self._lifetimes.append(_new(Completion)._init(self._stream, "graph lifetime", None, tuple(self._arrays)))
-        self._arrays.clear()
         self._finalizer = weakref.finalize(self, _destroy, self._device._ctx, handle)
         self._finalizer.atexit = False
         self._device._graphs.add(self)
 
     def _abandon(self) -> None:
+        """The capture failed: the model was destroyed before it ever ran."""
         self._state = "closed"
         self._keep.clear()
-        self._arrays.clear()
+        self._unhold()
+
+    def _unhold(self) -> None:
+        arrays, self._arrays = self._arrays, []
+        for a in arrays:
+            a._unhold()
 
     # -- public -----------------------------------------------------------------------------
 
@@ -215,9 +220,7 @@ class Graph(metaclass=NoPublicConstructor):
         self._state = "closed"
         if self._finalizer is not None:
             self._finalizer()  # binds the device's context itself (also while it closes)
-        lifetimes, self._lifetimes = self._lifetimes, []
-        for lifetime in lifetimes:
-            lifetime._resolve(0, None)  # the arrays are no longer busy for the graph
+        self._unhold()  # no replay is in flight: the arrays are no longer busy for the graph
         self._keep.clear()
 
     def __repr__(self) -> str:

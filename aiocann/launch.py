@@ -127,7 +127,7 @@ async def launch(
     token = sub.new_token()
     rc = _launch(sub.qs, kernel._handle, blocks, cfg, args._handle, token, sub.launched)
     if rc:
-        sub.enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args)
+        sub.enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args, args.arrays)
     arrays = args._arrays_cache
     return sub.track(s, token, kernel.name, args, args.arrays if arrays is None else arrays)
 

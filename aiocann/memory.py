@@ -6,7 +6,9 @@ garbage-collected -- but never while device work may use it: every Completion th
 array holds a reference to it (and counts it busy), so dropping the last user reference to an
 array with pending work defers the release until that work completes, and ``close()`` on a
 busy array releases it when it becomes idle -- or at once for later work on the one stream all
-its pending work is on (stream-ordered reuse, see memory_pool.py).
+its pending work is on (stream-ordered reuse, see memory_pool.py: the block is then idle only
+once that work, and the work of every later array it is handed out as, is done). A graph holds
+the arrays its captured work uses (``_hold``) until it is destroyed.
 
 Pinned host memory (``aclrtMallocHost``) comes back as numpy arrays whose buffer is that memory;
 copies to and from it are truly asynchronous. Pageable numpy arrays are staged through pinned
@@ -150,6 +152,7 @@ class DeviceArray(metaclass=NoPublicConstructor):
         "_stream",
         "_busy_on",
         "_closing",
+        "_released_on",
         "_block",
         "_finalizer",
         "__weakref__",
@@ -163,8 +166,9 @@ class DeviceArray(metaclass=NoPublicConstructor):
         self.dtype = dtype
         self._busy = 0  # Completions in flight that use it
         self._stream: Stream | None = None  # the stream of the newest of them
-        self._busy_on = 0  # how many of them are on that stream
+        self._busy_on = 0  # how many of them are on that stream (at most: see _hold)
         self._closing = False
+        self._released_on: Stream | None = None  # see close(): its block went back early
         self._finalizer = weakref.finalize(self, device.memory_pool._release, block)
         self._finalizer.atexit = False  # at exit the process frees everything anyway
 
@@ -202,16 +206,35 @@ class DeviceArray(metaclass=NoPublicConstructor):
 
     # Busy accounting, driven by the streams: a Completion that uses the array marks it busy
     # when enqueued (Completion.__init__, inlined there) and idle when resolved. Only the event
-    # loop thread touches these.
+    # loop thread touches these. ``_busy_on`` never counts more than the work in flight on
+    # ``_stream`` (a completion of older work there may lower it further), so ``_busy ==
+    # _busy_on`` proves all the work in flight is on ``_stream``; a hold (a graph's) counts in
+    # ``_busy`` only, and so rules that out for as long as it lasts.
     def _unuse(self, stream: Stream) -> None:
         self._busy -= 1
         if stream is self._stream:
             self._busy_on -= 1
         if self._busy == 0 and self._closing:
-            if self._finalizer.alive:
-                self._finalizer()
-            else:  # released to its stream early (close): now it is idle for everyone
-                self._device.memory_pool._settle(self._block)
+            self._idle()
+
+    def _hold(self) -> None:
+        """Something that is no stream's work keeps the array busy: a graph whose captured work
+        uses it (graph.py), for as long as the graph lives. No stream may reuse the block
+        meanwhile, as any stream may replay the graph."""
+        self._busy += 1
+
+    def _unhold(self) -> None:
+        self._busy -= 1
+        if self._busy == 0 and self._closing:
+            self._idle()
+
+    def _idle(self) -> None:
+        """A closed array's last work is done."""
+        if self._finalizer.alive:
+            self._finalizer()  # the block goes back: idle, unless earlier arrays' work is queued
+        elif self._released_on is not None:  # released to its stream early (close)
+            stream, self._released_on = self._released_on, None
+            self._device.memory_pool._settle(self._block, stream)
 
     def close(self) -> None:
         """Free the memory now, or -- if device work still uses it -- as soon as that is done.
@@ -224,7 +247,10 @@ class DeviceArray(metaclass=NoPublicConstructor):
             return
         self._closing = True
         if self._busy == self._busy_on and self._finalizer.alive:
+            # All its work is on one stream: the block goes back now, pending on that stream,
+            # and this array settles its share of the block's waits when its work is done.
             self._finalizer.detach()
+            self._released_on = self._stream
             self._device.memory_pool._release(self._block, pending_on=self._stream)
 
     def _release(self) -> None:

@@ -7,15 +7,29 @@ CuPy's memory pools, exist for).
 
 * Blocks come in size classes (multiples of 512 bytes up to 1 MiB, then 8 classes per power of
   two), and a freed block waits in its class's free list for the next allocation of that class.
-* **Stream-ordered reuse.** An array freed while device work still uses it is not idle, but if
-  all that work is on one stream ``s``, later work on ``s`` runs after it: its block is handed at
-  once to ``s.empty()`` / ``dev.empty(stream=s)`` (such an array belongs to ``s``: make other
-  streams wait for ``s`` before they use it -- the rule of CUDA's ``cudaMallocAsync``). Every
-  other allocation takes only idle blocks, so a block reaches other streams once the work that
-  used it has completed.
+* **Idle** means: every piece of work that may touch the block, through *any* array it was ever
+  handed out as, is done. A block outlives its arrays: when it is handed out again before the
+  old work is done (below), the new array's release does not make it idle -- the block counts
+  the closed arrays whose work is still queued (``Block.waits``, per stream), and each of them
+  settles its share when its last Completion resolves (memory.py). That is how the pool learns
+  work is done: from the Completions the dispatcher resolves anyway, with nothing added to the
+  launch path, no query, no event and no synchronization.
+* **Stream-ordered reuse.** An array closed while device work still uses it, all of that work on
+  one stream ``s``, gives its block to later work on ``s`` at once -- ``s.empty()`` /
+  ``dev.empty(stream=s)`` -- since ``s`` runs it after the old work (the rule of CUDA's
+  ``cudaMallocAsync``; such an array belongs to ``s``: make other streams wait for ``s`` before
+  they use it). That holds as long as all the block's outstanding work, through every array, is
+  on ``s``; once it spans two streams no stream's later work is ordered after all of it, and the
+  block waits for some of it to finish. Every other allocation -- also one for a stream that
+  is capturing or updating a graph, whose work runs in replays on any stream -- and ``trim()``
+  take idle blocks only, so a block reaches other streams once its work has completed.
+* A graph holds the arrays its captured work uses from no stream (graph.py): their blocks are
+  reused by nobody until the graph is destroyed, after its replays are done. Work enqueued
+  without its completion callback (the runtime refused the callback) holds its arrays the same
+  way, until its stream is found idle (_submission.py).
 * ``limit`` caps the bytes the pool holds (in use + cached); out of memory (the limit, or
   ``aclrtMalloc``'s 207001) first frees the cached blocks, then raises ``DeviceOutOfMemoryError``.
-  ``trim()`` frees the cached blocks; ``stats()`` reports what the pool holds and did.
+  ``trim()`` frees the cached (idle) blocks; ``stats()`` reports what the pool holds and did.
 * ``Device(memory_pool=False)`` opts out: every array is its own ``aclrtMalloc``.
 
 Threads: arrays are freed by whatever thread drops the last reference (the garbage collector),
@@ -55,26 +69,31 @@ def size_class(nbytes: int) -> int:
 class PoolStats:
     """What a :class:`MemoryPool` holds and has done."""
 
-    in_use_bytes: int  #: held by live arrays (and by freed arrays whose work is still running)
+    in_use_bytes: int  #: held by live arrays and graphs, and by closed arrays whose work is still queued
     cached_bytes: int  #: idle blocks kept for reuse
     limit: int | None  #: cap on in_use_bytes + cached_bytes, or None
     hits: int  #: allocations served from the cache
-    stream_reuses: int  #: of those, blocks taken while their old work was still queued
+    stream_reuses: int  #: of those, blocks taken on a stream while its old work there was still queued
     mallocs: int  #: allocations that called aclrtMalloc
     frees: int  #: blocks returned with aclrtFree (trim, out-of-memory, close)
 
 
 class Block:
-    """A piece of device memory of one size class. ``stream`` is set while the block waits,
-    freed, for work queued on that stream (stream-ordered reuse)."""
+    """A piece of device memory of one size class, the pool's for as long as it lives.
 
-    __slots__ = ("ptr", "size", "stream", "state")
+    ``state``: "used" while an array holds it; "pending" once released while ``waits`` is not
+    empty; "free" when idle (in a free list, or given back). ``waits``: stream -> how many
+    closed arrays of this block still have work queued on that stream. A pending block whose
+    ``waits`` name one stream is in that stream's pending list (stream-ordered reuse); with two
+    or more, it is in no list until enough of that work settles."""
+
+    __slots__ = ("ptr", "size", "state", "waits")
 
     def __init__(self, ptr: int, size: int) -> None:
         self.ptr = ptr
         self.size = size
-        self.stream: Stream | None = None
-        self.state = "used"  # used -> pending (freed, work queued) -> free; or used -> free
+        self.state = "used"
+        self.waits: dict[Stream, int] = {}
 
 
 class MemoryPool(metaclass=NoPublicConstructor):
@@ -92,7 +111,9 @@ class MemoryPool(metaclass=NoPublicConstructor):
         self._limit = limit
         self._lock = threading.Lock()
         self._free: dict[int, list[Block]] = {}
-        self._pending: dict[int, dict[int, Block]] = {}  # id(stream) -> ptr -> block
+        # id(stream) -> ptr -> pending block whose outstanding work is all on that stream (the
+        # block's ``waits`` hold the stream, so its id is not reused meanwhile)
+        self._pending: dict[int, dict[int, Block]] = {}
         self._in_use = 0
         self._cached = 0
         self._hits = self._stream_reuses = self._mallocs = self._frees = 0
@@ -104,6 +125,10 @@ class MemoryPool(metaclass=NoPublicConstructor):
         """A block for ``nbytes``; with ``stream``, possibly one still used by work queued on it.
         The device's context must be current."""
         size = size_class(nbytes) if self.enabled else max(nbytes, 1)
+        if stream is not None and stream._state != "open":
+            # Capturing or updating a graph: what the stream is given now runs in the graph's
+            # replays, on any stream, not after the stream's queued work. Idle memory only.
+            stream = None
         if self.enabled:
             with self._lock:
                 block = self._take_locked(size, stream)
@@ -117,8 +142,12 @@ class MemoryPool(metaclass=NoPublicConstructor):
             if waiting:
                 for ptr, block in waiting.items():
                     if block.size == size:
+                        # All its outstanding work is on ``stream``: later work there runs
+                        # after it. It stays in ``waits`` -- the block is not idle.
                         del waiting[ptr]
-                        block.state, block.stream = "used", None
+                        if not waiting:
+                            del self._pending[id(stream)]
+                        block.state = "used"
                         self._hits += 1
                         self._stream_reuses += 1
                         return block
@@ -160,35 +189,59 @@ class MemoryPool(metaclass=NoPublicConstructor):
     # -- release (any thread) ----------------------------------------------------------------
 
     def _release(self, block: Block, pending_on: Stream | None = None) -> None:
-        """The block's array is gone. ``pending_on``: work queued on that stream (and only on
-        it) still uses the block; ``settle`` follows when it is done. A pending block is never
-        freed before that, whether the pool is enabled or closed."""
+        """The array the block was handed out as is gone. ``pending_on``: that array's work,
+        all of it on this stream, is still queued; ``_settle(block, pending_on)`` follows when
+        it is done. The block is idle only when no array's work is queued any more: a pending
+        block is never freed before that, whether the pool is enabled or closed."""
         with self._lock:
             if pending_on is not None:
-                block.state, block.stream = "pending", pending_on
-                self._pending.setdefault(id(pending_on), {})[block.ptr] = block
+                block.waits[pending_on] = block.waits.get(pending_on, 0) + 1
+            if block.waits:
+                block.state = "pending"
+                self._park_locked(block)
                 return
-            if self.enabled and not self._closed:
-                self._to_free_locked(block)
-                return
-        self._give_back(block)
-
-    def _settle(self, block: Block) -> None:
-        """The work a pending block waited for is done: it is idle, unless reused meanwhile."""
-        with self._lock:
-            if block.state != "pending" or block.stream is None:
-                return
-            waiting = self._pending.get(id(block.stream))
-            if waiting is not None:
-                waiting.pop(block.ptr, None)
-                if not waiting:
-                    del self._pending[id(block.stream)]
-            block.stream = None
             if self.enabled and not self._closed:
                 self._to_free_locked(block)
                 return
             block.state = "free"
         self._give_back(block)
+
+    def _settle(self, block: Block, stream: Stream) -> None:
+        """The work a closed array of ``block`` had queued on ``stream`` is done. The block is
+        idle if no other array's work is queued and no array holds it."""
+        with self._lock:
+            if block.state == "pending":
+                self._unpark_locked(block)
+            left = block.waits[stream] - 1
+            if left:
+                block.waits[stream] = left
+            else:
+                del block.waits[stream]
+            if block.state != "pending":
+                return  # handed out again meanwhile: that array's release decides
+            if block.waits:
+                self._park_locked(block)
+                return
+            if self.enabled and not self._closed:
+                self._to_free_locked(block)
+                return
+            block.state = "free"
+        self._give_back(block)
+
+    def _park_locked(self, block: Block) -> None:
+        """A pending block whose work is all on one stream can be reused by that stream."""
+        if len(block.waits) == 1:
+            (stream,) = block.waits
+            self._pending.setdefault(id(stream), {})[block.ptr] = block
+
+    def _unpark_locked(self, block: Block) -> None:
+        if len(block.waits) == 1:
+            (stream,) = block.waits
+            waiting = self._pending.get(id(stream))
+            if waiting is not None:
+                waiting.pop(block.ptr, None)
+                if not waiting:
+                    del self._pending[id(stream)]
 
     def _to_free_locked(self, block: Block) -> None:
         block.state = "free"
@@ -205,7 +258,8 @@ class MemoryPool(metaclass=NoPublicConstructor):
     # -- maintenance ---------------------------------------------------------------------------
 
     def trim(self) -> int:
-        """Free every cached (idle) block; returns the bytes given back."""
+        """Free every idle block; returns the bytes given back. A block that work -- of any
+        array it was handed out as, or of a graph -- may still touch is not idle, and stays."""
         with self._lock:
             return self._trim_locked()
 

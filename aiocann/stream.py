@@ -750,7 +750,7 @@ class Stream(metaclass=NoPublicConstructor):
             sub.qs, ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, token, sub.launched
         )
         if rc:
-            sub.enqueue_failed(rc, "aclrtMemcpyAsync", (keep, arrays))
+            sub.enqueue_failed(rc, "aclrtMemcpyAsync", keep, arrays)
         return sub.track(self, token, label, keep, arrays, on_done)
 
 
