@@ -16,6 +16,7 @@
 
 #include "acl/acl.h"
 #include "aclsim_ext.h"
+#include "aclsim_chip.h"
 
 /* Required: loading fails, naming them, if the library lacks any. */
 #define AIOCANN_ACL_REQUIRED(X) \
@@ -247,7 +248,8 @@
     X(aclrtAllocatorUnregister) \
     X(aclsimTraceStart) \
     X(aclsimTraceStop) \
-    X(aclsimTraceDrain)
+    X(aclsimTraceDrain) \
+    X(aclsimGetChip)
 
 typedef struct aiocann_acl_table {
 #define AIOCANN_ACL_ENTRY(name) __typeof__(name) *name;
@@ -480,6 +482,7 @@ extern aiocann_acl_table aiocann_acl;
 #define aclsimTraceStart (aiocann_acl.aclsimTraceStart)
 #define aclsimTraceStop (aiocann_acl.aclsimTraceStop)
 #define aclsimTraceDrain (aiocann_acl.aclsimTraceDrain)
+#define aclsimGetChip (aiocann_acl.aclsimGetChip)
 #endif
 
 #endif /* AIOCANN_ACL_TABLE_H_ */

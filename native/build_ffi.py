@@ -16,6 +16,7 @@ CDEF_HEADERS = [
     NATIVE / "include" / "acl" / "acl_rt_allocator.h",
     NATIVE / "include" / "acl" / "acl_rt_device.h",
     NATIVE / "include" / "aclsim_ext.h",
+    NATIVE / "include" / "aclsim_chip.h",
     NATIVE / "aiocann_native.h",
     NATIVE / "aiocann_python.h",
 ]

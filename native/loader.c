@@ -611,6 +611,8 @@ static size_t missing_aclsimTraceDrain(aclsimTraceRecord *out, size_t max)
     (void)out, (void)max;
     return 0;
 }
+/* A real CANN runtime has no simulated chip. */
+static const aclsimChip *missing_aclsimGetChip(void) { return NULL; }
 
 /* The device share (acl_rt_device.h): overflow, operator timeouts, notifies, core limits,
  * topology, aborts, groups, AI CPU registration. */

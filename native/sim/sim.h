@@ -199,7 +199,9 @@ const char *sim_fault_describe(int sig);
 
 typedef struct sim_runtime {
     pthread_mutex_t lock;
-    bool initialized;
+    bool booted;                 /* the runtime has started (first use or aclInit) and not
+                                  * been torn down by aclFinalize since */
+    bool finalized;              /* aclFinalize since the last aclInit (aclFinalizeFlag) */
     sim_config cfg;
     uint64_t secret;             /* mixes user-memory args-handle cookies */
     uint64_t init_refs;          /* aclInit calls since the first, for aclFinalizeReference */
@@ -216,11 +218,16 @@ extern atomic_bool g_sim_forked;
 aclError sim_forked_error(const char *func);
 #define SIM_CHECK_PROCESS() \
     do { if (atomic_load_explicit(&g_sim_forked, memory_order_relaxed)) return sim_forked_error(__func__); } while (0)
-bool sim_is_initialized(void);
+bool sim_is_initialized(void); /* the runtime has booted */
+/* Boots the runtime on first use, as the real one boots on the process's first runtime call
+ * (runtime.c): 0, or the configuration's or the chip's error, recorded for func. */
+aclError sim_runtime_boot(const char *func);
 /* Why ASCEND_RT_VISIBLE_DEVICES leaves no device usable, or NULL if it does not. */
 const char *sim_visible_problem(void);
+/* Every call that needs the runtime's configuration boots the runtime first (no aclInit is
+ * needed, as in the real runtime). */
 #define SIM_REQUIRE_INIT() \
-    do { if (!sim_is_initialized()) return sim_fail(ACL_ERROR_UNINITIALIZE, "aclInit has not been called"); } while (0)
+    do { aclError boot_rc_ = sim_runtime_boot(__func__); if (boot_rc_) return boot_rc_; } while (0)
 
 /* Absolute deadline for a timeout in ms (-1 = forever); used with pthread_cond_timedwait. */
 bool sim_deadline(int32_t timeout_ms, struct timespec *ts);
@@ -371,14 +378,15 @@ struct sim_context {
 struct sim_device {
     int id;
     pthread_mutex_t lock;
-    int refcount;                /* aclrtSetDevice calls not yet reset */
+    int refcount;                /* aclrtSetDevice calls not yet reset, plus created contexts */
+    int set_refs;                /* the aclrtSetDevice calls alone (the primary context's retains) */
     bool active;
     sim_context *default_ctx;
     sim_context *contexts;       /* all contexts incl. default */
     struct sim_stream *streams;  /* all streams incl. default ones */
     int num_streams;
     uint32_t next_stream_id;     /* aclrtStreamGetId: ids are per device, never reused here */
-    uint64_t clock_origin_ns;    /* when the device "started": 0 until first activated */
+    uint64_t clock_origin_ns;    /* when the device booted, on CLOCK_MONOTONIC: 0, with the machine */
     atomic_int num_events;
     uint64_t peer_access;        /* bit p: aclrtDeviceEnablePeerAccess(p) done here (lock) */
     sim_core_pool pool;
@@ -963,6 +971,9 @@ void sim_pool_kill(sim_core_pool *p, sim_job **slot);
 uint64_t sim_op_execute_timeout_us(void);
 uint32_t sim_op_wait_timeout_s(void);
 void sim_op_timeout_reset(void);
+/* issue 21: aclrtSetDeviceSatMode's process-wide mode back to the chip's default (aclFinalize;
+ * device_query.c). */
+void sim_sat_mode_reset(void);
 
 /* overflow.c: what a finished kernel task reports: its blocks' status, and whether its
  * stream's switch was on at submission. Returns 0, or ACL_ERROR_RT_AICORE_OVER_FLOW with msg

@@ -873,12 +873,14 @@ SIM_API aclError aclrtSynchronizeStream(aclrtStream stream)
     return synchronize(stream, -1, __func__);
 }
 
+/* ACL refuses timeout < -1, the runtime also 0 (ApiErrorDecorator::StreamSynchronize: "greater
+ * than or equal to -1 and not equal to 0"): both 107000, before the stream is looked at. */
 SIM_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
 {
     SIM_CHECK_PROCESS();
-    if (timeout < -1)
-        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d is invalid (-1 waits forever, >= 0 is a limit in ms)",
-                        timeout);
+    if (timeout < -1 || timeout == 0)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID,
+                        "timeout %d is invalid (-1 waits forever, > 0 is a limit in ms; 0 is not allowed)", timeout);
     return synchronize(stream, timeout, __func__);
 }
 

@@ -114,9 +114,12 @@ def test_finalize_reference_counts_inits():
     assert acl.rt.set_device(0) == SUCCESS  # still initialised
     assert acl.rt.reset_device(0) == SUCCESS
     assert acl.finalize_reference() == (0, SUCCESS)  # the last one tears down
-    assert acl.rt.set_device(0) == 100001
     assert acl.finalize_reference() == (0, REPEAT_FINALIZE)
-    assert acl.finalize() == REPEAT_FINALIZE
+    assert acl.finalize() == REPEAT_FINALIZE  # aclFinalizeFlag: a finalize after a finalize
+    # The runtime itself needs no aclInit: it boots again on first use (RuntimeKeeper).
+    assert acl.rt.set_device(0) == SUCCESS
+    assert acl.rt.reset_device(0) == SUCCESS
+    assert acl.finalize() == REPEAT_FINALIZE  # still: no aclInit since the last finalize
 
 
 def test_float16_conversions():
@@ -143,8 +146,12 @@ def test_app_log(caplog):
 
 
 def test_device_attributes(device):
-    assert acl.rt.get_device_info(0, 101) == (CORES, SUCCESS)  # ACL_DEV_ATTR_AICORE_CORE_NUM
-    assert acl.rt.get_device_info(0, 201) == (CORES, SUCCESS)  # vector cores
+    # The part's counts (Ascend910B1: 24 AI cores, 48 vector cores), not the simulator's
+    # AIOCANN_SIM_CORES threads: the real runtime asks the driver (ApiImpl::GetDeviceInfoByAttr).
+    assert acl.rt.get_device_info(0, 101) == (24, SUCCESS)  # ACL_DEV_ATTR_AICORE_CORE_NUM
+    assert acl.rt.get_device_info(0, 102) == (24, SUCCESS)  # cube cores (cube_core_cnt)
+    assert acl.rt.get_device_info(0, 201) == (48, SUCCESS)  # vector cores
+    assert acl.rt.get_device_info(0, 601) == (2201, SUCCESS)  # ACL_DEV_ATTR_NPU_ARCH: A2
     assert acl.rt.get_device_info(0, 1) == (0, SUCCESS)  # no AI CPUs
     # TOTAL_GLOBAL_MEM_SIZE: pyACL formats the int64 with "i", so 4 GiB comes back as its low
     # 32 bits -- 0. The C call has the full value.
@@ -153,9 +160,11 @@ def test_device_attributes(device):
     v = ffi.new("int64_t *")
     assert lib.aclrtGetDeviceInfo(0, 301, v) == SUCCESS
     assert acl.rt.get_device_info(0, 301) == (int(v[0]) & 0xFFFFFFFF, SUCCESS)
-    assert acl.rt.get_device_info(0, 202)[1] == RT_FEATURE_NOT_SUPPORT  # warp size: no SIMT here
+    assert acl.rt.get_device_info(0, 202) == (0, SUCCESS)  # warp size: DevProperties' 0, no SIMT cores
+    assert acl.rt.get_device_info(0, 403)[1] == RT_FEATURE_NOT_SUPPORT  # super pod: none simulated
     assert acl.rt.get_device_info(DEVICES, 101)[1] == RT_INVALID_DEVICEID
-    assert acl.get_device_capability(0, 0) == (CORES, SUCCESS)  # ACL_DEVICE_INFO_AI_CORE_NUM
+    assert acl.get_device_capability(0, 0) == (24, SUCCESS)  # ACL_DEVICE_INFO_AI_CORE_NUM
+    assert acl.get_device_capability(0, 1) == (48, SUCCESS)  # ACL_DEVICE_INFO_VECTOR_CORE_NUM
     assert acl.get_device_capability(0, 2) == (0, SUCCESS)  # no L2 cache
     assert acl.get_device_capability(DEVICES, 0)[1] == INVALID_PARAM
     assert acl.get_device_capability(0, 7)[1] == INVALID_PARAM
@@ -190,9 +199,13 @@ def test_device_ids_and_uuid(runtime):
 def test_ts_and_saturation_modes(runtime):
     assert acl.rt.set_ts_device(0) == SUCCESS and acl.rt.set_ts_device(1) == SUCCESS
     assert acl.rt.set_ts_device(2) == INVALID_PARAM
+    # Ascend910B1 has both overflow modes (supportOverflowMode), INF_NAN from boot (Runtime::Init);
+    # the mode is the process's (other chips: tests/sim/test_chip.py).
     assert acl.rt.get_device_sat_mode() == (1, SUCCESS)  # ACL_RT_OVERFLOW_MODE_INFNAN
+    assert acl.rt.set_device_sat_mode(0) == SUCCESS  # SATURATION
+    assert acl.rt.get_device_sat_mode() == (0, SUCCESS)
     assert acl.rt.set_device_sat_mode(1) == SUCCESS
-    assert acl.rt.set_device_sat_mode(0) == RT_FEATURE_NOT_SUPPORT  # no saturation in IEEE kernels
+    assert acl.rt.get_device_sat_mode() == (1, SUCCESS)
     assert acl.rt.set_device_sat_mode(2) == RT_PARAM_INVALID
 
 
@@ -236,7 +249,9 @@ def test_synchronize_device_with_timeout(stream, wait_us):
     assert acl.rt.synchronize_device_with_timeout(-2) == RT_PARAM_INVALID
     assert acl.rt.synchronize_device_with_timeout(-1) == SUCCESS
     assert from_device(out, 1, np.int32)[0] == 1
-    assert acl.rt.synchronize_device_with_timeout(0) == SUCCESS  # nothing pending
+    # 0 is refused (ApiErrorDecorator::DeviceSynchronize: "not equal to 0"), pending work or not
+    assert acl.rt.synchronize_device_with_timeout(0) == RT_PARAM_INVALID
+    assert acl.rt.synchronize_device_with_timeout(10) == SUCCESS  # nothing pending
     assert in_thread(lambda: acl.rt.synchronize_device_with_timeout(10)) == RT_CONTEXT_NULL
 
 
