@@ -703,12 +703,20 @@ struct sim_event {
     uint64_t waits_submitted, waits_done;
     /* Set while a capture holds a record of it (capture.c; written under the capture lock). */
     _Atomic(struct sim_capevent *) cap;
+    /* issue 21: the newest record that will never happen -- discarded behind a failed task of
+     * a stream that stopped on failure, on a STARS chip -- and that stream's context's failure,
+     * which host waiters then get (under lock). */
+    uint64_t lost_gen;
+    aclError lost_code;
 };
 
 /* Events carry no error (real runtime: Event::Synchronize only waits for the record). A
  * record discarded by an aborted stream still triggers, so no waiter hangs. */
 void sim_event_execute_record(sim_event *e, uint64_t gen);
 void sim_event_execute_reset(sim_event *e, uint64_t gen);
+/* Record gen will never execute (stream.c discard): host synchronizes and queries waiting for it
+ * return code; stream-side waits keep waiting, as the hardware's do. */
+void sim_event_record_lost(sim_event *e, uint64_t gen, aclError code);
 /* Stream-side wait: blocks s's worker until record gen has executed. It ends early, with
  * success, when s is aborted; after timeout_s seconds (0: never) it fails with 107020, the
  * task timeout a wait task that outlives aclrtSetOpWaitTimeout's limit reports. */

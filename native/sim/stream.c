@@ -21,8 +21,9 @@
  *  - Stop on failure (aclrtSetStreamFailureMode on any stream; each stream keeps the mode
  *    configured on it, and setting stop makes its whole context stop on failure): the
  *    first failure aborts its stream -- every later task is discarded unexecuted (host
- *    callbacks do not run; event records still trigger, so waiters wake) -- and poisons the
- *    context: submissions, synchronize and query on any of its streams return that code.
+ *    callbacks do not run; event records trigger on HWTS chips, never on STARS ones, see
+ *    discard) -- and poisons the context: submissions, synchronize and query on any of its
+ *    streams return that code.
  *
  * Abort (abort.c; aclrtStreamAbort, aclrtDeviceTaskAbort): while `aborting` is set the worker
  * discards every task instead of running it, a task that waits for something (an event, a
@@ -43,6 +44,7 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "aclsim_chip.h"
 
 /* Task recycling. Tasks are allocated by the submitting thread and finished by a stream
  * worker; with malloc/free that is a cross-thread free per task, which contends for the
@@ -177,11 +179,25 @@ static aclError execute(sim_stream *s, sim_task *t, char *msg, size_t msglen)
     return ACL_SUCCESS;
 }
 
-/* A task of an aborted stream is not executed. An event record is still triggered
+/* A task of an aborted stream is not executed. After a stop-on-failure abort, what becomes of
+ * an event record depends on the chip (aclsim_chip.h): on HWTS chips the host triggers it
  * (Stream::EnterFailureAbort -> TaskTriggerEvent), so no stream or host waiting on the event
- * hangs; the event then carries the context's failure to whoever asks (event.c). */
-static void discard(sim_task *t)
+ * hangs, and the event then carries the context's failure to whoever asks (event.c). On STARS
+ * chips the runtime runs without that host thread (Runtime::GetDisableThread, set for every
+ * STARS device in RawDevice::Init), EnterFailureAbort triggers nothing and the stream's queue
+ * is never re-enabled: the record never happens. A host waiting on it gets the recording
+ * stream's failure (Event::WaitTask -> Stream::SynchronizeImpl, Event::QueryEventTask ->
+ * CheckContextStatus); a stream waiting on it waits on (sim_event_record_lost). The other
+ * discards (a forced destroy, an abort) trigger records, as before. */
+static void discard(sim_stream *s, sim_task *t, bool stop_abort)
 {
+    if (stop_abort && t->type == SIM_TASK_EVENT_RECORD) {
+        const aclsimChip *chip = aclsimGetChip();
+        if (chip && chip->engine == ACLSIM_ENGINE_STARS) {
+            sim_event_record_lost(t->u.event.event, t->u.event.gen, atomic_load(&s->ctx->failure_error));
+            return;
+        }
+    }
     sim_task_discard(t); /* stream_attr.c: also counts a discarded wait as passed */
 }
 
@@ -420,7 +436,7 @@ static void *worker_main(void *arg)
              * aclrtStreamAbort / aclrtDeviceTaskAbort (abort.c) */
             if (aborted || atomic_load_explicit(&s->discard, memory_order_relaxed) ||
                 atomic_load_explicit(&s->aborting, memory_order_acquire)) {
-                discard(t);
+                discard(s, t, aborted);
             } else {
                 msg[0] = '\0';
                 bool trace = sim_trace_on();

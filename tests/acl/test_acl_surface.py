@@ -320,7 +320,11 @@ def test_stream_available_num(device):
     assert ok(acl.rt.get_stream_available_num()) == before
 
 
-def test_destroy_stream_force_discards_pending_work(device, wait_us):
+def test_destroy_stream_force_lets_submitted_work_finish(device, wait_us):
+    """Stream::TearDown(force) polls the stream's queue until the device has consumed it (up
+    to 3000 polls, 1 ms apart) before it recycles what is left: work already submitted runs --
+    CANN's memory samples launch a kernel, force-destroy the stream without a synchronize and
+    read the output."""
     s = ok(acl.rt.create_stream())
     out = launch_wait(wait_us, s, 300_000)
     later = dev_alloc(64)
@@ -329,12 +333,36 @@ def test_destroy_stream_force_discards_pending_work(device, wait_us):
         ok(acl.rt.memset_async(later, 64, 7, 64, s))
     event = ok(acl.rt.create_event())
     ok(acl.rt.record_event(event, s))
-    assert acl.rt.destroy_stream_force(s) == SUCCESS  # returns once the running kernel is done
-    assert np.all(from_device(later, 64, np.uint8) == 0)  # the memsets never ran: discarded, not waited for
-    assert acl.rt.synchronize_event(event) == SUCCESS  # its record was discarded, not lost
-    assert acl.rt.synchronize_stream(s) == RT_INVALID_HANDLE
+    t0 = time.monotonic()
+    assert acl.rt.destroy_stream_force(s) == SUCCESS
+    assert 0.25 <= time.monotonic() - t0 < 2.5  # waited for the kernel, not for the 3 s bound
+    assert from_device(out, 1, np.int32)[0] == 1  # the kernel ran to its end
+    assert np.all(from_device(later, 64, np.uint8) == 7)  # and everything behind it
+    assert acl.rt.synchronize_event(event) == SUCCESS
+    assert acl.rt.synchronize_stream(s) == RT_INVALID_HANDLE  # the handle is gone
     assert acl.rt.destroy_stream_force(s) == RT_INVALID_HANDLE
-    del out
+    ok(acl.rt.destroy_event(event))
+
+
+@pytest.mark.slow
+def test_destroy_stream_force_discards_what_is_left_after_3_s(device, wait_us):
+    """Past the 3 s of polls the runtime recycles the queue (what the device does with it is
+    the firmware's): the simulator discards what has not started; a running kernel cannot be
+    recalled and is waited for. Its event record still triggers, so no waiter hangs."""
+    s = ok(acl.rt.create_stream())
+    out = launch_wait(wait_us, s, 3_400_000)
+    later = dev_alloc(64)
+    ok(acl.rt.memset(later, 64, 0, 64))
+    for _ in range(5):
+        ok(acl.rt.memset_async(later, 64, 7, 64, s))
+    event = ok(acl.rt.create_event())
+    ok(acl.rt.record_event(event, s))
+    t0 = time.monotonic()
+    assert acl.rt.destroy_stream_force(s) == SUCCESS
+    assert 3.3 <= time.monotonic() - t0 < 6.0
+    assert from_device(out, 1, np.int32)[0] == 1
+    assert np.all(from_device(later, 64, np.uint8) == 0)  # discarded, never run
+    assert acl.rt.synchronize_event(event) == SUCCESS
     ok(acl.rt.destroy_event(event))
 
 
