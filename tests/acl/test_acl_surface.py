@@ -86,6 +86,23 @@ def test_soc_name_override(tmp_path):
     assert out.stdout.strip() == "Ascend310P3", out.stderr
 
 
+def test_devices_before_init():
+    """As on CANN, whose runtime boots on first use: a pyACL program may count and open devices
+    before acl.init() (third-party programs count devices first)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import aiocann.acl as acl\n"
+        "print(acl.rt.get_device_count(), acl.rt.set_device(0), acl.rt.get_device_info(0, 601),"
+        " acl.rt.reset_device(0), acl.rt.reset_device(0), acl.init(), acl.finalize())"
+    )
+    env = {**os.environ, "AIOCANN_BACKEND": "sim", "AIOCANN_SIM_DEVICES": "4"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(4, 0) 0 (2201, 0) 0 507007 0 0"  # a second reset: never set again
+
+
 def test_version_queries(runtime):
     assert acl.get_version()[:3] == (1, 17, 0)
     assert acl.get_version_str("runtime") == ("9.1.0", SUCCESS)
