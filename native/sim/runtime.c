@@ -7,7 +7,8 @@
  * its calls (aclInitRefCount) and boots the runtime if nothing has yet (aclInitImpl asks for
  * the SoC name, which needs it). aclFinalize ends the ACL session; the real runtime lives on
  * until the process exits, the simulator's is torn down then (simulator choice, see
- * finalize_locked) and boots again on the next use.
+ * finalize_locked) and boots again on the next use -- as it does at an aclInit while no device
+ * is open, so that each ACL session reads the configuration of its moment.
  *
  * Configuration is read from the environment when the runtime boots, so a process can change
  * it between aclFinalize and the next aclInit (or first use):
@@ -301,6 +302,23 @@ static aclError read_config(sim_config *c)
     return ACL_SUCCESS;
 }
 
+/* Whether a device of the booted runtime is open. g_rt.lock held. A device whose lock is busy
+ * counts as open: something is using it (and a teardown holding it may wait for threads that
+ * want g_rt.lock, so this must not block on it). */
+static bool any_device_active(void)
+{
+    for (int i = 0; i < g_rt.cfg.num_devices; i++) {
+        sim_device *d = sim_device_at(i);
+        if (pthread_mutex_trylock(&d->lock) != 0)
+            return true;
+        bool active = d->active;
+        pthread_mutex_unlock(&d->lock);
+        if (active)
+            return true;
+    }
+    return false;
+}
+
 SIM_API aclError aclInit(const char *configPath)
 {
     SIM_CHECK_PROCESS();
@@ -316,6 +334,11 @@ SIM_API aclError aclInit(const char *configPath)
         pthread_mutex_unlock(&g_rt.lock);
         return sim_fail(ACL_ERROR_INVALID_FILE, "cannot read config file %s: %s", configPath, strerror(errno));
     }
+    /* Simulator choice: a runtime that an earlier call booted but that has no device open yet
+     * boots again, so that aclInit reads the configuration of its moment as it always has
+     * (tests configure the simulator per session); with a device open, it stays. */
+    if (g_rt.booted && !any_device_active())
+        g_rt.booted = false;
     aclError rc = boot_locked(__func__); /* a no-op when an earlier call booted it */
     if (!rc) {
         g_rt.init_refs = 1;

@@ -105,3 +105,23 @@ def test_a_reset_releases_one_set_device(acl):
     check(lib.aclrtResetDevice(0))
     ctx = ffi.new("aclrtContext *")
     check(lib.aclrtGetCurrentContext(ctx))
+
+
+def test_acl_init_reads_the_configuration_when_no_device_is_open():
+    """A runtime booted before aclInit with no device open yet boots again at aclInit, with the
+    configuration of that moment (simulator choice: the simulator reads its configuration per
+    session); one with a device open keeps it."""
+    got = fresh(
+        """
+import os
+n = ffi.new("uint32_t *")
+out += [lib.aclrtGetDeviceCount(n), n[0]]
+os.environ["AIOCANN_SIM_DEVICES"] = "4"
+out += [lib.aclInit(ffi.NULL), lib.aclrtGetDeviceCount(n), n[0], lib.aclFinalize()]
+out += [lib.aclrtSetDevice(0)]
+os.environ["AIOCANN_SIM_DEVICES"] = "2"
+out += [lib.aclInit(ffi.NULL), lib.aclrtGetDeviceCount(n), n[0], lib.aclrtResetDevice(0), lib.aclFinalize()]
+""",
+        AIOCANN_SIM_DEVICES="3",
+    )
+    assert got == [0, 3, 0, 0, 4, 0, 0, 0, 0, 4, 0, 0]
