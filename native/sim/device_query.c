@@ -8,8 +8,9 @@
  * architecture are the part's, as the real runtime reads them from the driver and the
  * platform configuration (the simulator's own AI-core threads, AIOCANN_SIM_CORES, only decide
  * how many blocks run at once), the memory size is AIOCANN_SIM_MEMORY, utilization is the
- * share of AI-core threads running a block right now, and so on. Where the simulated device lacks a unit the real chip has (AI CPUs, an L2 cache), the
- * answer is what the real runtime reports for an absent unit (0, or -1 for utilization).
+ * share of AI-core threads running a block right now, and so on. Where the simulated device
+ * lacks a unit the real chip has (AI CPUs, an L2 cache), the answer is what the real runtime
+ * reports for an absent unit (0, or -1 for utilization).
  *
  * Error codes follow the real runtime's layers: the ACL layer rejects NULL outputs and
  * reserved arguments with 100000 (src/acl/aclrt_impl/device.cpp, context.cpp, memory.cpp,
@@ -166,9 +167,20 @@ SIM_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_
     case ACL_DEV_ATTR_MAX_BLOCK_DIM_X:
     case ACL_DEV_ATTR_MAX_BLOCK_DIM_Y:
     case ACL_DEV_ATTR_MAX_BLOCK_DIM_Z: *value = 0; break;
-    default:
+    /* The driver's system attributes of hardware the simulator does not have (super pods,
+     * mainboards, connection and form factor; simulator choice: 207000, as a driver without
+     * them answers). */
+    case ACL_DEV_ATTR_SUPER_POD_DEVICE_ID:
+    case ACL_DEV_ATTR_SUPER_POD_SERVER_ID:
+    case ACL_DEV_ATTR_SUPER_POD_ID:
+    case ACL_DEV_ATTR_CUST_OP_PRIVILEGE:
+    case ACL_DEV_ATTR_MAINBOARD_ID:
+    case ACL_DEV_ATTR_HD_CONNECT_TYPE:
+    case ACL_DEV_ATTR_DEVICE_FORM_FACTOR:
         return sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "attribute %d is not available on the simulated %s",
                         (int)attr, chip->soc_name);
+    default: /* GetDeviceInfoByAttrMisc: RT_ERROR_INVALID_VALUE, listing the attributes it knows */
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "attr %d is not an aclrtDevAttr", (int)attr);
     }
     return ACL_SUCCESS;
 }

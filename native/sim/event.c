@@ -279,7 +279,11 @@ aclError sim_event_execute_wait(sim_stream *s, sim_event *e, uint64_t gen, uint3
     int w = 0;
     sim_stream_block_on(s, &e->lock, &e->cv, NULL); /* an abort wakes us through e->cv */
     pthread_mutex_lock(&e->lock);
-    while (e->done_gen < gen && w == 0 && !sim_stream_abort_requested(s))
+    /* A record that will never happen (sim_event_record_lost) is waited for as the hardware
+     * waits -- until the waiting stream is shut down (simulator choice: the teardown would
+     * otherwise wait for good). */
+    while (e->done_gen < gen && w == 0 && !sim_stream_abort_requested(s) &&
+           !(lost_locked(e, gen) && atomic_load(&s->closing)))
         w = timed ? pthread_cond_timedwait(&e->cv, &e->lock, &ts) : pthread_cond_wait(&e->cv, &e->lock);
     bool expired = e->done_gen < gen && w == ETIMEDOUT;
     e->waits_done++; /* issue 11: aclrtQueryEventWaitStatus */

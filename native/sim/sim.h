@@ -583,6 +583,9 @@ struct sim_stream {
      * worker discards what is left instead of running it (sim_task_discard); attributes
      * kept for aclrtSet/GetStreamAttribute, guarded by lock. */
     atomic_bool discard;
+    /* issue 21: the stream is being shut down (sim_stream_shutdown): a wait for an event record
+     * that will never happen (sim_event_record_lost) gives up instead of holding it for good. */
+    atomic_bool closing;
     uint32_t user_tag, cache_op_info;
     /* issue 11, device share. overflow_switch: aclrtSetStreamOverflowSwitch (overflow.c).
      * res_set/res_value: the stream's own core limits (res_limit.c). All written under lock

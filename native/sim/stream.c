@@ -723,7 +723,17 @@ sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priori
 void sim_stream_shutdown(sim_stream *s)
 {
     sim_capture_stream_gone(s);
+    /* A wait for an event record that will never happen (lost behind a stop-on-failure abort on
+     * a STARS chip) would hold the worker, and this shutdown, for good: closing lets it give up
+     * (event.c; simulator choice, as value waits give up). Set before the wake-up, which the
+     * waiter cannot miss: it tests the flag under the event's lock before it sleeps. */
+    atomic_store(&s->closing, true);
     pthread_mutex_lock(&s->lock);
+    if (s->blocker.mu && !s->blocker.word) { /* a condition-variable wait (stream > event lock) */
+        pthread_mutex_lock(s->blocker.mu);
+        pthread_cond_broadcast(s->blocker.cv);
+        pthread_mutex_unlock(s->blocker.mu);
+    }
     s->stopping = true;
     pthread_cond_signal(&s->work_cv);
     pthread_mutex_unlock(&s->lock);

@@ -179,6 +179,7 @@ def test_device_attributes(device):
     assert acl.rt.get_device_info(0, 301) == (int(v[0]) & 0xFFFFFFFF, SUCCESS)
     assert acl.rt.get_device_info(0, 202) == (0, SUCCESS)  # warp size: DevProperties' 0, no SIMT cores
     assert acl.rt.get_device_info(0, 403)[1] == RT_FEATURE_NOT_SUPPORT  # super pod: none simulated
+    assert acl.rt.get_device_info(0, 7)[1] == RT_PARAM_INVALID  # no such attribute (GetDeviceInfoByAttrMisc)
     assert acl.rt.get_device_info(DEVICES, 101)[1] == RT_INVALID_DEVICEID
     assert acl.get_device_capability(0, 0) == (24, SUCCESS)  # ACL_DEVICE_INFO_AI_CORE_NUM
     assert acl.get_device_capability(0, 1) == (48, SUCCESS)  # ACL_DEVICE_INFO_VECTOR_CORE_NUM
