@@ -61,6 +61,9 @@ with acl_session():
         "group_count": lib.aclrtGetGroupCount(count),
         "group_message": ffi.string(lib.aclGetRecentErrMsg()).decode().split(chr(10))[0],
     }
+    flag = ffi.new("uint32_t *")
+    assert lib.aclrtGetStreamOverflowSwitch(ffi.NULL, flag) == 0
+    out["overflow_switch"] = int(flag[0])
 if len(sys.argv) > 2:
     from chip_scenarios import record_behind_a_stop_failure
     out["stop_record"] = record_behind_a_stop_failure(sys.argv[2])
@@ -110,6 +113,9 @@ def test_the_default_chip_is_ascend910b1():
 
 
 def test_the_runtime_answers_from_the_chip(acl):
+    flag = ffi.new("uint32_t *")
+    check(lib.aclrtGetStreamOverflowSwitch(ffi.NULL, flag))
+    assert flag[0] == 0  # STARS: the stream's own switch, off until set
     chip = aiocann.sim.chip()
     assert chip is not None
     assert ffi.string(lib.aclrtGetSocName()).decode() == chip.soc_name
@@ -153,6 +159,7 @@ def test_ascend910a_is_an_hwts_chip_with_saturation_only(test_kernels_path):
     assert (got["set_saturation"], got["after_saturation"]) == (0, 0)
     assert (got["set_inf_nan"], got["after_inf_nan"]) == (RT_FEATURE_NOT_SUPPORT, 0)
     assert got["group_count"] == RT_FEATURE_NOT_SUPPORT and "no RT_FEATURE_DEVICE_GROUP" in got["group_message"]
+    assert got["overflow_switch"] == 1  # GetStreamOverflowSwitch: 1 where the chip has no STARS
     # HWTS: the host triggers the discarded record (TaskTriggerEvent), so its waiters go on.
     assert got["stop_record"] == {
         "stream": RT_AICORE_EXCEPTION,
