@@ -142,6 +142,7 @@ def test_a_stop_on_failure_abort_loses_the_records_behind_it_on_stars(test_kerne
         "stream": RT_AICORE_EXCEPTION,
         "event_sync": RT_AICORE_EXCEPTION,
         "event_query": RT_AICORE_EXCEPTION,
+        "event_query_deprecated": RT_AICORE_EXCEPTION,
         "waiter_done": False,
         "waiter_wrote": 0,
     }
@@ -165,6 +166,7 @@ def test_ascend910a_is_an_hwts_chip_with_saturation_only(test_kernels_path):
         "stream": RT_AICORE_EXCEPTION,
         "event_sync": 0,
         "event_query": 0,
+        "event_query_deprecated": 0,
         "waiter_done": True,
         "waiter_wrote": 5,
     }

@@ -44,6 +44,7 @@ def record_behind_a_stop_failure(test_kernels_path: Path | str) -> dict[str, Any
         seen["event_sync"] = int(lib.aclrtSynchronizeEvent(e))
         status = ffi.new("aclrtEventRecordedStatus *")
         seen["event_query"] = int(lib.aclrtQueryEventStatus(e, status))
+        seen["event_query_deprecated"] = int(lib.aclrtQueryEvent(e, ffi.new("aclrtEventStatus *")))
         check(lib.aclrtStreamWaitEvent(waiter, e))
         acl.launch(write, 1, waiter, ("ptr", out), ("uint32_t", 0), ("int32_t", 5))
         deadline = time.monotonic() + 0.3
