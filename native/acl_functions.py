@@ -1507,6 +1507,23 @@ GROUPS: tuple[Group, ...] = (
             ),
         ),
     ),
+    # ---- aclsim_chip.h: the simulated chip, absent from every real runtime -----------------------
+    Group(
+        None,
+        "aclsim_chip.h",
+        "chip",
+        library="sim",
+        functions=(
+            Fn(
+                "const aclsimChip *aclsimGetChip(void);",
+                missing="NULL",  # a real CANN runtime has no simulated chip: aiocann.sim.chip() is None
+                doc=(
+                    "/* The chip this process simulates (never NULL once the name is valid; NULL and a recent error\n"
+                    " * message if AIOCANN_SIM_SOC_NAME names no known part). Works before aclInit. */"
+                ),
+            ),
+        ),
+    ),
     # ---- acl/acl_rt_compile.h: the runtime compiler, libacl_rtc.so on CANN -----------------------
     Group(
         "the runtime compiler: a program from source, compiled to a device binary",

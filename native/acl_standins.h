@@ -997,6 +997,11 @@ static size_t missing_aclsimTraceDrain(aclsimTraceRecord *out, size_t max)
     return 0;
 }
 
+static const aclsimChip *missing_aclsimGetChip(void)
+{
+    return NULL;
+}
+
 static aclError missing_aclrtcCreateProg(aclrtcProg *prog, const char *src, const char *name, int numHeaders,
                                          const char **headers, const char **includeNames)
 {

@@ -18,6 +18,7 @@
 
 #include "acl/acl.h"
 #include "acl/acl_rt_compile.h"
+#include "aclsim_chip.h"
 #include "aclsim_ext.h"
 
 /* Required: loading fails, naming them, if the library lacks any. */
@@ -244,7 +245,8 @@
     X(aclrtGetGroupInfoDetail) \
     X(aclsimTraceStart) \
     X(aclsimTraceStop) \
-    X(aclsimTraceDrain)
+    X(aclsimTraceDrain) \
+    X(aclsimGetChip)
 
 /* Optional, from the runtime compiler (aclrtc*): libacl_rtc.so beside the runtime library
  * on CANN; the loader takes them from the runtime library itself when it has them (the
@@ -489,6 +491,7 @@ extern aiocann_acl_table aiocann_acl;
 #define aclsimTraceStart (aiocann_acl.aclsimTraceStart)
 #define aclsimTraceStop (aiocann_acl.aclsimTraceStop)
 #define aclsimTraceDrain (aiocann_acl.aclsimTraceDrain)
+#define aclsimGetChip (aiocann_acl.aclsimGetChip)
 #define aclrtcCreateProg (aiocann_acl.aclrtcCreateProg)
 #define aclrtcCompileProg (aiocann_acl.aclrtcCompileProg)
 #define aclrtcAddNameExpr (aiocann_acl.aclrtcAddNameExpr)

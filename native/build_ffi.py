@@ -17,6 +17,7 @@ CDEF_HEADERS = [
     NATIVE / "include" / "acl" / "acl_rt_device.h",
     NATIVE / "include" / "acl" / "acl_rt_compile.h",
     NATIVE / "include" / "aclsim_ext.h",
+    NATIVE / "include" / "aclsim_chip.h",
     NATIVE / "aiocann_native.h",
     NATIVE / "aiocann_python.h",
 ]

@@ -222,6 +222,7 @@ TABLE_HEAD = """\
 
 #include "acl/acl.h"
 #include "acl/acl_rt_compile.h"
+#include "aclsim_chip.h"
 #include "aclsim_ext.h"
 """
 

@@ -8,7 +8,9 @@
  * the toolkit (SOC_VERSION). The part is chosen once per process by AIOCANN_SIM_SOC_NAME
  * (default Ascend910B1); an unknown name makes aclInit fail with a message listing the known
  * ones. Simulator-only: the real runtime has no such record (it reads the driver and its
- * platform configuration files), so nothing in the async core may need it.
+ * platform configuration files), so nothing in the async core may need it. Python reads it
+ * through aiocann.sim.chip() (the region between the cffi markers is part of the cffi cdef,
+ * native/build_ffi.py; a real CANN library lacks the export and chip() returns None).
  */
 #ifndef AIOCANN_ACLSIM_CHIP_H_
 #define AIOCANN_ACLSIM_CHIP_H_
@@ -19,6 +21,7 @@
 extern "C" {
 #endif
 
+/* cffi-begin */
 /* How the chip's task scheduler reports completions and failures. STARS (910B/A2, A3) runs the
  * exception-info callbacks before it resumes the stream's queue, so a later host callback runs
  * after them; HWTS (910A, 310P) has no such barrier in the runtime's source. */
@@ -28,8 +31,9 @@ typedef enum aclsimEngine {
 } aclsimEngine;
 
 /* Feature bits (aclsimChip.features). */
-#define ACLSIM_CHIP_SATURATION_MODE 0x1u /* aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_SATURATION) */
-#define ACLSIM_CHIP_INF_NAN_MODE 0x2u    /* aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_INFNAN) */
+#define ACLSIM_CHIP_SATURATION_MODE 0x1 /* aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_SATURATION) */
+#define ACLSIM_CHIP_INF_NAN_MODE 0x2    /* aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_INFNAN) */
+#define ACLSIM_CHIP_DEVICE_GROUP 0x4    /* RT_FEATURE_DEVICE_GROUP: the chip's firmware has device groups */
 
 typedef struct aclsimChip {
     const char *soc_name;     /* aclrtGetSocName(): "Ascend910B1" */
@@ -48,11 +52,15 @@ typedef struct aclsimChip {
     uint32_t features;        /* ACLSIM_CHIP_* bits */
 } aclsimChip;
 
+/* BEGIN GENERATED "chip": written by native/gen_acl.py from native/acl_functions.py */
 /* The chip this process simulates (never NULL once the name is valid; NULL and a recent error
  * message if AIOCANN_SIM_SOC_NAME names no known part). Works before aclInit. */
 const aclsimChip *aclsimGetChip(void);
+/* END GENERATED "chip" */
+/* cffi-end */
 
-/* The known parts, for listings: the i-th record, or NULL past the end. */
+/* The known parts, for listings: the i-th record, or NULL past the end. (Not in the cffi
+ * region: the extension calls only what the function table of acl_table.h holds.) */
 const aclsimChip *aclsimChipAt(uint32_t i);
 
 #ifdef __cplusplus

@@ -4,7 +4,8 @@
  *
  * A subscriber is a processing thread, identified by the pthread_self() value it passes to
  * aclrtSubscribeReport (CPython's threading.get_ident() is that value). Binding rules: a
- * stream has at most one processing thread (107011 otherwise); a thread serves streams of one
+ * stream has at most one processing thread (107011 otherwise, for the same thread again too); a
+ * thread serves streams of one
  * device only (107012). When a stream reaches a callback task, its worker hands a report to
  * the subscriber's queue; aclrtProcessReport, called by that thread, runs every queued report
  * in the calling thread. For ACL_CALLBACK_BLOCK the stream's worker waits until the callback
@@ -102,8 +103,10 @@ SIM_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
     pthread_mutex_lock(&g_lock);
     sim_subscriber *sub = find_locked(threadId);
     if (s->subscriber) {
+        /* CbSubscribe::CheckForInsert: a stream already in the subscription map is
+         * RT_ERROR_SUBSCRIBE_STREAM (107011), whichever thread serves it -- the same one too. */
         rc = s->subscriber->tid == threadId
-                 ? sim_fail(ACL_ERROR_REPEAT_SUBSCRIBE, "thread %llu already serves this stream",
+                 ? sim_fail(ACL_ERROR_RT_STREAM_SUBSCRIBE, "thread %llu already serves this stream",
                             (unsigned long long)threadId)
                  : sim_fail(ACL_ERROR_RT_STREAM_SUBSCRIBE, "the stream is already served by thread %llu",
                             (unsigned long long)s->subscriber->tid);

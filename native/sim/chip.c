@@ -7,8 +7,10 @@
  * L1 512 KiB, L0A/L0B 64 KiB, L0C 128 KiB; reference/ascend-c.md §3), __NPU_ARCH__ from the
  * asc-devkit sources' arch checks (2201 for A2/A3, 1001 for 910A, 2002 for 310P). The engine
  * kind follows hicann/runtime: STARS engines for 910B/A3 (src/runtime/.../stars_engine.cc),
- * HWTS for the older parts. Saturation: every part supports it; only the STARS parts also have
- * the INF/NAN mode (src/runtime/config/910_B_93/dev_info_reg.cc).
+ * HWTS for the older parts (config/cloud and config/dc dev_info_reg.cc: engineType "HWTS").
+ * Overflow modes (DevProperties.supportOverflowMode): every part has saturation, the A2/A3 parts
+ * also the INF/NAN mode (config/910_B_93/dev_info_reg.cc; config/cloud, config/dc: saturation
+ * only). Device groups (RT_FEATURE_DEVICE_GROUP) only on the 310P (config/dc).
  */
 #include "sim.h"
 
@@ -29,7 +31,7 @@ static const aclsimChip g_chips[] = {
     {"Ascend910B4", "Ascend910B", 2201, "dav-2201", ACLSIM_ENGINE_STARS, 20, 40, KIB(192), KIB(512) - 128, KIB(64), KIB(64), KIB(128), GIB(32), SAT_BOTH},
     {"Ascend910_9391", "Ascend910_93", 2201, "dav-2201", ACLSIM_ENGINE_STARS, 24, 48, KIB(192), KIB(512) - 128, KIB(64), KIB(64), KIB(128), GIB(64), SAT_BOTH},
     {"Ascend910A", "Ascend910", 1001, "dav-1001", ACLSIM_ENGINE_HWTS, 32, 0, KIB(256), KIB(1024), KIB(64), KIB(64), KIB(256), GIB(32), ACLSIM_CHIP_SATURATION_MODE},
-    {"Ascend310P3", "Ascend310P", 2002, "dav-2002", ACLSIM_ENGINE_HWTS, 8, 7, KIB(256), KIB(1024), KIB(64), KIB(64), KIB(256), GIB(24), ACLSIM_CHIP_SATURATION_MODE},
+    {"Ascend310P3", "Ascend310P", 2002, "dav-2002", ACLSIM_ENGINE_HWTS, 8, 7, KIB(256), KIB(1024), KIB(64), KIB(64), KIB(256), GIB(24), ACLSIM_CHIP_SATURATION_MODE | ACLSIM_CHIP_DEVICE_GROUP},
 };
 
 #define N_CHIPS (sizeof g_chips / sizeof g_chips[0])

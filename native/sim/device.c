@@ -48,7 +48,7 @@ sim_device *sim_device_at(int i)
 sim_device *sim_device_of(int32_t id)
 {
     pthread_mutex_lock(&g_rt.lock);
-    int n = g_rt.initialized ? g_rt.cfg.num_devices : 0;
+    int n = g_rt.booted ? g_rt.cfg.num_devices : 0;
     pthread_mutex_unlock(&g_rt.lock);
     return (id >= 0 && id < n) ? sim_device_at(id) : NULL;
 }
@@ -517,10 +517,10 @@ static aclError activate(sim_device *d)
      * status */
     sim_res_limit_device_init(d);
     atomic_store(&d->overflow_status, 0);
-    /* The device clock (event timestamps) starts when the device is first used in this
-     * process and is never reset, like a device that booted then: every device has its own. */
-    if (!d->clock_origin_ns)
-        d->clock_origin_ns = sim_now_ns();
+    /* The device clock (event timestamps, Event::GetTimeStamp: the device's system counter)
+     * runs from the device's boot, not from its first use by this process: the devices of a
+     * machine boot with it (their driver loads at the host's boot), so the origin is the start
+     * of CLOCK_MONOTONIC, which counts from the host's boot. clock_origin_ns stays 0. */
     d->default_ctx = context_new(d, true, &rc);
     if (!d->default_ctx) {
         d->active = false;
@@ -540,6 +540,7 @@ void sim_device_teardown(sim_device *d)
     d->default_ctx = NULL;
     d->active = false;
     d->refcount = 0;
+    d->set_refs = 0;
     d->peer_access = 0; /* peer mappings belong to the device's lifetime */
     sim_copy_stop(&d->copy);
     sim_pool_stop(&d->pool);
@@ -567,10 +568,8 @@ static aclError invalid_device(const char *func, int32_t id)
 /* Takes one reference on device id, activating it if needed. Returns it locked. */
 static sim_device *retain(int32_t id, const char *func, aclError *rc)
 {
-    if (!sim_is_initialized()) {
-        *rc = sim_fail_(func, ACL_ERROR_UNINITIALIZE, "aclInit has not been called");
+    if ((*rc = sim_runtime_boot(func))) /* aclrtSetDevice works before aclInit */
         return NULL;
-    }
     sim_device *d = sim_device_of(id);
     if (!d) {
         *rc = invalid_device(func, id);
@@ -598,11 +597,17 @@ SIM_API aclError aclrtSetDevice(int32_t deviceId)
     sim_device *d = retain(deviceId, __func__, &rc);
     if (!d)
         return rc;
+    d->set_refs++;
     t_ctx = d->default_ctx->obj.handle;
     pthread_mutex_unlock(&d->lock);
     return ACL_SUCCESS;
 }
 
+/* Runtime::PrimaryContextRelease: a reset releases one retain of the device's primary context,
+ * which only aclrtSetDevice takes; with none left -- a device never set, or reset once too
+ * often -- it is RT_ERROR_CONTEXT_DEL, 507007 (ApiErrorDecorator::DeviceReset: "The device has
+ * not been set or has already been reset"). A forced reset drops every retain at once and
+ * needs one too (DecideForcePrimaryReleaseAction). The last reference tears the device down. */
 static aclError reset(int32_t deviceId, bool force, const char *func)
 {
     SIM_REQUIRE_INIT();
@@ -610,8 +615,17 @@ static aclError reset(int32_t deviceId, bool force, const char *func)
     if (!d)
         return invalid_device(func, deviceId);
     pthread_mutex_lock(&d->lock);
-    if (force)
+    if (d->set_refs <= 0) {
+        pthread_mutex_unlock(&d->lock);
+        return sim_fail_(func, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
+                         "device %d has not been set or has already been reset", deviceId);
+    }
+    if (force) {
+        d->set_refs = 0;
         d->refcount = 1;
+    } else {
+        d->set_refs--;
+    }
     release(d);
     pthread_mutex_unlock(&d->lock);
     return ACL_SUCCESS;
@@ -632,6 +646,8 @@ SIM_API aclError aclrtGetDevice(int32_t *deviceId)
     return ACL_SUCCESS;
 }
 
+/* Works before aclInit: the first call boots the runtime (RuntimeKeeper::BootRuntime), which
+ * reads the configuration. */
 SIM_API aclError aclrtGetDeviceCount(uint32_t *count)
 {
     SIM_CHECK_PROCESS();
@@ -686,9 +702,11 @@ SIM_API aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int32_t
                     c->visible_str);
 }
 
-/* Context::Synchronize: the context's stop-on-failure error first (CheckStatus); otherwise
- * waits for every stream of the current device, within timeout ms overall (-1: forever), and
- * returns the first task error, consuming every stream's error. */
+/* Context::Synchronize: the streams of the current context only -- another context's streams,
+ * on this device too, are not waited for. A capturing stream refuses first, then the
+ * context's stop-on-failure error (CheckStatus); otherwise it waits for each stream, within
+ * timeout ms overall (-1: forever), and returns the first task error, consuming every
+ * stream's error (SyncStreamsWithTimeout). */
 static aclError synchronize_device(int32_t timeout, const char *func)
 {
     sim_context *c = sim_current_context(func);
@@ -701,23 +719,29 @@ static aclError synchronize_device(int32_t timeout, const char *func)
         failed = sim_context_failure(c, func);
     if (!failed && atomic_load(&d->task_abort)) /* issue 11: Stream::GetSynchronizeError */
         failed = sim_fail_(func, ACL_ERROR_RT_DEVICE_TASK_ABORT, "the device is aborting its tasks");
-    sim_obj_put(&c->obj);
-    if (failed)
+    if (failed) {
+        sim_obj_put(&c->obj);
         return failed;
+    }
 
-    /* Snapshot the streams with references, then wait for each outside the device lock. */
+    /* Snapshot the context's streams with references, then wait for each outside the device
+     * lock. (The context's own reference keeps `c` comparable until then.) */
     pthread_mutex_lock(&d->lock);
     int n = d->num_streams, k = 0;
     sim_stream **list = calloc((size_t)(n > 0 ? n : 1), sizeof *list);
     if (!list) {
         pthread_mutex_unlock(&d->lock);
+        sim_obj_put(&c->obj);
         return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
     }
     for (sim_stream *s = d->streams; s && k < n; s = s->next) {
+        if (s->ctx != c)
+            continue;
         sim_obj_get(&s->obj);
         list[k++] = s;
     }
     pthread_mutex_unlock(&d->lock);
+    sim_obj_put(&c->obj);
 
     aclError first = ACL_SUCCESS;
     /* One deadline for the whole device: each stream gets what is left of it. */
@@ -754,14 +778,15 @@ SIM_API aclError aclrtSynchronizeDevice(void)
     return synchronize_device(-1, __func__);
 }
 
-/* ACL checks the range ([-1, INT_MAX], else 107000) and passes 507046 through on expiry
- * (src/acl/aclrt_impl/device.cpp aclrtSynchronizeDeviceWithTimeoutImpl). */
+/* ACL checks the range ([-1, INT_MAX], else 107000; aclrtSynchronizeDeviceWithTimeoutImpl), the
+ * runtime refuses 0 too (ApiErrorDecorator::DeviceSynchronize: "greater than or equal to -1 and
+ * not equal to 0", 107000), and 507046 comes back on expiry. */
 SIM_API aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
 {
     SIM_CHECK_PROCESS();
-    if (timeout < -1)
-        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d is invalid (-1 waits forever, >= 0 is a limit in ms)",
-                        timeout);
+    if (timeout < -1 || timeout == 0)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID,
+                        "timeout %d is invalid (-1 waits forever, > 0 is a limit in ms; 0 is not allowed)", timeout);
     return synchronize_device(timeout, __func__);
 }
 

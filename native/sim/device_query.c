@@ -3,11 +3,14 @@
  * device attributes and capabilities, utilization, status, id mappings, UUIDs, peer access,
  * system parameter options.
  *
- * Every answer is the simulator's real state or a fixed property of the device it simulates,
- * never a placeholder: the core counts are AIOCANN_SIM_CORES, the memory size
- * AIOCANN_SIM_MEMORY, utilization is the share of AI cores running a block right now, and so
- * on. Where the simulated device lacks a unit the real chip has (AI CPUs, an L2 cache), the
- * answer is what the real runtime reports for an absent unit (0, or -1 for utilization).
+ * Every answer is the simulator's real state or a fixed property of the chip it simulates
+ * (aclsim_chip.h, AIOCANN_SIM_SOC_NAME), never a placeholder: the core counts and the NPU
+ * architecture are the part's, as the real runtime reads them from the driver and the
+ * platform configuration (the simulator's own AI-core threads, AIOCANN_SIM_CORES, only decide
+ * how many blocks run at once), the memory size is AIOCANN_SIM_MEMORY, utilization is the
+ * share of AI-core threads running a block right now, and so on. Where the simulated device
+ * lacks a unit the real chip has (AI CPUs, an L2 cache), the answer is what the real runtime
+ * reports for an absent unit (0, or -1 for utilization).
  *
  * Error codes follow the real runtime's layers: the ACL layer rejects NULL outputs and
  * reserved arguments with 100000 (src/acl/aclrt_impl/device.cpp, context.cpp, memory.cpp,
@@ -27,15 +30,13 @@
 
 /* ------------------------------------------------------------------ helpers -------------- */
 
-/* The device a (user) device id names: 100001 before aclInit, 107001 for an id that is not a
- * configured device (the simulator has no ASCEND_RT_VISIBLE_DEVICES remapping, so user,
- * logical and physical ids coincide). */
+/* The device a (user) device id names, booting the runtime on first use (no aclInit is
+ * needed); 107001 for an id that is not a configured device (the simulator has no
+ * ASCEND_RT_VISIBLE_DEVICES remapping, so user, logical and physical ids coincide). */
 sim_device *sim_device_arg(int32_t id, const char *func, aclError *rc)
 {
-    if (!sim_is_initialized()) {
-        *rc = sim_fail_(func, ACL_ERROR_UNINITIALIZE, "aclInit has not been called");
+    if ((*rc = sim_runtime_boot(func)))
         return NULL;
-    }
     sim_device *d = sim_device_of(id);
     if (!d)
         *rc = sim_fail_(func, ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist (%d devices)", id,
@@ -80,18 +81,43 @@ SIM_API aclError aclrtSetTsDevice(aclrtTsId tsId)
     return ACL_SUCCESS;
 }
 
-/* Float overflow mode. Simulator kernels are host C with IEEE arithmetic: overflow gives
- * Inf/NaN, and the saturation mode does not exist. So INF_NAN is the mode, setting it
- * succeeds, and setting SATURATION is refused the way rtSetDeviceSatMode refuses a mode the
- * chip does not support (207000). */
+/* Float overflow mode: one per process (Runtime::satMode_), INF_NAN from boot on chips with
+ * RT_FEATURE_OVERFLOW_MODE (the A2/A3 set), SATURATION on the others (Runtime::Init). A mode the
+ * chip's DevProperties.supportOverflowMode lacks is refused with 207000; on a chip that has only
+ * the saturation mode, setting it succeeds and changes nothing (rtSetDeviceSatMode, api_c.cc);
+ * otherwise the mode is the process's from then on (ApiImpl::SetDeviceSatMode). -1: not set
+ * since the runtime booted (the chip's default). The mode travels to the device in each
+ * stream's queue configuration, where the hardware applies it; simulator kernels are host C
+ * and compute in IEEE arithmetic whatever it says. */
+static _Atomic int g_sat_mode = -1;
+
+void sim_sat_mode_reset(void) { atomic_store(&g_sat_mode, -1); }
+
+static int sat_mode_now(const aclsimChip *chip)
+{
+    int m = atomic_load(&g_sat_mode);
+    if (m >= 0)
+        return m;
+    return chip && (chip->features & ACLSIM_CHIP_INF_NAN_MODE) ? ACL_RT_OVERFLOW_MODE_INFNAN
+                                                               : ACL_RT_OVERFLOW_MODE_SATURATION;
+}
+
 SIM_API aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)
 {
     SIM_CHECK_PROCESS();
     if ((int)mode < ACL_RT_OVERFLOW_MODE_SATURATION || (int)mode >= ACL_RT_OVERFLOW_MODE_UNDEF)
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "mode %d is not an aclrtFloatOverflowMode ([0, 2))", (int)mode);
-    if (mode == ACL_RT_OVERFLOW_MODE_SATURATION)
-        return sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                        "only the Inf/NaN mode can be set: simulator kernels compute in IEEE arithmetic");
+    const aclsimChip *chip = aclsimGetChip();
+    if (!chip)
+        return ACL_ERROR_RT_PARAM_INVALID; /* AIOCANN_SIM_SOC_NAME is wrong; the message says so */
+    uint32_t need = mode == ACL_RT_OVERFLOW_MODE_SATURATION ? ACLSIM_CHIP_SATURATION_MODE : ACLSIM_CHIP_INF_NAN_MODE;
+    if (!(chip->features & need))
+        return sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s has no %s mode: only the %s mode can be set",
+                        chip->soc_name, mode == ACL_RT_OVERFLOW_MODE_SATURATION ? "saturation" : "Inf/NaN",
+                        mode == ACL_RT_OVERFLOW_MODE_SATURATION ? "Inf/NaN" : "saturation");
+    if (mode == ACL_RT_OVERFLOW_MODE_SATURATION && !(chip->features & ACLSIM_CHIP_INF_NAN_MODE))
+        return ACL_SUCCESS; /* the chip's only mode: rtSetDeviceSatMode returns before the runtime */
+    atomic_store(&g_sat_mode, (int)mode);
     return ACL_SUCCESS;
 }
 
@@ -99,12 +125,16 @@ SIM_API aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode)
 {
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(mode);
-    *mode = ACL_RT_OVERFLOW_MODE_INFNAN;
+    *mode = (aclrtFloatOverflowMode)sat_mode_now(aclsimGetChip());
     return ACL_SUCCESS;
 }
 
 /* ------------------------------------------------------------------ device attributes ---- */
 
+/* ApiImpl::GetDeviceInfoByAttr: the core counts and the physical chip id come from the driver
+ * (the part's counts), the cube core count from the platform configuration (cube_core_cnt: the
+ * AI cores), the memory size from the driver's memory info, the NPU architecture from the
+ * platform configuration's [version] NpuArch (GetDeviceNpuArch: 2201 on A2/A3). */
 SIM_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value)
 {
     SIM_CHECK_PROCESS();
@@ -112,25 +142,51 @@ SIM_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_
     aclError rc;
     if (!sim_device_arg(deviceId > INT32_MAX ? -1 : (int32_t)deviceId, __func__, &rc))
         return rc;
+    const aclsimChip *chip = aclsimGetChip(); /* valid: the runtime booted with it */
     switch (attr) {
     case ACL_DEV_ATTR_AICPU_CORE_NUM: *value = 0; break; /* no AI CPUs are simulated */
     case ACL_DEV_ATTR_AICORE_CORE_NUM:
-    case ACL_DEV_ATTR_CUBE_CORE_NUM:
-    case ACL_DEV_ATTR_VECTOR_CORE_NUM: *value = g_rt.cfg.cores_per_device; break; /* each core runs any kernel */
+    case ACL_DEV_ATTR_CUBE_CORE_NUM: *value = chip->aicore_num; break;
+    case ACL_DEV_ATTR_VECTOR_CORE_NUM: *value = chip->vector_core_num; break;
     case ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: *value = (int64_t)g_rt.cfg.device_memory; break;
     case ACL_DEV_ATTR_L2_CACHE_SIZE: *value = 0; break; /* no cache between the cores and memory */
     case ACL_DEV_ATTR_SMP_ID: *value = 0; break;        /* every device lives in this one process */
     case ACL_DEV_ATTR_PHY_CHIP_ID: *value = (int64_t)deviceId; break;
     case ACL_DEV_ATTR_IS_VIRTUAL: *value = 0; break;
-    default:
-        return sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "attribute %d is not available on the simulated device",
-                        (int)attr);
+    case ACL_DEV_ATTR_NPU_ARCH: *value = chip->npu_arch; break;
+    /* The SIMT figures of DevProperties (GetDeviceSimtInfo): 0 on these parts, which have no
+     * SIMT cores (simtWarpSize = 0, ... in config/910_B_93, cloud, dc dev_info_reg.cc). */
+    case ACL_DEV_ATTR_WARP_SIZE:
+    case ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE:
+    case ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE:
+    case ACL_DEV_ATTR_MAX_GRID_DIM_X:
+    case ACL_DEV_ATTR_MAX_GRID_DIM_Y:
+    case ACL_DEV_ATTR_MAX_GRID_DIM_Z:
+    case ACL_DEV_ATTR_MAX_BLOCK_PER_GRID:
+    case ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK:
+    case ACL_DEV_ATTR_MAX_BLOCK_DIM_X:
+    case ACL_DEV_ATTR_MAX_BLOCK_DIM_Y:
+    case ACL_DEV_ATTR_MAX_BLOCK_DIM_Z: *value = 0; break;
+    /* The driver's system attributes of hardware the simulator does not have (super pods,
+     * mainboards, connection and form factor; simulator choice: 207000, as a driver without
+     * them answers). */
+    case ACL_DEV_ATTR_SUPER_POD_DEVICE_ID:
+    case ACL_DEV_ATTR_SUPER_POD_SERVER_ID:
+    case ACL_DEV_ATTR_SUPER_POD_ID:
+    case ACL_DEV_ATTR_CUST_OP_PRIVILEGE:
+    case ACL_DEV_ATTR_MAINBOARD_ID:
+    case ACL_DEV_ATTR_HD_CONNECT_TYPE:
+    case ACL_DEV_ATTR_DEVICE_FORM_FACTOR:
+        return sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "attribute %d is not available on the simulated %s",
+                        (int)attr, chip->soc_name);
+    default: /* GetDeviceInfoByAttrMisc: RT_ERROR_INVALID_VALUE, listing the attributes it knows */
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "attr %d is not an aclrtDevAttr", (int)attr);
     }
     return ACL_SUCCESS;
 }
 
 /* aclGetDeviceCapability reads the SoC's platform description (ai_core_cnt, vector_core_cnt,
- * l2_size; src/acl/aclrt_impl/acl.cpp): the simulated device's own figures here. */
+ * l2_size; src/acl/aclrt_impl/acl.cpp): the simulated part's figures. */
 SIM_API aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t *value)
 {
     SIM_CHECK_PROCESS();
@@ -139,9 +195,10 @@ SIM_API aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceI
     if (deviceId >= (uint32_t)g_rt.cfg.num_devices)
         return sim_fail(ACL_ERROR_INVALID_PARAM, "deviceId %u greater than deviceNum %d", deviceId,
                         g_rt.cfg.num_devices);
+    const aclsimChip *chip = aclsimGetChip();
     switch (deviceInfo) {
-    case ACL_DEVICE_INFO_AI_CORE_NUM:
-    case ACL_DEVICE_INFO_VECTOR_CORE_NUM: *value = g_rt.cfg.cores_per_device; return ACL_SUCCESS;
+    case ACL_DEVICE_INFO_AI_CORE_NUM: *value = chip->aicore_num; return ACL_SUCCESS;
+    case ACL_DEVICE_INFO_VECTOR_CORE_NUM: *value = chip->vector_core_num; return ACL_SUCCESS;
     case ACL_DEVICE_INFO_L2_SIZE: *value = 0; return ACL_SUCCESS;
     default: return sim_fail(ACL_ERROR_INVALID_PARAM, "deviceInfo %d is not an aclDeviceInfo", (int)deviceInfo);
     }

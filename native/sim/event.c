@@ -246,6 +246,23 @@ void sim_event_execute_record(sim_event *e, uint64_t gen)
     pthread_mutex_unlock(&e->lock);
 }
 
+void sim_event_record_lost(sim_event *e, uint64_t gen, aclError code)
+{
+    pthread_mutex_lock(&e->lock);
+    if (gen > e->lost_gen) {
+        e->lost_gen = gen;
+        e->lost_code = code;
+    }
+    pthread_cond_broadcast(&e->cv); /* a host synchronize waiting for it gives up */
+    pthread_mutex_unlock(&e->lock);
+}
+
+/* The latest record can never happen (sim_event_record_lost): its code, else 0. e->lock held. */
+static aclError lost_locked(const sim_event *e, uint64_t target)
+{
+    return e->done_gen < target && e->lost_gen >= target ? e->lost_code : ACL_SUCCESS;
+}
+
 void sim_event_execute_reset(sim_event *e, uint64_t gen)
 {
     (void)gen;
@@ -262,7 +279,11 @@ aclError sim_event_execute_wait(sim_stream *s, sim_event *e, uint64_t gen, uint3
     int w = 0;
     sim_stream_block_on(s, &e->lock, &e->cv, NULL); /* an abort wakes us through e->cv */
     pthread_mutex_lock(&e->lock);
-    while (e->done_gen < gen && w == 0 && !sim_stream_abort_requested(s))
+    /* A record that will never happen (sim_event_record_lost) is waited for as the hardware
+     * waits -- until the waiting stream is shut down (simulator choice: the teardown would
+     * otherwise wait for good). */
+    while (e->done_gen < gen && w == 0 && !sim_stream_abort_requested(s) &&
+           !(lost_locked(e, gen) && atomic_load(&s->closing)))
         w = timed ? pthread_cond_timedwait(&e->cv, &e->lock, &ts) : pthread_cond_wait(&e->cv, &e->lock);
     bool expired = e->done_gen < gen && w == ETIMEDOUT;
     e->waits_done++; /* issue 11: aclrtQueryEventWaitStatus */
@@ -320,7 +341,11 @@ SIM_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatu
         *status = recorded_locked(e) ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
         if (e->ex_mode && e->record_gen == 0) /* new mode: no record yet is complete (Event::QueryEventStatus) */
             *status = ACL_EVENT_RECORDED_STATUS_COMPLETE;
+        aclError lost = lost_locked(e, e->record_gen);
         pthread_mutex_unlock(&e->lock);
+        /* Event::QueryEventTask: the recording stream's context failure (CheckContextStatus) */
+        if (lost)
+            rc = sim_fail(lost, "the event's record follows a failed task of a stream that stopped on failure");
     }
     sim_obj_put(&e->obj);
     return rc;
@@ -342,9 +367,13 @@ static aclError synchronize(aclrtEvent event, int32_t timeout, const char *func)
     int w = 0;
     pthread_mutex_lock(&e->lock);
     uint64_t target = e->record_gen;
-    while (e->done_gen < target && w == 0)
+    while (e->done_gen < target && !lost_locked(e, target) && w == 0)
         w = timed ? pthread_cond_timedwait(&e->cv, &e->lock, &ts) : pthread_cond_wait(&e->cv, &e->lock);
-    if (e->done_gen < target)
+    aclError lost = lost_locked(e, target);
+    if (lost) /* Event::WaitTask -> Stream::SynchronizeImpl of the aborted recording stream */
+        rc = sim_fail_(func, lost,
+                       "the event's record follows a failed task of a stream that stopped on failure: it never happens");
+    else if (e->done_gen < target)
         rc = sim_fail_(func, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "event not complete after %d ms", timeout);
     pthread_mutex_unlock(&e->lock);
     if (!rc) /* a failure in a stop-on-failure context while we waited (the record triggered) */

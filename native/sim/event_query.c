@@ -88,6 +88,11 @@ static aclError query_busy(aclrtEvent event, bool waits, bool *busy, const char 
     pthread_mutex_lock(&e->lock);
     rc = check_queryable(e, func);
     *busy = waits ? e->waits_done < e->waits_submitted : e->done_gen < e->record_gen;
+    /* issue 21: a latest record lost behind a STARS stop-on-failure abort (event.c): Event::Query
+     * reclaims first, and the recording stream's context failure comes back (ReclaimTask ->
+     * CheckContextStatus). */
+    if (!rc && !waits && e->done_gen < e->record_gen && e->lost_gen >= e->record_gen)
+        rc = sim_fail_(func, e->lost_code, "the event's record follows a failed task of a stream that stopped on failure");
     pthread_mutex_unlock(&e->lock);
     sim_obj_put(&e->obj);
     return rc;

@@ -4,11 +4,14 @@
  *
  * Groups split a device's compute (AI cores, AI CPUs, SDMA, streams) into named groups on the
  * chips whose firmware has them (RT_FEATURE_DEVICE_GROUP: the 310P "dc", adc, 610 lite, ...).
- * The simulated device is an A2 (Ascend910B1), and the A2/A3 feature set
- * (src/runtime/config/910_B_93/dev_info_reg.cc) has no groups, so the real runtime answers
- * every group query there with RT_ERROR_FEATURE_NOT_SUPPORT (ApiImpl::SetGroup, GetGroupCount,
- * GetGroupInfo in src/runtime/api/impl/api_impl_standard_soc.cc), which is 207000 -- after the
- * ACL layer's own checks (src/acl/aclrt_impl/group.cpp):
+ * Which chip the simulator stands for is the chip description's (aclsim_chip.h). The A2/A3
+ * feature set (src/runtime/config/910_B_93/dev_info_reg.cc) and the 910A's (config/cloud) have
+ * no groups, so the real runtime answers every group query there with
+ * RT_ERROR_FEATURE_NOT_SUPPORT (ApiImpl::SetGroup, GetGroupCount, GetGroupInfo in
+ * src/runtime/api/impl/api_impl_standard_soc.cc), which is 207000. The 310P's (config/dc) has
+ * them, configured by its driver; the simulator does not simulate them and answers the same
+ * (simulator choice), saying so. Always after the ACL layer's own checks
+ * (src/acl/aclrt_impl/group.cpp):
  *   - aclrtSetGroup: 207000.
  *   - aclrtGetGroupCount: NULL count 100000, else 207000.
  *   - aclrtCreateGroupInfo: NULL (its group count query fails).
@@ -23,11 +26,19 @@
 #include <stdio.h>
 
 #include "sim.h"
+#include "aclsim_chip.h"
 
 static aclError no_groups(const char *func)
 {
+    const aclsimChip *chip = aclsimGetChip();
+    if (!chip)
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT; /* AIOCANN_SIM_SOC_NAME is wrong; the message says so */
+    if (chip->features & ACLSIM_CHIP_DEVICE_GROUP)
+        return sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "the simulator does not simulate the device groups of %s", chip->soc_name);
     return sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                     "device groups are not supported on %s (the Atlas A2 feature set has none)", aclrtGetSocName());
+                     "device groups are not supported on %s (its feature set has no RT_FEATURE_DEVICE_GROUP)",
+                     chip->soc_name);
 }
 
 SIM_API aclError aclrtSetGroup(int32_t groupId)

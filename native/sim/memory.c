@@ -774,6 +774,7 @@ static const char *kind_name(aclrtMemcpyKind k)
 typedef struct copy_plan {
     int device;
     bool pageable; /* some host side is not pinned: async copies complete before returning */
+    aclrtMemcpyKind kind; /* the kind after the correction */
 } copy_plan;
 
 static aclError describe_side(const char *func, const char *what, const void *p, size_t count, int cls)
@@ -858,6 +859,7 @@ static aclError plan_copy(const char *func, void *dst, size_t destMax, const voi
     bool dst_dev = dloc == LOC_DEVICE, src_dev = sloc == LOC_DEVICE;
     plan->device = dst_dev ? ddev : src_dev ? sdev : current_dev;
     plan->pageable = dloc == LOC_UNREGISTERED || sloc == LOC_UNREGISTERED;
+    plan->kind = kind;
     return ACL_SUCCESS;
 }
 
@@ -935,8 +937,16 @@ aclError sim_memcpy_async(void *dst, size_t destMax, const void *src, size_t cou
     if (!s)
         return rc;
     copy_plan plan;
-    if (!(rc = plan_copy(func, dst, destMax, src, count, kind, s->dev->id, &plan)))
-        rc = submit_copy(func, s, dst, src, count, false, 0, &plan);
+    if (!(rc = plan_copy(func, dst, destMax, src, count, kind, s->dev->id, &plan))) {
+        /* ApiErrorDecorator::MemcpyAsync: a copy whose corrected kind is host-to-host is not
+         * supported in online mode (a program on the host: ours), 207000 -- checked after the
+         * kind correction, before anything is queued. */
+        if (plan.kind == ACL_MEMCPY_HOST_TO_HOST)
+            rc = sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                           "an asynchronous host-to-host copy is not supported (both sides are host memory)");
+        else
+            rc = submit_copy(func, s, dst, src, count, false, 0, &plan);
+    }
     sim_obj_put(&s->obj);
     return rc;
 }

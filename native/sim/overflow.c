@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "aclsim_chip.h"
 
 #define OVERFLOW_OUTPUT_SIZE 64u /* task_base.hpp: "keep consistent with GE" */
 
@@ -92,8 +93,11 @@ SIM_API aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag
     sim_stream *s = current_stream(stream, __func__, &rc);
     if (!s)
         return rc;
+    /* ApiImpl::GetStreamOverflowSwitch: the stream's switch on STARS chips, 1 on the others
+     * (ChipIsHaveStars; the chip description's engine). */
+    const aclsimChip *chip = aclsimGetChip();
     pthread_mutex_lock(&s->lock);
-    *flag = s->overflow_switch;
+    *flag = !chip || chip->engine == ACLSIM_ENGINE_STARS ? s->overflow_switch : 1;
     pthread_mutex_unlock(&s->lock);
     sim_obj_put(&s->obj);
     return ACL_SUCCESS;

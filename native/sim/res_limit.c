@@ -36,18 +36,28 @@
 #include <stdio.h>
 
 #include "sim.h"
+#include "aclsim_chip.h"
 
 #define RES_TYPES 2 /* ACL_RT_DEV_RES_CUBE_CORE, ACL_RT_DEV_RES_VECTOR_CORE */
 
 static __thread void *t_bound_stream; /* handle of the stream aclrtUseStreamResInCurrentThread bound */
 
-/* The simulated device's hardware counts: every AI core runs cube and vector code alike. */
-static uint32_t hardware_cores(void) { return (uint32_t)g_rt.cfg.cores_per_device; }
+/* The part's hardware counts (the chip description, aclsim_chip.h): its cube (AI) cores and its
+ * vector cores, what RawDevice::InitResource reads from the driver. (The simulator's own
+ * AI-core threads, AIOCANN_SIM_CORES, run any kernel; a limit at or above the count binds
+ * nothing.) The runtime booted with a valid chip, so the description is there. */
+static uint32_t hardware_cores(aclrtDevResLimitType type)
+{
+    const aclsimChip *chip = aclsimGetChip();
+    if (!chip)
+        return (uint32_t)g_rt.cfg.cores_per_device;
+    return type == ACL_RT_DEV_RES_VECTOR_CORE ? chip->vector_core_num : chip->aicore_num;
+}
 
 void sim_res_limit_device_init(sim_device *d)
 {
     for (int i = 0; i < RES_TYPES; i++)
-        d->res_limit[i] = hardware_cores();
+        d->res_limit[i] = hardware_cores((aclrtDevResLimitType)i);
 }
 
 static aclError check_type(aclrtDevResLimitType type, const char *func)
@@ -101,8 +111,9 @@ SIM_API aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType t
     sim_device *d = open_device(deviceId, __func__, &rc);
     if (!d)
         return rc;
-    if (value > hardware_cores()) {
-        rc = sim_fail(ACL_ERROR_RT_PARAM_INVALID, "value %u exceeds the device's %u cores", value, hardware_cores());
+    if (value > hardware_cores(type)) {
+        rc = sim_fail(ACL_ERROR_RT_PARAM_INVALID, "value %u exceeds the device's %u cores", value,
+                      hardware_cores(type));
     } else {
         d->res_limit[type] = value;
         rc = ACL_SUCCESS;
@@ -160,8 +171,9 @@ SIM_API aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
     if (!s)
         return rc;
-    if (value > hardware_cores()) { /* SetStreamResLimitByType: not bounded by the device limit */
-        rc = sim_fail(ACL_ERROR_RT_PARAM_INVALID, "value %u exceeds the device's %u cores", value, hardware_cores());
+    if (value > hardware_cores(type)) { /* SetStreamResLimitByType: not bounded by the device limit */
+        rc = sim_fail(ACL_ERROR_RT_PARAM_INVALID, "value %u exceeds the device's %u cores", value,
+                      hardware_cores(type));
     } else {
         pthread_mutex_lock(&s->lock);
         s->res_value[type] = value; /* before the flag: a launch that sees it set reads this */
@@ -261,7 +273,7 @@ uint32_t sim_res_limit_for_launch(sim_stream *s, bool aiv)
     uint32_t v = atomic_load_explicit(&s->res_value[type], memory_order_relaxed);
     if (!own && !bound_limit(type, &v))
         v = atomic_load_explicit(&s->dev->res_limit[type], memory_order_relaxed);
-    if (v >= hardware_cores())
-        return 0; /* every core: no limit to enforce */
+    if (v >= hardware_cores((aclrtDevResLimitType)type) || v >= (uint32_t)g_rt.cfg.cores_per_device)
+        return 0; /* every core (of the part, or every simulated one): no limit to enforce */
     return v ? v : 1;
 }

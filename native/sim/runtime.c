@@ -1,8 +1,19 @@
 /*
  * aiocann simulator: process-wide runtime state, aclInit/aclFinalize, configuration.
  *
- * Configuration is read from the environment at aclInit, so a process can change it between
- * aclFinalize and the next aclInit:
+ * The runtime boots on first use, as the real one does (RuntimeKeeper::BootRuntime: the first
+ * runtime call of the process, whichever it is): aclrtGetDeviceCount, aclrtSetDevice,
+ * aclrtGetDeviceInfo and the rest work before aclInit. aclInit is the ACL layer's: it counts
+ * its calls (aclInitRefCount) and boots the runtime if nothing has yet (aclInitImpl asks for
+ * the SoC name, which needs it). aclFinalize ends the ACL session; the real runtime lives on
+ * until the process exits, the simulator's is torn down then (simulator choice, see
+ * finalize_locked) and boots again on the next use -- as it does at an aclInit while no device
+ * is open, so that each ACL session reads the configuration of its moment.
+ *
+ * Configuration is read from the environment when the runtime boots, so a process can change
+ * it between aclFinalize and the next aclInit (or first use):
+ *   AIOCANN_SIM_SOC_NAME     the simulated part (chip.c; default Ascend910B1); an unknown one
+ *                            makes the boot fail, naming the known ones
  *   AIOCANN_SIM_DEVICES      number of (physical) devices           (default 2, 1..64)
  *   AIOCANN_SIM_CORES        AI-core threads per device              (default 8, 1..256)
  *   AIOCANN_SIM_MEMORY       device memory per device, e.g. 512m, 4g (default 4g)
@@ -29,6 +40,7 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "aclsim_chip.h"
 
 sim_runtime g_rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
 atomic_bool g_sim_forked;
@@ -87,9 +99,44 @@ bool sim_deadline(int32_t timeout_ms, struct timespec *ts)
 bool sim_is_initialized(void)
 {
     pthread_mutex_lock(&g_rt.lock);
-    bool ok = g_rt.initialized;
+    bool ok = g_rt.booted;
     pthread_mutex_unlock(&g_rt.lock);
     return ok;
+}
+
+static aclError read_config(sim_config *c);
+
+/* Boots the runtime if it has not booted: reads the configuration and the chip. g_rt.lock
+ * held. */
+static aclError boot_locked(const char *func)
+{
+    if (g_rt.booted)
+        return ACL_SUCCESS;
+    /* The SoC first (Runtime::Init: InitChipTypeAndSocVersion); aclInitImpl's check of
+     * aclrtGetSocName answers a part it cannot name with 500000. */
+    const aclsimChip *chip = aclsimGetChip();
+    if (!chip)
+        return sim_fail_(func, ACL_ERROR_INTERNAL_ERROR,
+                         "cannot start the runtime: AIOCANN_SIM_SOC_NAME=%s is not a simulated part",
+                         getenv("AIOCANN_SIM_SOC_NAME"));
+    sim_config cfg;
+    aclError rc = read_config(&cfg);
+    if (rc)
+        return rc;
+    sim_fault_install();
+    pthread_once(&g_atfork_once, register_atfork);
+    g_rt.cfg = cfg;
+    g_rt.secret = sim_now_ns() * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
+    g_rt.booted = true;
+    return ACL_SUCCESS;
+}
+
+aclError sim_runtime_boot(const char *func)
+{
+    pthread_mutex_lock(&g_rt.lock);
+    aclError rc = boot_locked(func);
+    pthread_mutex_unlock(&g_rt.lock);
+    return rc;
 }
 
 static aclError env_long(const char *name, long lo, long hi, long dflt, long *out)
@@ -255,43 +302,68 @@ static aclError read_config(sim_config *c)
     return ACL_SUCCESS;
 }
 
+/* Whether a device of the booted runtime is open. g_rt.lock held. A device whose lock is busy
+ * counts as open: something is using it (and a teardown holding it may wait for threads that
+ * want g_rt.lock, so this must not block on it). */
+static bool any_device_active(void)
+{
+    for (int i = 0; i < g_rt.cfg.num_devices; i++) {
+        sim_device *d = sim_device_at(i);
+        if (pthread_mutex_trylock(&d->lock) != 0)
+            return true;
+        bool active = d->active;
+        pthread_mutex_unlock(&d->lock);
+        if (active)
+            return true;
+    }
+    return false;
+}
+
 SIM_API aclError aclInit(const char *configPath)
 {
     SIM_CHECK_PROCESS();
-    if (configPath && *configPath && access(configPath, R_OK) != 0)
-        return sim_fail(ACL_ERROR_INVALID_FILE, "cannot read config file %s: %s", configPath, strerror(errno));
     pthread_mutex_lock(&g_rt.lock);
-    if (g_rt.initialized) {
+    if (g_rt.init_refs > 0) {
         /* Still counted, as the real aclInitImpl counts (aclInitRefCount): aclFinalizeReference
          * then needs as many calls as there were aclInits before it tears down. */
         g_rt.init_refs++;
         pthread_mutex_unlock(&g_rt.lock);
         return sim_fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit was already called");
     }
-    sim_config cfg;
-    aclError rc = read_config(&cfg);
-    if (rc) {
+    if (configPath && *configPath && access(configPath, R_OK) != 0) {
         pthread_mutex_unlock(&g_rt.lock);
-        return rc;
+        return sim_fail(ACL_ERROR_INVALID_FILE, "cannot read config file %s: %s", configPath, strerror(errno));
     }
-    sim_fault_install();
-    pthread_once(&g_atfork_once, register_atfork);
-    g_rt.cfg = cfg;
-    g_rt.secret = sim_now_ns() * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
-    g_rt.initialized = true;
-    g_rt.init_refs = 1;
+    /* Simulator choice: a runtime that an earlier call booted but that has no device open yet
+     * boots again, so that aclInit reads the configuration of its moment as it always has
+     * (tests configure the simulator per session); with a device open, it stays. */
+    if (g_rt.booted && !any_device_active())
+        g_rt.booted = false;
+    aclError rc = boot_locked(__func__); /* a no-op when an earlier call booted it */
+    if (!rc) {
+        g_rt.init_refs = 1;
+        g_rt.finalized = false;
+    }
     pthread_mutex_unlock(&g_rt.lock);
-    return ACL_SUCCESS;
+    return rc;
 }
 
-/* Tears the runtime down; called with g_rt.lock held and g_rt.initialized set, returns with
- * the lock released. */
+/* Ends the ACL session; called with g_rt.lock held, returns with it released.
+ *
+ * The real aclFinalize leaves the runtime running (it only finalizes the ACL layer's modules);
+ * the simulator's runtime is torn down here -- every device reset, every resource of the
+ * process released -- so that a test can start the next session from a clean machine and with
+ * a new configuration (simulator choice). The next use boots it again. */
 static aclError finalize_locked(void)
 {
-    g_rt.initialized = false;
+    bool booted = g_rt.booted;
+    g_rt.booted = false;
     g_rt.init_refs = 0;
-    int n = g_rt.cfg.num_devices;
+    g_rt.finalized = true;
+    int n = booted ? g_rt.cfg.num_devices : 0;
     pthread_mutex_unlock(&g_rt.lock);
+    if (!booted)
+        return ACL_SUCCESS;
 
     /* Tear down outside g_rt.lock: stream workers finishing their last tasks may take it.
      * Device structs are static and never freed, so objects that still point at one (a
@@ -305,6 +377,7 @@ static aclError finalize_locked(void)
     }
     sim_callback_reset();
     sim_op_timeout_reset(); /* issue 11: the operator timeouts set in this session */
+    sim_sat_mode_reset();   /* issue 21: the process's overflow mode */
     sim_binary_unload_all();
     sim_pinned_free_all();
     /* issue 11, memory family: IPC keys and imports, virtual memory, host registrations */
@@ -314,11 +387,13 @@ static aclError finalize_locked(void)
     return ACL_SUCCESS;
 }
 
+/* aclFinalizeImpl refuses only a finalize after a finalize (aclFinalizeFlag, false when the
+ * process starts and after each aclInit): one before any aclInit succeeds. */
 SIM_API aclError aclFinalize(void)
 {
     SIM_CHECK_PROCESS();
     pthread_mutex_lock(&g_rt.lock);
-    if (!g_rt.initialized) {
+    if (g_rt.finalized) {
         pthread_mutex_unlock(&g_rt.lock);
         return sim_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize without a matching aclInit");
     }
@@ -326,8 +401,8 @@ SIM_API aclError aclFinalize(void)
 }
 
 /* The counted finalize (aclFinalizeReferenceImpl): with more than one aclInit outstanding it
- * only drops one; the last one tears down like aclFinalize. *refCount (optional) gets the count
- * left. */
+ * only drops one; the last one tears down like aclFinalize; none outstanding is 100037.
+ * *refCount (optional) gets the count left. */
 SIM_API aclError aclFinalizeReference(uint64_t *refCount)
 {
     SIM_CHECK_PROCESS();
@@ -341,7 +416,7 @@ SIM_API aclError aclFinalizeReference(uint64_t *refCount)
             *refCount = left;
         return ACL_SUCCESS;
     }
-    if (!g_rt.initialized || g_rt.init_refs < 1) {
+    if (g_rt.init_refs < 1) {
         pthread_mutex_unlock(&g_rt.lock);
         return sim_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalizeReference without a matching aclInit");
     }

@@ -199,7 +199,9 @@ const char *sim_fault_describe(int sig);
 
 typedef struct sim_runtime {
     pthread_mutex_t lock;
-    bool initialized;
+    bool booted;                 /* the runtime has started (first use or aclInit) and not
+                                  * been torn down by aclFinalize since */
+    bool finalized;              /* aclFinalize since the last aclInit (aclFinalizeFlag) */
     sim_config cfg;
     uint64_t secret;             /* mixes user-memory args-handle cookies */
     uint64_t init_refs;          /* aclInit calls since the first, for aclFinalizeReference */
@@ -216,11 +218,16 @@ extern atomic_bool g_sim_forked;
 aclError sim_forked_error(const char *func);
 #define SIM_CHECK_PROCESS() \
     do { if (atomic_load_explicit(&g_sim_forked, memory_order_relaxed)) return sim_forked_error(__func__); } while (0)
-bool sim_is_initialized(void);
+bool sim_is_initialized(void); /* the runtime has booted */
+/* Boots the runtime on first use, as the real one boots on the process's first runtime call
+ * (runtime.c): 0, or the configuration's or the chip's error, recorded for func. */
+aclError sim_runtime_boot(const char *func);
 /* Why ASCEND_RT_VISIBLE_DEVICES leaves no device usable, or NULL if it does not. */
 const char *sim_visible_problem(void);
+/* Every call that needs the runtime's configuration boots the runtime first (no aclInit is
+ * needed, as in the real runtime). */
 #define SIM_REQUIRE_INIT() \
-    do { if (!sim_is_initialized()) return sim_fail(ACL_ERROR_UNINITIALIZE, "aclInit has not been called"); } while (0)
+    do { aclError boot_rc_ = sim_runtime_boot(__func__); if (boot_rc_) return boot_rc_; } while (0)
 
 /* Absolute deadline for a timeout in ms (-1 = forever); used with pthread_cond_timedwait. */
 bool sim_deadline(int32_t timeout_ms, struct timespec *ts);
@@ -371,14 +378,15 @@ struct sim_context {
 struct sim_device {
     int id;
     pthread_mutex_t lock;
-    int refcount;                /* aclrtSetDevice calls not yet reset */
+    int refcount;                /* aclrtSetDevice calls not yet reset, plus created contexts */
+    int set_refs;                /* the aclrtSetDevice calls alone (the primary context's retains) */
     bool active;
     sim_context *default_ctx;
     sim_context *contexts;       /* all contexts incl. default */
     struct sim_stream *streams;  /* all streams incl. default ones */
     int num_streams;
     uint32_t next_stream_id;     /* aclrtStreamGetId: ids are per device, never reused here */
-    uint64_t clock_origin_ns;    /* when the device "started": 0 until first activated */
+    uint64_t clock_origin_ns;    /* when the device booted, on CLOCK_MONOTONIC: 0, with the machine */
     atomic_int num_events;
     uint64_t peer_access;        /* bit p: aclrtDeviceEnablePeerAccess(p) done here (lock) */
     sim_core_pool pool;
@@ -575,6 +583,9 @@ struct sim_stream {
      * worker discards what is left instead of running it (sim_task_discard); attributes
      * kept for aclrtSet/GetStreamAttribute, guarded by lock. */
     atomic_bool discard;
+    /* issue 21: the stream is being shut down (sim_stream_shutdown): a wait for an event record
+     * that will never happen (sim_event_record_lost) gives up instead of holding it for good. */
+    atomic_bool closing;
     uint32_t user_tag, cache_op_info;
     /* issue 11, device share. overflow_switch: aclrtSetStreamOverflowSwitch (overflow.c).
      * res_set/res_value: the stream's own core limits (res_limit.c). All written under lock
@@ -695,12 +706,20 @@ struct sim_event {
     uint64_t waits_submitted, waits_done;
     /* Set while a capture holds a record of it (capture.c; written under the capture lock). */
     _Atomic(struct sim_capevent *) cap;
+    /* issue 21: the newest record that will never happen -- discarded behind a failed task of
+     * a stream that stopped on failure, on a STARS chip -- and that stream's context's failure,
+     * which host waiters then get (under lock). */
+    uint64_t lost_gen;
+    aclError lost_code;
 };
 
 /* Events carry no error (real runtime: Event::Synchronize only waits for the record). A
  * record discarded by an aborted stream still triggers, so no waiter hangs. */
 void sim_event_execute_record(sim_event *e, uint64_t gen);
 void sim_event_execute_reset(sim_event *e, uint64_t gen);
+/* Record gen will never execute (stream.c discard): host synchronizes and queries waiting for it
+ * return code; stream-side waits keep waiting, as the hardware's do. */
+void sim_event_record_lost(sim_event *e, uint64_t gen, aclError code);
 /* Stream-side wait: blocks s's worker until record gen has executed. It ends early, with
  * success, when s is aborted; after timeout_s seconds (0: never) it fails with 107020, the
  * task timeout a wait task that outlives aclrtSetOpWaitTimeout's limit reports. */
@@ -963,6 +982,9 @@ void sim_pool_kill(sim_core_pool *p, sim_job **slot);
 uint64_t sim_op_execute_timeout_us(void);
 uint32_t sim_op_wait_timeout_s(void);
 void sim_op_timeout_reset(void);
+/* issue 21: aclrtSetDeviceSatMode's process-wide mode back to the chip's default (aclFinalize;
+ * device_query.c). */
+void sim_sat_mode_reset(void);
 
 /* overflow.c: what a finished kernel task reports: its blocks' status, and whether its
  * stream's switch was on at submission. Returns 0, or ACL_ERROR_RT_AICORE_OVER_FLOW with msg

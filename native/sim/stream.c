@@ -21,8 +21,9 @@
  *  - Stop on failure (aclrtSetStreamFailureMode on any stream; each stream keeps the mode
  *    configured on it, and setting stop makes its whole context stop on failure): the
  *    first failure aborts its stream -- every later task is discarded unexecuted (host
- *    callbacks do not run; event records still trigger, so waiters wake) -- and poisons the
- *    context: submissions, synchronize and query on any of its streams return that code.
+ *    callbacks do not run; event records trigger on HWTS chips, never on STARS ones, see
+ *    discard) -- and poisons the context: submissions, synchronize and query on any of its
+ *    streams return that code.
  *
  * Abort (abort.c; aclrtStreamAbort, aclrtDeviceTaskAbort): while `aborting` is set the worker
  * discards every task instead of running it, a task that waits for something (an event, a
@@ -43,6 +44,7 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "aclsim_chip.h"
 
 /* Task recycling. Tasks are allocated by the submitting thread and finished by a stream
  * worker; with malloc/free that is a cross-thread free per task, which contends for the
@@ -177,11 +179,25 @@ static aclError execute(sim_stream *s, sim_task *t, char *msg, size_t msglen)
     return ACL_SUCCESS;
 }
 
-/* A task of an aborted stream is not executed. An event record is still triggered
+/* A task of an aborted stream is not executed. After a stop-on-failure abort, what becomes of
+ * an event record depends on the chip (aclsim_chip.h): on HWTS chips the host triggers it
  * (Stream::EnterFailureAbort -> TaskTriggerEvent), so no stream or host waiting on the event
- * hangs; the event then carries the context's failure to whoever asks (event.c). */
-static void discard(sim_task *t)
+ * hangs, and the event then carries the context's failure to whoever asks (event.c). On STARS
+ * chips the runtime runs without that host thread (Runtime::GetDisableThread, set for every
+ * STARS device in RawDevice::Init), EnterFailureAbort triggers nothing and the stream's queue
+ * is never re-enabled: the record never happens. A host waiting on it gets the recording
+ * stream's failure (Event::WaitTask -> Stream::SynchronizeImpl, Event::QueryEventTask ->
+ * CheckContextStatus); a stream waiting on it waits on (sim_event_record_lost). The other
+ * discards (a forced destroy, an abort) trigger records, as before. */
+static void discard(sim_stream *s, sim_task *t, bool stop_abort)
 {
+    if (stop_abort && t->type == SIM_TASK_EVENT_RECORD) {
+        const aclsimChip *chip = aclsimGetChip();
+        if (chip && chip->engine == ACLSIM_ENGINE_STARS) {
+            sim_event_record_lost(t->u.event.event, t->u.event.gen, atomic_load(&s->ctx->failure_error));
+            return;
+        }
+    }
     sim_task_discard(t); /* stream_attr.c: also counts a discarded wait as passed */
 }
 
@@ -420,7 +436,7 @@ static void *worker_main(void *arg)
              * aclrtStreamAbort / aclrtDeviceTaskAbort (abort.c) */
             if (aborted || atomic_load_explicit(&s->discard, memory_order_relaxed) ||
                 atomic_load_explicit(&s->aborting, memory_order_acquire)) {
-                discard(t);
+                discard(s, t, aborted);
             } else {
                 msg[0] = '\0';
                 bool trace = sim_trace_on();
@@ -707,7 +723,17 @@ sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priori
 void sim_stream_shutdown(sim_stream *s)
 {
     sim_capture_stream_gone(s);
+    /* A wait for an event record that will never happen (lost behind a stop-on-failure abort on
+     * a STARS chip) would hold the worker, and this shutdown, for good: closing lets it give up
+     * (event.c; simulator choice, as value waits give up). Set before the wake-up, which the
+     * waiter cannot miss: it tests the flag under the event's lock before it sleeps. */
+    atomic_store(&s->closing, true);
     pthread_mutex_lock(&s->lock);
+    if (s->blocker.mu && !s->blocker.word) { /* a condition-variable wait (stream > event lock) */
+        pthread_mutex_lock(s->blocker.mu);
+        pthread_cond_broadcast(s->blocker.cv);
+        pthread_mutex_unlock(s->blocker.mu);
+    }
     s->stopping = true;
     pthread_cond_signal(&s->work_cv);
     pthread_mutex_unlock(&s->lock);
@@ -873,12 +899,14 @@ SIM_API aclError aclrtSynchronizeStream(aclrtStream stream)
     return synchronize(stream, -1, __func__);
 }
 
+/* ACL refuses timeout < -1, the runtime also 0 (ApiErrorDecorator::StreamSynchronize: "greater
+ * than or equal to -1 and not equal to 0"): both 107000, before the stream is looked at. */
 SIM_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
 {
     SIM_CHECK_PROCESS();
-    if (timeout < -1)
-        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d is invalid (-1 waits forever, >= 0 is a limit in ms)",
-                        timeout);
+    if (timeout < -1 || timeout == 0)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID,
+                        "timeout %d is invalid (-1 waits forever, > 0 is a limit in ms; 0 is not allowed)", timeout);
     return synchronize(stream, timeout, __func__);
 }
 

@@ -21,11 +21,19 @@
  *                      other reads.
  * A NULL stream is the current context's default stream.
  *
- * aclrtDestroyStreamForce destroys a stream "without waiting for its unfinished tasks"
- * (docs/zh/api_ref/06_stream_management.md): the handle dies at once, tasks not yet started are
- * discarded (sim_task_discard, which the worker also uses for the tasks of a stream aborted by
- * a stop-on-failure context), and only a task already running -- a kernel cannot be recalled
- * from the cores -- is waited for.
+ * aclrtDestroyStreamForce. The documentation says it does not wait for the stream's unfinished
+ * tasks (docs/zh/api_ref/06_stream_management.md); the runtime's source does wait for what was
+ * already submitted, for a while: Context::StreamDestroy -> TearDownOwnedStream ->
+ * Stream::TearDown(force) sends a force-recycle message (SubmitStreamRecycle) and then polls the
+ * stream's queue every millisecond until the device has consumed it (SQ head == tail), the
+ * queue is disabled (a stream stopped by a failure), or 3000 polls have passed -- about 3 s --
+ * and only then recycles what is left. The tasks already in the queue therefore run if they
+ * finish within that time (CANN's memory samples launch a kernel and force-destroy the stream
+ * without synchronizing, and read its output). What the force-recycle message makes the
+ * device do with tasks still queued after that is the firmware's, not in the open source; the
+ * simulator discards them (sim_task_discard, which the worker also uses for the tasks of a
+ * stream aborted by a stop-on-failure context), and a task already running -- a kernel cannot
+ * be recalled from the cores -- is waited for.
  *
  * Locking: stream->lock for the attributes; sim_task_discard takes only an event's lock, on
  * the stream's worker thread.
@@ -61,11 +69,28 @@ void sim_task_discard(sim_task *t)
     }
 }
 
+/* Stream::TearDown polls the queue this often, 1 ms apart (waitTimeout = 3000 tries). */
+#define FORCE_DESTROY_WAIT_MS 3000
+
 SIM_API aclError aclrtDestroyStreamForce(aclrtStream stream)
 {
     SIM_CHECK_PROCESS();
     SIM_CHECK_NOT_NULL(stream);
-    return sim_stream_destroy(stream, true, __func__); /* the worker discards what is queued */
+    aclError rc;
+    sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
+    if (!s)
+        return rc;
+    /* What was submitted before the call may still run, for up to about 3 s -- unless the
+     * stream stopped on a failure, whose queue is disabled (GetSqEnable) and is recycled at
+     * once. A capturing stream has nothing queued: sim_stream_destroy refuses it. */
+    pthread_mutex_lock(&s->lock);
+    bool stopped = s->aborted;
+    uint64_t target = s->submitted;
+    pthread_mutex_unlock(&s->lock);
+    if (!stopped)
+        (void)sim_stream_wait_seq(s, target, FORCE_DESTROY_WAIT_MS); /* a timeout or an abort ends it */
+    sim_obj_put(&s->obj);
+    return sim_stream_destroy(stream, true, __func__); /* the worker discards what is left */
 }
 
 static aclError attr_stream(aclrtStream stream, aclrtStreamAttr attr, const char *func, sim_stream **out)

@@ -871,7 +871,13 @@ int main(int argc, char **argv)
     int32_t major, minor, patch;
     OK(aclrtGetVersion(&major, &minor, &patch));
     CHECK(major == 1 && minor == 17);
-    CHECK_RC(aclrtSetDevice(0), ACL_ERROR_UNINITIALIZE);
+    /* The runtime boots on first use: devices work before aclInit, as in CANN. */
+    uint32_t ndev = 0;
+    OK(aclrtGetDeviceCount(&ndev));
+    CHECK(ndev >= 1);
+    OK(aclrtSetDevice(0));
+    OK(aclrtResetDevice(0));
+    CHECK_RC(aclrtResetDevice(0), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR); /* once too often */
     OK(aclInit(NULL));
     CHECK_RC(aclInit(NULL), ACL_ERROR_REPEAT_INITIALIZE);
     OK(aclrtSetDevice(0));

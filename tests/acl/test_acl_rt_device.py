@@ -61,7 +61,10 @@ ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION = 2
 ACL_RT_DEVS_TOPOLOGY_HCCS = 0x01
 ACL_STREAM_STATUS_NOT_READY = 1
 OVERFLOW_STATUS_SIZE = 64
-CORES = 8  # the simulator's AI cores per device (AIOCANN_SIM_CORES default)
+CORES = 8  # the simulator's AI-core threads per device (AIOCANN_SIM_CORES default)
+# The part's core counts (the default chip, Ascend910B1: aiocann.sim.chip()), where core limits
+# start (RawDevice::InitResource reads them from the driver).
+CUBE_CORES, VECTOR_CORES = 24, 48
 A2_INTERVAL_US = 4294967  # 2^32 ns, truncated to whole microseconds
 DEFAULT_CREDITS = 254
 
@@ -583,8 +586,8 @@ def most_at_once(kernels: dict[str, int], stream: int, blocks: int = CORES, cfg:
 
 
 def test_device_res_limit(stream, kernels):
-    assert acl.rt.get_device_res_limit(0, ACL_RT_DEV_RES_CUBE_CORE) == (CORES, SUCCESS)
-    assert acl.rt.get_device_res_limit(0, ACL_RT_DEV_RES_VECTOR_CORE) == (CORES, SUCCESS)
+    assert acl.rt.get_device_res_limit(0, ACL_RT_DEV_RES_CUBE_CORE) == (CUBE_CORES, SUCCESS)
+    assert acl.rt.get_device_res_limit(0, ACL_RT_DEV_RES_VECTOR_CORE) == (VECTOR_CORES, SUCCESS)
     assert most_at_once(kernels, stream) > 2  # the kernel sees its blocks run together
     ok(acl.rt.set_device_res_limit(0, ACL_RT_DEV_RES_CUBE_CORE, 2))
     assert acl.rt.get_device_res_limit(0, ACL_RT_DEV_RES_CUBE_CORE) == (2, SUCCESS)
@@ -594,9 +597,12 @@ def test_device_res_limit(stream, kernels):
     ok(acl.rt.set_device_res_limit(0, ACL_RT_DEV_RES_VECTOR_CORE, 1))
     assert most_at_once(kernels, stream, cfg=aiv) == 1
     ok(acl.rt.reset_device_res_limit(0))
-    assert acl.rt.get_device_res_limit(0, ACL_RT_DEV_RES_CUBE_CORE) == (CORES, SUCCESS)
+    assert acl.rt.get_device_res_limit(0, ACL_RT_DEV_RES_CUBE_CORE) == (CUBE_CORES, SUCCESS)
 
-    assert acl.rt.set_device_res_limit(0, ACL_RT_DEV_RES_CUBE_CORE, CORES + 1) == RT_PARAM_INVALID
+    assert acl.rt.set_device_res_limit(0, ACL_RT_DEV_RES_CUBE_CORE, CUBE_CORES + 1) == RT_PARAM_INVALID
+    assert acl.rt.set_device_res_limit(0, ACL_RT_DEV_RES_VECTOR_CORE, VECTOR_CORES + 1) == RT_PARAM_INVALID
+    ok(acl.rt.set_device_res_limit(0, ACL_RT_DEV_RES_VECTOR_CORE, VECTOR_CORES))  # all of them
+    ok(acl.rt.reset_device_res_limit(0))
     assert acl.rt.set_device_res_limit(0, 2, 1) == RT_PARAM_INVALID
     assert acl.rt.get_device_res_limit(-1, 0) == (0, RT_INVALID_DEVICEID)
     assert acl.rt.get_device_res_limit(64, 0) == (0, RT_INVALID_DEVICEID)
@@ -613,7 +619,7 @@ def test_stream_and_thread_res_limits(stream, kernels):
     assert most_at_once(kernels, stream) == 3
     ok(acl.rt.set_stream_res_limit(stream, ACL_RT_DEV_RES_CUBE_CORE, 6))  # above the device's: allowed
     assert most_at_once(kernels, stream) == 6
-    assert acl.rt.set_stream_res_limit(stream, ACL_RT_DEV_RES_CUBE_CORE, CORES + 1) == RT_PARAM_INVALID
+    assert acl.rt.set_stream_res_limit(stream, ACL_RT_DEV_RES_CUBE_CORE, CUBE_CORES + 1) == RT_PARAM_INVALID
     assert acl.rt.get_stream_res_limit(12345, 0) == (0, RT_INVALID_HANDLE)
     assert acl.rt.get_stream_res_limit(stream, 2) == (0, RT_PARAM_INVALID)
 
@@ -622,7 +628,7 @@ def test_stream_and_thread_res_limits(stream, kernels):
     assert acl.rt.get_res_in_current_thread(ACL_RT_DEV_RES_CUBE_CORE) == (4, SUCCESS)
     ok(acl.rt.use_stream_res_in_current_thread(stream))
     assert acl.rt.get_res_in_current_thread(ACL_RT_DEV_RES_CUBE_CORE) == (1, SUCCESS)
-    assert acl.rt.get_res_in_current_thread(ACL_RT_DEV_RES_VECTOR_CORE) == (CORES, SUCCESS)  # not set there
+    assert acl.rt.get_res_in_current_thread(ACL_RT_DEV_RES_VECTOR_CORE) == (VECTOR_CORES, SUCCESS)  # not set there
     assert most_at_once(kernels, other) == 1
     ok(acl.rt.unuse_stream_res_in_current_thread(other))  # not the bound one: no change
     assert acl.rt.get_res_in_current_thread(ACL_RT_DEV_RES_CUBE_CORE) == (1, SUCCESS)

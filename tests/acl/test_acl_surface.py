@@ -86,6 +86,23 @@ def test_soc_name_override(tmp_path):
     assert out.stdout.strip() == "Ascend310P3", out.stderr
 
 
+def test_devices_before_init():
+    """As on CANN, whose runtime boots on first use: a pyACL program may count and open devices
+    before acl.init() (third-party programs count devices first)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import aiocann.acl as acl\n"
+        "print(acl.rt.get_device_count(), acl.rt.set_device(0), acl.rt.get_device_info(0, 601),"
+        " acl.rt.reset_device(0), acl.rt.reset_device(0), acl.init(), acl.finalize())"
+    )
+    env = {**os.environ, "AIOCANN_BACKEND": "sim", "AIOCANN_SIM_DEVICES": "4"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(4, 0) 0 (2201, 0) 0 507007 0 0"  # a second reset: never set again
+
+
 def test_version_queries(runtime):
     assert acl.get_version()[:3] == (1, 17, 0)
     assert acl.get_version_str("runtime") == ("9.1.0", SUCCESS)
@@ -114,9 +131,12 @@ def test_finalize_reference_counts_inits():
     assert acl.rt.set_device(0) == SUCCESS  # still initialised
     assert acl.rt.reset_device(0) == SUCCESS
     assert acl.finalize_reference() == (0, SUCCESS)  # the last one tears down
-    assert acl.rt.set_device(0) == 100001
     assert acl.finalize_reference() == (0, REPEAT_FINALIZE)
-    assert acl.finalize() == REPEAT_FINALIZE
+    assert acl.finalize() == REPEAT_FINALIZE  # aclFinalizeFlag: a finalize after a finalize
+    # The runtime itself needs no aclInit: it boots again on first use (RuntimeKeeper).
+    assert acl.rt.set_device(0) == SUCCESS
+    assert acl.rt.reset_device(0) == SUCCESS
+    assert acl.finalize() == REPEAT_FINALIZE  # still: no aclInit since the last finalize
 
 
 def test_float16_conversions():
@@ -143,8 +163,12 @@ def test_app_log(caplog):
 
 
 def test_device_attributes(device):
-    assert acl.rt.get_device_info(0, 101) == (CORES, SUCCESS)  # ACL_DEV_ATTR_AICORE_CORE_NUM
-    assert acl.rt.get_device_info(0, 201) == (CORES, SUCCESS)  # vector cores
+    # The part's counts (Ascend910B1: 24 AI cores, 48 vector cores), not the simulator's
+    # AIOCANN_SIM_CORES threads: the real runtime asks the driver (ApiImpl::GetDeviceInfoByAttr).
+    assert acl.rt.get_device_info(0, 101) == (24, SUCCESS)  # ACL_DEV_ATTR_AICORE_CORE_NUM
+    assert acl.rt.get_device_info(0, 102) == (24, SUCCESS)  # cube cores (cube_core_cnt)
+    assert acl.rt.get_device_info(0, 201) == (48, SUCCESS)  # vector cores
+    assert acl.rt.get_device_info(0, 601) == (2201, SUCCESS)  # ACL_DEV_ATTR_NPU_ARCH: A2
     assert acl.rt.get_device_info(0, 1) == (0, SUCCESS)  # no AI CPUs
     # TOTAL_GLOBAL_MEM_SIZE: pyACL formats the int64 with "i", so 4 GiB comes back as its low
     # 32 bits -- 0. The C call has the full value.
@@ -153,9 +177,12 @@ def test_device_attributes(device):
     v = ffi.new("int64_t *")
     assert lib.aclrtGetDeviceInfo(0, 301, v) == SUCCESS
     assert acl.rt.get_device_info(0, 301) == (int(v[0]) & 0xFFFFFFFF, SUCCESS)
-    assert acl.rt.get_device_info(0, 202)[1] == RT_FEATURE_NOT_SUPPORT  # warp size: no SIMT here
+    assert acl.rt.get_device_info(0, 202) == (0, SUCCESS)  # warp size: DevProperties' 0, no SIMT cores
+    assert acl.rt.get_device_info(0, 403)[1] == RT_FEATURE_NOT_SUPPORT  # super pod: none simulated
+    assert acl.rt.get_device_info(0, 7)[1] == RT_PARAM_INVALID  # no such attribute (GetDeviceInfoByAttrMisc)
     assert acl.rt.get_device_info(DEVICES, 101)[1] == RT_INVALID_DEVICEID
-    assert acl.get_device_capability(0, 0) == (CORES, SUCCESS)  # ACL_DEVICE_INFO_AI_CORE_NUM
+    assert acl.get_device_capability(0, 0) == (24, SUCCESS)  # ACL_DEVICE_INFO_AI_CORE_NUM
+    assert acl.get_device_capability(0, 1) == (48, SUCCESS)  # ACL_DEVICE_INFO_VECTOR_CORE_NUM
     assert acl.get_device_capability(0, 2) == (0, SUCCESS)  # no L2 cache
     assert acl.get_device_capability(DEVICES, 0)[1] == INVALID_PARAM
     assert acl.get_device_capability(0, 7)[1] == INVALID_PARAM
@@ -190,9 +217,13 @@ def test_device_ids_and_uuid(runtime):
 def test_ts_and_saturation_modes(runtime):
     assert acl.rt.set_ts_device(0) == SUCCESS and acl.rt.set_ts_device(1) == SUCCESS
     assert acl.rt.set_ts_device(2) == INVALID_PARAM
+    # Ascend910B1 has both overflow modes (supportOverflowMode), INF_NAN from boot (Runtime::Init);
+    # the mode is the process's (other chips: tests/sim/test_chip.py).
     assert acl.rt.get_device_sat_mode() == (1, SUCCESS)  # ACL_RT_OVERFLOW_MODE_INFNAN
+    assert acl.rt.set_device_sat_mode(0) == SUCCESS  # SATURATION
+    assert acl.rt.get_device_sat_mode() == (0, SUCCESS)
     assert acl.rt.set_device_sat_mode(1) == SUCCESS
-    assert acl.rt.set_device_sat_mode(0) == RT_FEATURE_NOT_SUPPORT  # no saturation in IEEE kernels
+    assert acl.rt.get_device_sat_mode() == (1, SUCCESS)
     assert acl.rt.set_device_sat_mode(2) == RT_PARAM_INVALID
 
 
@@ -236,7 +267,9 @@ def test_synchronize_device_with_timeout(stream, wait_us):
     assert acl.rt.synchronize_device_with_timeout(-2) == RT_PARAM_INVALID
     assert acl.rt.synchronize_device_with_timeout(-1) == SUCCESS
     assert from_device(out, 1, np.int32)[0] == 1
-    assert acl.rt.synchronize_device_with_timeout(0) == SUCCESS  # nothing pending
+    # 0 is refused (ApiErrorDecorator::DeviceSynchronize: "not equal to 0"), pending work or not
+    assert acl.rt.synchronize_device_with_timeout(0) == RT_PARAM_INVALID
+    assert acl.rt.synchronize_device_with_timeout(10) == SUCCESS  # nothing pending
     assert in_thread(lambda: acl.rt.synchronize_device_with_timeout(10)) == RT_CONTEXT_NULL
 
 
@@ -305,7 +338,11 @@ def test_stream_available_num(device):
     assert ok(acl.rt.get_stream_available_num()) == before
 
 
-def test_destroy_stream_force_discards_pending_work(device, wait_us):
+def test_destroy_stream_force_lets_submitted_work_finish(device, wait_us):
+    """Stream::TearDown(force) polls the stream's queue until the device has consumed it (up
+    to 3000 polls, 1 ms apart) before it recycles what is left: work already submitted runs --
+    CANN's memory samples launch a kernel, force-destroy the stream without a synchronize and
+    read the output."""
     s = ok(acl.rt.create_stream())
     out = launch_wait(wait_us, s, 300_000)
     later = dev_alloc(64)
@@ -314,12 +351,36 @@ def test_destroy_stream_force_discards_pending_work(device, wait_us):
         ok(acl.rt.memset_async(later, 64, 7, 64, s))
     event = ok(acl.rt.create_event())
     ok(acl.rt.record_event(event, s))
-    assert acl.rt.destroy_stream_force(s) == SUCCESS  # returns once the running kernel is done
-    assert np.all(from_device(later, 64, np.uint8) == 0)  # the memsets never ran: discarded, not waited for
-    assert acl.rt.synchronize_event(event) == SUCCESS  # its record was discarded, not lost
-    assert acl.rt.synchronize_stream(s) == RT_INVALID_HANDLE
+    t0 = time.monotonic()
+    assert acl.rt.destroy_stream_force(s) == SUCCESS
+    assert 0.25 <= time.monotonic() - t0 < 2.5  # waited for the kernel, not for the 3 s bound
+    assert from_device(out, 1, np.int32)[0] == 1  # the kernel ran to its end
+    assert np.all(from_device(later, 64, np.uint8) == 7)  # and everything behind it
+    assert acl.rt.synchronize_event(event) == SUCCESS
+    assert acl.rt.synchronize_stream(s) == RT_INVALID_HANDLE  # the handle is gone
     assert acl.rt.destroy_stream_force(s) == RT_INVALID_HANDLE
-    del out
+    ok(acl.rt.destroy_event(event))
+
+
+@pytest.mark.slow
+def test_destroy_stream_force_discards_what_is_left_after_3_s(device, wait_us):
+    """Past the 3 s of polls the runtime recycles the queue (what the device does with it is
+    the firmware's): the simulator discards what has not started; a running kernel cannot be
+    recalled and is waited for. Its event record still triggers, so no waiter hangs."""
+    s = ok(acl.rt.create_stream())
+    out = launch_wait(wait_us, s, 3_400_000)
+    later = dev_alloc(64)
+    ok(acl.rt.memset(later, 64, 0, 64))
+    for _ in range(5):
+        ok(acl.rt.memset_async(later, 64, 7, 64, s))
+    event = ok(acl.rt.create_event())
+    ok(acl.rt.record_event(event, s))
+    t0 = time.monotonic()
+    assert acl.rt.destroy_stream_force(s) == SUCCESS
+    assert 3.3 <= time.monotonic() - t0 < 6.0
+    assert from_device(out, 1, np.int32)[0] == 1
+    assert np.all(from_device(later, 64, np.uint8) == 0)  # discarded, never run
+    assert acl.rt.synchronize_event(event) == SUCCESS
     ok(acl.rt.destroy_event(event))
 
 

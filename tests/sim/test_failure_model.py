@@ -177,7 +177,7 @@ def test_stop_on_failure_poisons_the_context(test_kernels_path):
         acl.launch(wait, 1, a, ("ptr", acl.malloc(64)), ("uint64_t", 20_000))
         acl.launch(poke, 1, a, ("ptr", acl.malloc(64)), ("uint64_t", 1 << 20))
         acl.launch(write, 1, a, ("ptr", out), ("uint32_t", 0), ("int32_t", 7))  # queued: discarded
-        e = acl.record(a)  # discarded too, but it still triggers
+        e = acl.record(a)  # discarded too: on this STARS part it never happens (test_chip.py)
         assert sync_rc(a) == RT_AICORE_EXCEPTION
         assert sync_rc(a) == RT_AICORE_EXCEPTION  # sticky
         assert sync_rc(b) == RT_AICORE_EXCEPTION  # the whole context
@@ -191,6 +191,7 @@ def test_stop_on_failure_poisons_the_context(test_kernels_path):
 
 def test_event_timestamps_are_device_microseconds(acl, k):
     s = acl.stream()
+    before = time.monotonic()
     e1 = acl.record(s)
     acl.launch(k.wait_us, 1, s, ("ptr", acl.malloc(64)), ("uint64_t", 50_000))
     e2 = acl.record(s)
@@ -199,6 +200,9 @@ def test_event_timestamps_are_device_microseconds(acl, k):
     check(lib.aclrtEventGetTimestamp(e1, t1))
     check(lib.aclrtEventGetTimestamp(e2, t2))
     assert 45_000 <= t2[0] - t1[0] < 1_000_000  # microseconds
+    # Counted from the device's boot, not from its first use in this process: the simulated
+    # devices boot with the machine, whose boot CLOCK_MONOTONIC (time.monotonic) counts from.
+    assert before - 0.01 <= t1[0] / 1e6 <= time.monotonic() + 0.01
     ms = ffi.new("float *")
     check(lib.aclrtEventElapsedTime(ms, e1, e2))
     assert abs(ms[0] - (t2[0] - t1[0]) / 1000) < 1.0  # milliseconds

@@ -343,3 +343,29 @@ def test_copy_kinds_are_corrected_from_the_addresses(acl):
     assert z.tolist() == x.tolist()
     assert lib.aclrtMemcpy(ffi.NULL, 0, ffi.NULL, 0, 99) == 0  # count 0: nothing is checked
     assert lib.aclrtMemcpyAsync(ffi.NULL, 0, ffi.NULL, 0, 99, ffi.NULL) == 0
+
+
+def test_an_async_host_to_host_copy_is_not_supported(acl):
+    """ApiErrorDecorator::MemcpyAsync: after the kind correction, a host-to-host copy is
+    RT_ERROR_FEATURE_NOT_SUPPORT in online mode (a program on the host): 207000, whatever kind
+    was passed and whether the host memory is pinned or not; nothing is copied. The
+    synchronous copy does host-to-host copies."""
+    from acl_codes import RT_FEATURE_NOT_SUPPORT
+
+    x = np.arange(64, dtype=np.int32)
+    y = np.zeros_like(x)
+    hx, hy, n = ffi.from_buffer(x), ffi.from_buffer(y), x.nbytes
+    pinned = ffi.new("void **")
+    check(lib.aclrtMallocHost(pinned, n))
+    try:
+        s = acl.stream()
+        for kind in (H2H, 4):  # H2H, and DEFAULT (which the addresses make H2H)
+            expect(RT_FEATURE_NOT_SUPPORT, lib.aclrtMemcpyAsync(hy, n, hx, n, kind, s), "host-to-host")
+        expect(RT_FEATURE_NOT_SUPPORT, lib.aclrtMemcpyAsync(pinned[0], n, hx, n, H2H, s), "host-to-host")
+        expect(RT_FEATURE_NOT_SUPPORT, lib.aclrtMemcpyAsync(hy, n, pinned[0], n, 4, s), "host-to-host")
+        check(sync_rc(s))
+        assert not y.any()
+        check(lib.aclrtMemcpy(hy, n, hx, n, H2H))
+        assert y.tolist() == x.tolist()
+    finally:
+        check(lib.aclrtFreeHost(pinned[0]))

@@ -162,9 +162,14 @@ def test_synchronize_stream_with_timeout(acl, k):
     waited = time.monotonic() - t0
     assert 0.045 <= waited < 0.3
     expect(RT_PARAM_INVALID, lib.aclrtSynchronizeStreamWithTimeout(s, -2), "timeout")
+    # 0 is no poll: ApiErrorDecorator::StreamSynchronize refuses it ("not equal to 0"), before
+    # looking at the stream -- pending work or not
+    expect(RT_PARAM_INVALID, lib.aclrtSynchronizeStreamWithTimeout(s, 0), "timeout 0")
     check(lib.aclrtSynchronizeStreamWithTimeout(s, -1))
     assert acl.query(s) == STREAM_COMPLETE
     check(lib.aclrtSynchronizeStreamWithTimeout(s, 10))  # nothing pending: returns at once
+    expect(RT_PARAM_INVALID, lib.aclrtSynchronizeStreamWithTimeout(s, 0), "timeout 0")
+    expect(RT_PARAM_INVALID, lib.aclrtSynchronizeDeviceWithTimeout(0), "timeout 0")  # DeviceSynchronize too
 
 
 def test_synchronize_event_with_timeout(acl, k):
@@ -298,6 +303,33 @@ def test_work_on_a_stream_of_another_context_on_the_same_device(acl, k):
             assert fn() == 0, call
         check(lib.aclrtSynchronizeStream(s))
         check(lib.aclrtDestroyStream(s))
+    finally:
+        check(lib.aclrtSetCurrentContext(home[0]))
+        check(lib.aclrtDestroyContext(other[0]))
+
+
+def test_synchronize_device_waits_for_the_current_contexts_streams_only(acl, k):
+    """Context::Synchronize collects the streams of the current context: a stream of another
+    context, on the same device, is neither waited for nor has its error consumed."""
+    home, other = ffi.new("aclrtContext *"), ffi.new("aclrtContext *")
+    check(lib.aclrtGetCurrentContext(home))
+    check(lib.aclrtCreateContext(other, 0))  # becomes current
+    try:
+        slow, failed = acl.stream(), acl.stream()  # both in the second context
+        acl.launch(k.wait_us, 1, slow, ("ptr", acl.malloc(64)), ("uint64_t", 400 * MS))
+        acl.launch(k.poke, 1, failed, ("ptr", acl.malloc(64)), ("uint64_t", 1 << 20))
+        check(lib.aclrtSetCurrentContext(home[0]))
+        mine = acl.stream()
+        acl.launch(k.wait_us, 1, mine, ("ptr", acl.malloc(64)), ("uint64_t", 20 * MS))
+        t0 = time.monotonic()
+        check(lib.aclrtSynchronizeDevice())  # mine only: not the 400 ms, not the fault
+        assert time.monotonic() - t0 < 0.3
+        assert acl.query(mine) == STREAM_COMPLETE
+        check(lib.aclrtSetCurrentContext(other[0]))
+        assert acl.query(slow) == STREAM_NOT_READY
+        expect(RT_AICORE_EXCEPTION, lib.aclrtSynchronizeDevice(), "poke")  # its own context's streams
+        assert acl.query(slow) == STREAM_COMPLETE
+        check(lib.aclrtSynchronizeStream(failed))  # consumed by that device synchronize
     finally:
         check(lib.aclrtSetCurrentContext(home[0]))
         check(lib.aclrtDestroyContext(other[0]))
