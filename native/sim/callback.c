@@ -226,7 +226,7 @@ SIM_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCall
         return sim_fail(ACL_ERROR_RT_STREAM_NO_CB_REG,
                         "no thread processes reports for this stream: call aclrtSubscribeReport first");
     }
-    sim_task *t = sim_task_new(SIM_TASK_CALLBACK);
+    sim_task *t = sim_task_new(&sim_task_callback);
     if (!t) {
         sim_subscriber_put(sub);
         sim_obj_put(&s->obj);
@@ -260,7 +260,7 @@ static bool withdraw_locked(sim_subscriber *sub, sim_report *r)
     return false;
 }
 
-void sim_callback_execute(sim_stream *s, sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block)
+static void sim_callback_execute(sim_stream *s, sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block)
 {
     sim_report stack_report = {.fn = fn, .user_data = user_data, .block = true};
     sim_report *r = block ? &stack_report : calloc(1, sizeof *r);
@@ -304,6 +304,47 @@ void sim_callback_wake(sim_subscriber *sub)
         pthread_cond_signal(&sub->cv);
     pthread_mutex_unlock(&sub->lock);
 }
+
+/* ------------------------------------------------------------------ the callback task ----- */
+
+/* A non-blocking report is only queued: the worker owes the processing thread a wake-up,
+ * which it may defer to wake it once for several reports (stream.c). A replay has no such
+ * bookkeeping: it wakes the thread at once. */
+static aclError run_callback(sim_stream *s, sim_task *t, char *msg, size_t msglen)
+{
+    (void)msg, (void)msglen;
+    sim_callback_execute(s, t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
+    if (!t->u.callback.block)
+        sim_stream_owe_report(s, t->u.callback.sub);
+    return ACL_SUCCESS;
+}
+
+static aclError replay_callback(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
+{
+    (void)rt, (void)msg, (void)msglen;
+    sim_callback_execute(s, t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
+    if (!t->u.callback.block)
+        sim_callback_wake(t->u.callback.sub);
+    return ACL_SUCCESS;
+}
+
+static void release_callback(sim_task *t) { sim_subscriber_put(t->u.callback.sub); }
+
+/* Another non-blocking report for the thread the worker already owes a wake-up is short. */
+static bool callback_defers_reports(const sim_stream *s, const sim_task *t)
+{
+    return !t->u.callback.block && t->u.callback.sub == s->owed_sub;
+}
+
+/* A discarded callback does not run (an aborted or force-destroyed stream's host callbacks
+ * are dropped). */
+const sim_task_ops sim_task_callback = {
+    .run = run_callback,
+    .replay = replay_callback,
+    .release = release_callback,
+    .defers_reports = callback_defers_reports,
+    .trace_type = ACLSIM_TRACE_CALLBACK,
+};
 
 SIM_API aclError aclrtProcessReport(int32_t timeout)
 {

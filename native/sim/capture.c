@@ -510,7 +510,7 @@ static aclError capture_task(struct sim_capstate *st, sim_task *t, const char *f
 {
     sim_model *m = st->model;
     capstream *cs = &m->streams[st->index];
-    aclError rc = admit(m, cs, t->type == SIM_TASK_KERNEL, func);
+    aclError rc = admit(m, cs, t->ops == &sim_task_kernel, func);
     if (rc)
         return rc;
     struct sim_capslot *slot = NULL;
@@ -551,7 +551,7 @@ static bool update_route(struct sim_capstate *st, sim_task **tp, const char *fun
 {
     sim_task *t = *tp;
     struct sim_taskgrp *g = st->upd;
-    if (t->type != SIM_TASK_KERNEL) {
+    if (t->ops != &sim_task_kernel) {
         *rc = sim_fail_(func, ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT,
                         "the stream is updating a task group: only kernel launches are allowed until "
                         "aclmdlRICaptureTaskUpdateEnd");
@@ -562,7 +562,7 @@ static bool update_route(struct sim_capstate *st, sim_task **tp, const char *fun
                         g->n);
         return true;
     }
-    sim_task *u = sim_task_new(SIM_TASK_UPDATE);
+    sim_task *u = sim_task_new(&sim_task_update);
     struct sim_capkernel *k = u ? kernel_new(t) : NULL;
     if (!k) {
         free(u);
@@ -678,7 +678,7 @@ static aclError capture_wait(sim_stream *s, struct sim_capevent *ce, const char 
 
 /* An operation on an ACL_EVENT_EXTERNAL event captured as such: done on the event at each
  * replay (event.c's *_now functions). */
-static aclError capture_external(struct sim_capstate *st, sim_event *e, sim_task_type type, const char *func)
+static aclError capture_external(struct sim_capstate *st, sim_event *e, const sim_task_ops *type, const char *func)
 {
     sim_task *t = sim_task_new(type);
     if (!t)
@@ -692,7 +692,7 @@ static aclError capture_external(struct sim_capstate *st, sim_event *e, sim_task
     return rc;
 }
 
-bool sim_capture_event_op(sim_stream *s, sim_event *e, sim_task_type type, const char *func, aclError *rc)
+bool sim_capture_event_op(sim_stream *s, sim_event *e, const sim_task_ops *type, const char *func, aclError *rc)
 {
     if (!atomic_load_explicit(&s->cap, memory_order_acquire) && !atomic_load_explicit(&e->cap, memory_order_acquire))
         return false;
@@ -704,7 +704,7 @@ bool sim_capture_event_op(sim_stream *s, sim_event *e, sim_task_type type, const
     bool capturing = st && st->model;
     bool external = e->flags == ACL_EVENT_EXTERNAL;
     /* (An updating stream refuses event tasks when they are submitted: sim_capture_route.) */
-    if (type == SIM_TASK_EVENT_RECORD) { /* ApiImpl::EventRecord */
+    if (type == &sim_task_event_record) { /* ApiImpl::EventRecord */
         if (!capturing)
             taken = false; /* a plain record, even of an event a capture recorded */
         else if (external)
@@ -717,7 +717,7 @@ bool sim_capture_event_op(sim_stream *s, sim_event *e, sim_task_type type, const
             ; /* Event::IsEventWithoutWaitTask: nothing to capture, and success */
         else
             *rc = capture_record(st, e, func);
-    } else if (type == SIM_TASK_EVENT_RESET) { /* ApiImpl::EventReset (Ex events refused before) */
+    } else if (type == &sim_task_event_reset) { /* ApiImpl::EventReset (Ex events refused before) */
         if (capturing && external)
             *rc = capture_external(st, e, type, func);
         else if (capturing)
@@ -1123,7 +1123,7 @@ SIM_API aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
         pthread_mutex_unlock(&g_lock);
     }
     if (!rc) {
-        sim_task *t = sim_task_new(SIM_TASK_MODEL);
+        sim_task *t = sim_task_new(&sim_task_model);
         if (t) {
             sim_obj_get(&m->obj);
             t->u.model.model = m; /* released with the task: running-- (sim_capture_task_release) */
@@ -1193,49 +1193,16 @@ SIM_API aclError aclmdlRIDestroy(aclmdlRI modelRI)
     return rc;
 }
 
-/* The replay of one captured task t on s, as part of replay task rt. */
+/* The replay of one captured task t on s, as part of replay task rt: its kind's replay, or
+ * its run when replaying it is running it. */
 static aclError replay_one(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
 {
-    switch (t->type) {
-    case SIM_TASK_KERNEL: {
-        /* The captured task is shared by every replay: run a copy of its header that carries
-         * this replay's sequence number (trace records). Its args stay where they are. */
-        sim_task view;
-        memcpy(&view, t, offsetof(sim_task, inline_args));
-        view.seq = rt->seq;
-        view.task_id = rt->task_id;
-        return sim_kernel_execute(s, &view, msg, msglen);
-    }
-    case SIM_TASK_MEMCPY:
-    case SIM_TASK_MEMSET:
-        if (t->u.copy.height) /* aclrtMemcpy2dAsync */
-            return sim_copy_execute_2d(t->u.copy.device, t->u.copy.dst, t->u.copy.dpitch, t->u.copy.src,
-                                       t->u.copy.spitch, t->u.copy.width, t->u.copy.height, msg, msglen);
-        return sim_copy_execute(t->u.copy.device, t->u.copy.dst, t->u.copy.src, t->u.copy.count,
-                                t->type == SIM_TASK_MEMSET, t->u.copy.value, msg, msglen);
-    case SIM_TASK_EVENT_RECORD:
-        sim_event_record_now(t->u.event.event);
-        return ACL_SUCCESS;
-    case SIM_TASK_EVENT_RESET:
-        sim_event_reset_now(t->u.event.event);
-        return ACL_SUCCESS;
-    case SIM_TASK_EVENT_WAIT:
-        sim_event_wait_set(s, t->u.event.event);
-        return ACL_SUCCESS;
-    case SIM_TASK_CALLBACK:
-        sim_callback_execute(s, t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
-        if (!t->u.callback.block)
-            sim_callback_wake(t->u.callback.sub);
-        return ACL_SUCCESS;
-    case SIM_TASK_OP: /* issue 11: value writes/waits, reduces, CMOs, copies by descriptor, notify
-                       * records and waits */
-        return t->u.op.ops->run(s, (sim_task *)t, msg, msglen);
-    default:
-        return ACL_SUCCESS;
-    }
+    if (t->ops->replay)
+        return t->ops->replay(s, rt, t, msg, msglen);
+    return t->ops->run(s, (sim_task *)t, msg, msglen); /* run does not change a captured task */
 }
 
-aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_t msglen)
+static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_t msglen)
 {
     sim_model *m = rt->u.model.model;
     char buf[512];
@@ -1255,8 +1222,8 @@ aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_t msgle
         if (!stop && sim_stream_abort_requested(s)) /* issue 11: aborted mid-replay */
             stop = true;
         if (stop) { /* discarded after a failure in stop mode or an abort; records still trigger */
-            if (t->type == SIM_TASK_EVENT_RECORD)
-                sim_event_record_now(t->u.event.event);
+            if (t->ops->replay_discard)
+                t->ops->replay_discard(t);
         } else {
             bool trace = sim_trace_on();
             uint64_t t0 = trace ? sim_now_ns() : 0;
@@ -1282,18 +1249,23 @@ aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_t msgle
     return first;
 }
 
-void sim_capture_discard(sim_task *rt)
+/* A replay its stream discards: only its captured tasks' discards happen (the external event
+ * records trigger). */
+static void sim_capture_discard(sim_stream *s, sim_task *rt, bool stop_abort)
 {
+    (void)s, (void)stop_abort;
     sim_model *m = rt->u.model.model;
     for (size_t i = 0; i < m->nrun; i++) {
         const sim_task *t = m->run[i].task;
-        if (t && t->type == SIM_TASK_EVENT_RECORD)
-            sim_event_record_now(t->u.event.event);
+        if (t && t->ops->replay_discard)
+            t->ops->replay_discard(t);
     }
 }
 
-void sim_capture_apply_update(sim_task *t)
+/* An update task swaps the captured kernel when its stream reaches it. */
+static aclError sim_capture_apply_update(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
+    (void)s, (void)msg, (void)msglen;
     sim_model *m = t->u.update.model;
     struct sim_capkernel *k = t->u.update.kernel;
     t->u.update.kernel = NULL;
@@ -1302,22 +1274,50 @@ void sim_capture_apply_update(sim_task *t)
     t->u.update.slot->k = k;
     pthread_mutex_unlock(&m->run_lock);
     kernel_put(old);
+    return ACL_SUCCESS;
 }
 
-void sim_capture_task_release(sim_task *t)
+/* A finished (or refused) replay: one running replay fewer for aclmdlRIDestroy to wait for. */
+static void release_model(sim_task *t)
 {
-    if (t->type == SIM_TASK_MODEL) {
-        sim_model *m = t->u.model.model;
-        pthread_mutex_lock(&m->run_lock);
-        if (--m->running == 0)
-            pthread_cond_broadcast(&m->run_cv);
-        pthread_mutex_unlock(&m->run_lock);
-        sim_obj_put(&m->obj);
-    } else if (t->type == SIM_TASK_UPDATE) {
-        kernel_put(t->u.update.kernel); /* not applied: discarded or refused */
-        sim_obj_put(&t->u.update.model->obj);
-    }
+    sim_model *m = t->u.model.model;
+    pthread_mutex_lock(&m->run_lock);
+    if (--m->running == 0)
+        pthread_cond_broadcast(&m->run_cv);
+    pthread_mutex_unlock(&m->run_lock);
+    sim_obj_put(&m->obj);
 }
+
+static void release_update(sim_task *t)
+{
+    kernel_put(t->u.update.kernel); /* not applied: discarded or refused */
+    sim_obj_put(&t->u.update.model->obj);
+}
+
+/* Neither is ever captured (aclmdlRIExecuteAsync refuses a capturing stream; an updating
+ * stream is not capturing), so neither has a replay of its own to do. */
+static aclError never_captured(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
+{
+    (void)s, (void)rt, (void)t, (void)msg, (void)msglen;
+    return ACL_SUCCESS;
+}
+
+/* A replay is one task of its stream: it runs the captured tasks, in order, and reports its
+ * first failed one itself when it fails; it is traced as the captured tasks it runs. */
+const sim_task_ops sim_task_model = {
+    .run = sim_capture_replay,
+    .replay = never_captured,
+    .discard = sim_capture_discard,
+    .release = release_model,
+    .reports_own_failure = true,
+};
+
+/* An update is not traced; a discarded one does not happen (the kernel stays as it was). */
+const sim_task_ops sim_task_update = {
+    .run = sim_capture_apply_update,
+    .replay = never_captured,
+    .release = release_update,
+};
 
 /* ------------------------------------------------------------------ task groups ---------- */
 

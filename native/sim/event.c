@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "aclsim_chip.h"
 
 #define KNOWN_FLAGS                                                                                             \
     (ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE | ACL_EVENT_DEVICE_USE_ONLY |      \
@@ -111,20 +112,20 @@ SIM_API aclError aclrtDestroyEvent(aclrtEvent event)
 }
 
 /* Shared by record and reset: validates, then enqueues an event task on the stream. */
-static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type, const char *func)
+static aclError submit(aclrtEvent event, aclrtStream stream, const sim_task_ops *type, const char *func)
 {
     SIM_CHECK_NOT_NULL(event);
     aclError rc;
     sim_event *e = lookup(event, func, &rc);
     if (!e)
         return rc;
-    if (type == SIM_TASK_EVENT_RESET && e->ex_mode) { /* ApiErrorDecorator::EventReset */
+    if (type == &sim_task_event_reset && e->ex_mode) { /* ApiErrorDecorator::EventReset */
         sim_obj_put(&e->obj);
         return sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                          "events from aclrtCreateEventExWithFlag cannot be reset (they need no reset)");
     }
     /* ApiErrorDecorator::EventReset: only events a wait can use (SYNC, EXTERNAL) can be reset. */
-    if (type == SIM_TASK_EVENT_RESET && !(e->flags & (ACL_EVENT_SYNC | ACL_EVENT_EXTERNAL))) {
+    if (type == &sim_task_event_reset && !(e->flags & (ACL_EVENT_SYNC | ACL_EVENT_EXTERNAL))) {
         sim_obj_put(&e->obj);
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "event was created without ACL_EVENT_SYNC and cannot be reset");
     }
@@ -147,11 +148,11 @@ static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type,
     sim_obj_get(&e->obj);
     t->u.event.event = e; /* the task's own reference */
     pthread_mutex_lock(&e->lock);
-    uint64_t gen = type == SIM_TASK_EVENT_RECORD ? ++e->record_gen : e->record_gen;
+    uint64_t gen = type == &sim_task_event_record ? ++e->record_gen : e->record_gen;
     t->u.event.gen = gen;
     pthread_mutex_unlock(&e->lock);
     rc = sim_stream_submit(s, t, func, NULL);
-    if (rc && type == SIM_TASK_EVENT_RECORD) {
+    if (rc && type == &sim_task_event_record) {
         /* Refused: the record will never execute, so it must not be waited for. */
         pthread_mutex_lock(&e->lock);
         if (e->record_gen == gen)
@@ -166,13 +167,13 @@ static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type,
 SIM_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 {
     SIM_CHECK_PROCESS();
-    return submit(event, stream, SIM_TASK_EVENT_RECORD, __func__);
+    return submit(event, stream, &sim_task_event_record, __func__);
 }
 
 SIM_API aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 {
     SIM_CHECK_PROCESS();
-    return submit(event, stream, SIM_TASK_EVENT_RESET, __func__);
+    return submit(event, stream, &sim_task_event_reset, __func__);
 }
 
 SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
@@ -193,7 +194,7 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
         sim_obj_put(&e->obj);
         return rc;
     }
-    if (sim_capture_event_op(s, e, SIM_TASK_EVENT_WAIT, __func__, &rc)) {
+    if (sim_capture_event_op(s, e, &sim_task_event_wait, __func__, &rc)) {
         sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
         return rc;
@@ -206,7 +207,7 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
         sim_obj_put(&e->obj);
         return ACL_SUCCESS;
     }
-    sim_task *t = sim_task_new(SIM_TASK_EVENT_WAIT);
+    sim_task *t = sim_task_new(&sim_task_event_wait);
     if (!t) {
         sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
@@ -235,7 +236,7 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     return rc;
 }
 
-void sim_event_execute_record(sim_event *e, uint64_t gen)
+static void sim_event_execute_record(sim_event *e, uint64_t gen)
 {
     pthread_mutex_lock(&e->lock);
     if (gen > e->done_gen) {
@@ -246,7 +247,9 @@ void sim_event_execute_record(sim_event *e, uint64_t gen)
     pthread_mutex_unlock(&e->lock);
 }
 
-void sim_event_record_lost(sim_event *e, uint64_t gen, aclError code)
+/* Record gen will never execute (discard_record): host synchronizes and queries waiting for it
+ * return code; stream-side waits keep waiting, as the hardware's do. */
+static void sim_event_record_lost(sim_event *e, uint64_t gen, aclError code)
 {
     pthread_mutex_lock(&e->lock);
     if (gen > e->lost_gen) {
@@ -263,7 +266,7 @@ static aclError lost_locked(const sim_event *e, uint64_t target)
     return e->done_gen < target && e->lost_gen >= target ? e->lost_code : ACL_SUCCESS;
 }
 
-void sim_event_execute_reset(sim_event *e, uint64_t gen)
+static void sim_event_execute_reset(sim_event *e, uint64_t gen)
 {
     (void)gen;
     pthread_mutex_lock(&e->lock);
@@ -271,8 +274,8 @@ void sim_event_execute_reset(sim_event *e, uint64_t gen)
     pthread_mutex_unlock(&e->lock);
 }
 
-aclError sim_event_execute_wait(sim_stream *s, sim_event *e, uint64_t gen, uint32_t timeout_s, char *msg,
-                                size_t msglen)
+static aclError sim_event_execute_wait(sim_stream *s, sim_event *e, uint64_t gen, uint32_t timeout_s, char *msg,
+                                       size_t msglen)
 {
     struct timespec ts;
     bool timed = timeout_s && sim_deadline((int32_t)(timeout_s > 2000000u ? 2000000000u : timeout_s * 1000u), &ts);
@@ -296,7 +299,10 @@ aclError sim_event_execute_wait(sim_stream *s, sim_event *e, uint64_t gen, uint3
     return ACL_ERROR_RT_TASK_TIMEOUT;
 }
 
-void sim_event_record_now(sim_event *e)
+/* A replayed model's record, reset and wait of an event: a replay has no generation fixed at
+ * submission, so they act on the event's state when they run -- a record sets it, a reset
+ * clears it, and a wait blocks until it is set (the hardware event flag), or s is aborted. */
+static void sim_event_record_now(sim_event *e)
 {
     pthread_mutex_lock(&e->lock);
     e->done_gen = ++e->record_gen;
@@ -305,14 +311,14 @@ void sim_event_record_now(sim_event *e)
     pthread_mutex_unlock(&e->lock);
 }
 
-void sim_event_reset_now(sim_event *e)
+static void sim_event_reset_now(sim_event *e)
 {
     pthread_mutex_lock(&e->lock);
     e->reset_gen = e->done_gen;
     pthread_mutex_unlock(&e->lock);
 }
 
-void sim_event_wait_set(sim_stream *s, sim_event *e)
+static void sim_event_wait_set(sim_stream *s, sim_event *e)
 {
     sim_stream_block_on(s, &e->lock, &e->cv, NULL);
     pthread_mutex_lock(&e->lock);
@@ -321,6 +327,124 @@ void sim_event_wait_set(sim_stream *s, sim_event *e)
     pthread_mutex_unlock(&e->lock);
     sim_stream_unblock(s);
 }
+
+/* ------------------------------------------------------------------ the event tasks ------- */
+
+/* Events carry no error (Event::Synchronize only waits for the record): a record or reset
+ * never fails. Both run under their stream's lock (publish_with_stream), taking only the
+ * event's lock (stream->lock > event->lock), so that the event's completion and the stream's
+ * progress are seen together. A replay has no generation fixed at submission: its record,
+ * reset and wait act on the event's state when they run (the *_now functions). */
+static aclError run_record(sim_stream *s, sim_task *t, char *msg, size_t msglen)
+{
+    (void)s, (void)msg, (void)msglen;
+    sim_event_execute_record(t->u.event.event, t->u.event.gen);
+    return ACL_SUCCESS;
+}
+
+static aclError replay_record(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
+{
+    (void)s, (void)rt, (void)msg, (void)msglen;
+    sim_event_record_now(t->u.event.event);
+    return ACL_SUCCESS;
+}
+
+/* A record that will never execute still triggers its event, so no waiter hangs -- except
+ * behind a stop-on-failure abort on a STARS chip (aclsim_chip.h). On HWTS chips the host
+ * triggers it (Stream::EnterFailureAbort -> TaskTriggerEvent), and the event then carries the
+ * context's failure to whoever asks. On STARS chips the runtime runs without that host thread
+ * (Runtime::GetDisableThread, set for every STARS device in RawDevice::Init), EnterFailureAbort
+ * triggers nothing and the stream's queue is never re-enabled: the record never happens. A
+ * host waiting on it gets the recording stream's failure (Event::WaitTask ->
+ * Stream::SynchronizeImpl, Event::QueryEventTask -> CheckContextStatus); a stream waiting on
+ * it waits on (sim_event_record_lost). The other discards (a forced destroy, an abort) trigger
+ * the record. */
+static void discard_record(sim_stream *s, sim_task *t, bool stop_abort)
+{
+    if (stop_abort) {
+        const aclsimChip *chip = aclsimGetChip();
+        if (chip && chip->engine == ACLSIM_ENGINE_STARS) {
+            sim_event_record_lost(t->u.event.event, t->u.event.gen, atomic_load(&s->ctx->failure_error));
+            return;
+        }
+    }
+    sim_event_execute_record(t->u.event.event, t->u.event.gen);
+}
+
+/* A replay that stops (a failure in stop mode, an abort) still triggers the records it skips. */
+static void replay_discard_record(const sim_task *t) { sim_event_record_now(t->u.event.event); }
+
+static aclError run_reset(sim_stream *s, sim_task *t, char *msg, size_t msglen)
+{
+    (void)s, (void)msg, (void)msglen;
+    sim_event_execute_reset(t->u.event.event, t->u.event.gen);
+    return ACL_SUCCESS;
+}
+
+static aclError replay_reset(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
+{
+    (void)s, (void)rt, (void)msg, (void)msglen;
+    sim_event_reset_now(t->u.event.event);
+    return ACL_SUCCESS;
+}
+
+static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
+{
+    return sim_event_execute_wait(s, t->u.event.event, t->u.event.gen, t->u.event.timeout_s, msg, msglen);
+}
+
+static aclError replay_wait(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
+{
+    (void)rt, (void)msg, (void)msglen;
+    sim_event_wait_set(s, t->u.event.event);
+    return ACL_SUCCESS;
+}
+
+/* A wait that will never run is gone: it no longer holds aclrtQueryEventWaitStatus. */
+static void discard_wait(sim_stream *s, sim_task *t, bool stop_abort)
+{
+    (void)s, (void)stop_abort;
+    sim_event *e = t->u.event.event;
+    pthread_mutex_lock(&e->lock);
+    e->waits_done++;
+    pthread_mutex_unlock(&e->lock);
+}
+
+static void release_event(sim_task *t) { sim_obj_put(&t->u.event.event->obj); }
+
+static void trace_event(const sim_task *t, aclsimTraceRecord *r)
+{
+    r->bytes = (uint64_t)(uintptr_t)t->u.event.event->obj.handle;
+}
+
+const sim_task_ops sim_task_event_record = {
+    .run = run_record,
+    .replay = replay_record,
+    .discard = discard_record,
+    .replay_discard = replay_discard_record,
+    .release = release_event,
+    .trace = trace_event,
+    .trace_type = ACLSIM_TRACE_EVENT_RECORD,
+    .publish_with_stream = true,
+};
+
+const sim_task_ops sim_task_event_reset = {
+    .run = run_reset,
+    .replay = replay_reset,
+    .release = release_event, /* a discarded reset simply does not happen */
+    .trace = trace_event,
+    .trace_type = ACLSIM_TRACE_EVENT_RESET,
+    .publish_with_stream = true,
+};
+
+const sim_task_ops sim_task_event_wait = {
+    .run = run_wait,
+    .replay = replay_wait,
+    .discard = discard_wait,
+    .release = release_event,
+    .trace = trace_event,
+    .trace_type = ACLSIM_TRACE_EVENT_WAIT,
+};
 
 static bool recorded_locked(const sim_event *e)
 {

@@ -14,6 +14,7 @@
  * (res_limit.c).
  */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,7 +153,7 @@ SIM_API aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_
         return rc;
     void *args;
     size_t size;
-    sim_task *t = sim_task_new(SIM_TASK_KERNEL);
+    sim_task *t = sim_task_new(&sim_task_kernel);
     rc = t ? sim_args_prepare_launch(argsHandle, f, t->inline_args, sizeof t->inline_args, &args, &size, __func__)
            : sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
     if (rc) {
@@ -196,7 +197,7 @@ SIM_API aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlock
                       d->name, d->num_params, need, argsSize);
         sim_obj_put(&f->obj);
     } else {
-        sim_task *t = sim_task_new(SIM_TASK_KERNEL);
+        sim_task *t = sim_task_new(&sim_task_kernel);
         if (t) {
             rc = submit(s, t, f, (void *)argsData, false, argsSize, numBlocks, &lc, __func__);
         } else {
@@ -238,3 +239,51 @@ aclError sim_kernel_execute(sim_stream *s, sim_task *t, char *msg, size_t msglen
     }
     return sim_overflow_report(s, t, job.status, msg, msglen);
 }
+
+/* ------------------------------------------------------------------ the kernel task ------- */
+
+/* A replay runs the captured launch with a copy of its header that carries the replay's
+ * sequence number and task id (trace records, reports): the captured task is shared by every
+ * replay. Its args stay where they are. */
+static aclError replay_kernel(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
+{
+    sim_task view;
+    memcpy(&view, t, offsetof(sim_task, inline_args));
+    view.seq = rt->seq;
+    view.task_id = rt->task_id;
+    return sim_kernel_execute(s, &view, msg, msglen);
+}
+
+static void release_kernel(sim_task *t)
+{
+    if (t->u.kernel.owns_args)
+        free(t->u.kernel.args);
+    sim_obj_put(&t->u.kernel.fn->obj);
+}
+
+/* A single-block kernel whose function's latest launch took under this long is short enough
+ * for a worker to run it before paying the report wake-ups it owes (stream.c). */
+#define REPORT_DEFER_KERNEL_NS 20000ull
+
+static bool kernel_defers_reports(const sim_stream *s, const sim_task *t)
+{
+    (void)s;
+    uint64_t last = atomic_load_explicit(&t->u.kernel.fn->last_ns, memory_order_relaxed);
+    return t->u.kernel.num_blocks == 1 && last && last < REPORT_DEFER_KERNEL_NS;
+}
+
+static void trace_kernel(const sim_task *t, aclsimTraceRecord *r)
+{
+    r->block = (int32_t)t->u.kernel.num_blocks;
+    snprintf(r->name, sizeof r->name, "%s", t->u.kernel.fn->desc->name);
+}
+
+/* A discarded launch simply does not happen. */
+const sim_task_ops sim_task_kernel = {
+    .run = sim_kernel_execute,
+    .replay = replay_kernel,
+    .release = release_kernel,
+    .defers_reports = kernel_defers_reports,
+    .trace = trace_kernel,
+    .trace_type = ACLSIM_TRACE_KERNEL,
+};

@@ -759,6 +759,26 @@ aclError sim_copy_execute(int device, void *dst, const void *src, size_t count, 
     return ACL_ERROR_RT_SYS_DMA;
 }
 
+/* ------------------------------------------------------------------ the copy tasks ------- */
+
+/* An async copy (aclrtMemcpyAsync, aclrtMemcpy2dAsync: height rows, issue 11) or memset, run
+ * on the copy engine of the device the plan chose, in its stream's order. A replay runs the
+ * captured one as it is (run does not change it); a discarded one simply does not happen. */
+static aclError run_copy(sim_stream *s, sim_task *t, char *msg, size_t msglen)
+{
+    (void)s;
+    if (t->u.copy.height)
+        return sim_copy_execute_2d(t->u.copy.device, t->u.copy.dst, t->u.copy.dpitch, t->u.copy.src, t->u.copy.spitch,
+                                   t->u.copy.width, t->u.copy.height, msg, msglen);
+    return sim_copy_execute(t->u.copy.device, t->u.copy.dst, t->u.copy.src, t->u.copy.count,
+                            t->ops == &sim_task_memset, t->u.copy.value, msg, msglen);
+}
+
+static void trace_copy(const sim_task *t, aclsimTraceRecord *r) { r->bytes = t->u.copy.count; }
+
+const sim_task_ops sim_task_memcpy = {.run = run_copy, .trace = trace_copy, .trace_type = ACLSIM_TRACE_MEMCPY};
+const sim_task_ops sim_task_memset = {.run = run_copy, .trace = trace_copy, .trace_type = ACLSIM_TRACE_MEMSET};
+
 /* ------------------------------------------------------------------ memcpy / memset ------ */
 
 static const char *kind_name(aclrtMemcpyKind k)
@@ -899,7 +919,7 @@ static aclError submit_copy(const char *func, sim_stream *s, void *dst, const vo
      * copy it turns into (ApiErrorDecorator::MemcpyAsync; capture.c). */
     if (plan->pageable && (rc = sim_capture_pageable_copy(s, func)))
         return rc;
-    sim_task *t = sim_task_new(is_memset ? SIM_TASK_MEMSET : SIM_TASK_MEMCPY);
+    sim_task *t = sim_task_new(is_memset ? &sim_task_memset : &sim_task_memcpy);
     if (!t)
         return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
     t->u.copy.dst = dst;

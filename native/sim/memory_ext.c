@@ -307,7 +307,7 @@ SIM_API aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, s
         sim_obj_put(&s->obj);
         return rc;
     }
-    sim_task *t = sim_task_new(SIM_TASK_MEMCPY);
+    sim_task *t = sim_task_new(&sim_task_memcpy);
     if (!t) {
         sim_obj_put(&s->obj);
         return sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");

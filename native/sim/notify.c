@@ -338,11 +338,10 @@ static aclError submit(aclrtNotify notify, aclrtStream stream, const sim_task_op
                        "an IPC notify is waited for on the device that created it (physical device %d), not %d",
                        n->shared->phy_device, g_rt.cfg.logic_id[s->dev->id]);
     } else {
-        sim_task *t = sim_task_new(SIM_TASK_OP);
+        sim_task *t = sim_task_new(ops);
         if (!t) {
             rc = sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
         } else {
-            t->u.op.ops = ops;
             t->u.op.obj = n; /* the task takes our reference */
             t->u.op.a = timeout_s;
             n = NULL;

@@ -449,19 +449,22 @@ aclError sim_copy_execute_2d(int device, void *dst, size_t dpitch, const void *s
 
 /* ------------------------------------------------------------------ streams (stream.c) --- */
 
-typedef enum sim_task_type {
-    SIM_TASK_KERNEL = 1,
-    SIM_TASK_MEMCPY,
-    SIM_TASK_MEMSET,
-    SIM_TASK_EVENT_RECORD,
-    SIM_TASK_EVENT_RESET,
-    SIM_TASK_EVENT_WAIT,
-    SIM_TASK_CALLBACK,
-    SIM_TASK_MODEL,              /* a replay of a captured model (capture.c) */
-    SIM_TASK_UPDATE,             /* a task-group update: swaps a captured kernel (capture.c) */
-    /* issue 11: a task whose behaviour another file defines (u.op.ops). */
-    SIM_TASK_OP = 32,
-} sim_task_type;
+/* A task's kind is its operations (sim_task_ops), defined in the file that owns the kind --
+ * as libuv's uv__io_t carries its callback and redis's aeFileEvent its handlers: the stream's
+ * executor (stream.c) and a model's replay (capture.c) call through them and never ask which
+ * kind a task is. The kinds: */
+typedef struct sim_task_ops sim_task_ops;
+extern const sim_task_ops sim_task_kernel;       /* launch.c: a kernel launch */
+extern const sim_task_ops sim_task_memcpy;       /* memory.c: an async copy (1-D or 2-D) */
+extern const sim_task_ops sim_task_memset;       /* memory.c: an async memset */
+extern const sim_task_ops sim_task_event_record; /* event.c */
+extern const sim_task_ops sim_task_event_reset;  /* event.c */
+extern const sim_task_ops sim_task_event_wait;   /* event.c */
+extern const sim_task_ops sim_task_callback;     /* callback.c: a host callback's report */
+extern const sim_task_ops sim_task_model;        /* capture.c: a replay of a captured model */
+extern const sim_task_ops sim_task_update;       /* capture.c: a task-group update (swaps a captured kernel) */
+/* ... and, issue 11, the kinds whose operands are u.op (cmo.c, memcpy_desc.c, notify.c,
+ * overflow.c, reduce.c, value.c: their ops are private to their files). */
 
 struct sim_event;
 struct sim_function;
@@ -476,7 +479,7 @@ struct sim_capevent;
 
 typedef struct sim_task {
     struct sim_task *next;
-    sim_task_type type;
+    const sim_task_ops *ops;     /* its kind: what running, replaying, discarding it means */
     uint64_t seq;
     uint32_t task_id;            /* the runtime's task id (sim_stream_submit), see stream.c */
     uint32_t tid;                /* Linux thread id of the submitting thread */
@@ -521,7 +524,6 @@ typedef struct sim_task {
             struct sim_capkernel *kernel; /* the new kernel, owned until applied */
         } update;
         struct {
-            const struct sim_task_ops *ops;
             void *obj;                 /* what the task acts on (ops->release drops it) */
             uint64_t a, b;             /* operands, as ops defines them */
         } op;
@@ -529,6 +531,41 @@ typedef struct sim_task {
     /* Launch arguments up to this size are copied here instead of into a malloc'ed block. */
     _Alignas(16) uint8_t inline_args[SIM_TASK_INLINE_ARGS];
 } sim_task;
+
+/* What a kind of task does, wherever it is (stream.c's worker, capture.c's replay):
+ *  run      executes t on s in stream order; a failure is returned with its description in
+ *           msg and reported as every task failure is (the stream's error slot, the
+ *           exception-info callbacks, stop-on-failure). Required.
+ *  replay   executes captured task t as part of replay task rt on s (capture.c). The captured
+ *           task is shared by every replay, so neither may change it. NULL: run.
+ *  discard  instead of run, when t will never execute: a force-destroyed stream
+ *           (aclrtDestroyStreamForce), an abort (aclrtStreamAbort, aclrtDeviceTaskAbort), or,
+ *           with stop_abort, a stream stopped by a failure in a stop-on-failure context -- so
+ *           that nobody waits forever for work that will never run. NULL: nothing happens.
+ *  replay_discard  the same for a captured task a replay skips (after a failure in stop mode
+ *           or an abort). NULL: nothing happens.
+ *  release  drops what t holds (references, owned memory), once, whether it ran or not.
+ *  defers_reports  t is known to be short, so a worker owing a report thread a wake-up may
+ *           run it first (stream.c's report deferral). NULL: never.
+ *  trace_type  its ACLSIM_TRACE_* type, 0 when it is not traced (a replay is traced as the
+ *           captured tasks it runs); trace fills the kind's fields of the record (may be NULL).
+ *  publish_with_stream  run under the stream lock, so that what t does and the stream's
+ *           progress are published together (event records and resets; run then takes only
+ *           leaf locks and never fails).
+ *  reports_own_failure  run reported its failure itself, at the moment it happened (a
+ *           replay, for its first failed captured task); the worker must not report it again. */
+struct sim_task_ops {
+    aclError (*run)(sim_stream *s, sim_task *t, char *msg, size_t msglen);
+    aclError (*replay)(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen);
+    void (*discard)(sim_stream *s, sim_task *t, bool stop_abort);
+    void (*replay_discard)(const sim_task *t);
+    void (*release)(sim_task *t);
+    bool (*defers_reports)(const sim_stream *s, const sim_task *t);
+    void (*trace)(const sim_task *t, aclsimTraceRecord *r);
+    int32_t trace_type;
+    bool publish_with_stream;
+    bool reports_own_failure;
+};
 
 struct sim_stream {
     sim_obj obj;
@@ -580,7 +617,7 @@ struct sim_stream {
     _Atomic(struct sim_capstate *) cap;
     struct sim_stream *next;     /* device->streams */
     /* issue 11 (stream_attr.c): aclrtDestroyStreamForce sets `discard`, after which the
-     * worker discards what is left instead of running it (sim_task_discard); attributes
+     * worker discards what is left instead of running it (sim_task_ops.discard); attributes
      * kept for aclrtSet/GetStreamAttribute, guarded by lock. */
     atomic_bool discard;
     /* issue 21: the stream is being shut down (sim_stream_shutdown): a wait for an event record
@@ -617,12 +654,9 @@ sim_stream *sim_stream_resolve(aclrtStream s, const char *func, aclError *rc);
 /* As sim_stream_resolve, for submitting work: the stream must also belong to the calling
  * thread's current context (107003 otherwise, 107002 without a context). Same contract. */
 sim_stream *sim_stream_for_work(aclrtStream s, const char *func, aclError *rc);
-/* A zeroed task: one the calling thread took from a stream's recycled tasks, or a new one. */
-sim_task *sim_task_new(sim_task_type type);
-/* Runs in place of a task that will never execute (a force-destroyed or aborted stream;
- * stream_attr.c): an event record still triggers its event and a wait counts as passed, so
- * nobody waits forever for work that will never run. */
-void sim_task_discard(sim_task *t);
+/* A zeroed task of kind ops: one the calling thread took from a stream's recycled tasks, or a
+ * new one. */
+sim_task *sim_task_new(const sim_task_ops *ops);
 void sim_task_free(sim_task *t); /* drops the references the task holds, frees it */
 /* Enqueues t, gives it its task id (which becomes the calling thread's last task id) and
  * returns 0 with its sequence number in *seq (seq may be NULL). Or frees t and returns the
@@ -648,6 +682,9 @@ aclError sim_stream_take_error(sim_stream *s, const char *func);
 void sim_stream_task_failed(sim_stream *s, const sim_task *t, aclError rc, const char *msg);
 /* Adds task t, run on s from t0 with outcome status, to the trace (when tracing is on). */
 void sim_stream_trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclError status);
+/* A non-blocking report queued for sub by s's running task (callback.c): the worker owes sub's
+ * thread a wake-up, which it pays when it runs out of short tasks (stream.c). Worker only. */
+void sim_stream_owe_report(sim_stream *s, sim_subscriber *sub);
 
 /* ------------------------------------------------------------------ capture (capture.c) -- */
 
@@ -659,10 +696,10 @@ void sim_stream_trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclErr
  * *task_id; or returns false to enqueue *t as usual -- *t then possibly replaced by a
  * task-group update task. */
 bool sim_capture_route(sim_stream *s, sim_task **t, const char *func, aclError *rc, uint32_t *task_id);
-/* An event record, reset (SIM_TASK_EVENT_RECORD / _RESET) or wait (SIM_TASK_EVENT_WAIT) of e
+/* An event record, reset or wait (kind: &sim_task_event_record, _reset, _wait) of e
  * on s, before event.c does it: true when capture takes it (captured or refused, outcome in
  * *rc); false to do it as usual. */
-bool sim_capture_event_op(sim_stream *s, sim_event *e, sim_task_type type, const char *func, aclError *rc);
+bool sim_capture_event_op(sim_stream *s, sim_event *e, const sim_task_ops *kind, const char *func, aclError *rc);
 /* 107027 when s is capturing (synchronize, query or destroy it), else 0. */
 aclError sim_capture_stream_busy(sim_stream *s, const char *func);
 /* 107027 when any stream of context c is capturing (aclrtSynchronizeDevice), else 0. */
@@ -675,12 +712,6 @@ aclError sim_capture_check_sync_call(const char *func);
 /* An async copy that touches pageable host memory, on s: 107000 when s is capturing; 107041
  * when the capture modes forbid the synchronous copy it turns into; else 0. */
 aclError sim_capture_pageable_copy(sim_stream *s, const char *func);
-/* Stream-worker side: run a replay task; apply an update task; a replay task its aborted
- * stream discards; what a finished (or refused) replay or update task releases. */
-aclError sim_capture_replay(sim_stream *s, sim_task *t, char *msg, size_t msglen);
-void sim_capture_apply_update(sim_task *t);
-void sim_capture_discard(sim_task *t);
-void sim_capture_task_release(sim_task *t);
 /* Teardown: stream s goes away (its capture is abandoned, its task-group state dropped);
  * context c goes away (its models are destroyed). */
 void sim_capture_stream_gone(sim_stream *s);
@@ -713,24 +744,10 @@ struct sim_event {
     aclError lost_code;
 };
 
-/* Events carry no error (real runtime: Event::Synchronize only waits for the record). A
- * record discarded by an aborted stream still triggers, so no waiter hangs. */
-void sim_event_execute_record(sim_event *e, uint64_t gen);
-void sim_event_execute_reset(sim_event *e, uint64_t gen);
-/* Record gen will never execute (stream.c discard): host synchronizes and queries waiting for it
- * return code; stream-side waits keep waiting, as the hardware's do. */
-void sim_event_record_lost(sim_event *e, uint64_t gen, aclError code);
-/* Stream-side wait: blocks s's worker until record gen has executed. It ends early, with
- * success, when s is aborted; after timeout_s seconds (0: never) it fails with 107020, the
- * task timeout a wait task that outlives aclrtSetOpWaitTimeout's limit reports. */
-aclError sim_event_execute_wait(sim_stream *s, sim_event *e, uint64_t gen, uint32_t timeout_s, char *msg,
-                                size_t msglen);
-/* A replayed model's record, reset and wait of an event (capture.c): a replay has no
- * generation fixed at submission, so they act on the event's state when they run -- a record
- * sets it, a reset clears it, and a wait blocks until it is set (the hardware event flag). */
-void sim_event_record_now(sim_event *e);
-void sim_event_reset_now(sim_event *e);
-void sim_event_wait_set(sim_stream *s, sim_event *e); /* ends early when s is aborted */
+/* Its tasks (record, reset, wait: sim_task_event_*) are event.c's. A stream-side wait blocks
+ * its worker until the record it names has executed; it ends early, with success, when the
+ * stream is aborted, and after the aclrtSetOpWaitTimeout limit taken at submission (0: never)
+ * it fails with 107020. */
 
 /* ------------------------------------------------------------------ callbacks ------------ */
 
@@ -755,12 +772,11 @@ struct sim_subscriber {
 };
 
 void sim_subscriber_put(sim_subscriber *sub);
-/* Executes a callback task: hands the report over. A blocking one wakes the processing thread
- * and waits for the callback to return. A non-blocking one is only queued: the stream worker
- * owes the thread a sim_callback_wake, which it may defer to wake it once for several reports
- * (see stream.c). A blocking one that s's abort finds still queued is withdrawn; one already
- * running is waited for (user code cannot be stopped). */
-void sim_callback_execute(sim_stream *s, sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block);
+/* Its task (sim_task_callback) hands the report over. A blocking one wakes the processing
+ * thread and waits for the callback to return. A non-blocking one is only queued: the stream
+ * worker owes the thread a sim_callback_wake (sim_stream_owe_report), which it may defer to wake
+ * it once for several reports (see stream.c). A blocking one that s's abort finds still queued
+ * is withdrawn; one already running is waited for (user code cannot be stopped). */
 void sim_callback_wake(sim_subscriber *sub);
 void sim_callback_stream_gone(sim_stream *s);
 /* aclFinalize, after every stream is gone: forgets every subscriber and drops the reports
@@ -847,18 +863,6 @@ aclError sim_kernel_execute(sim_stream *s, sim_task *t, char *msg, size_t msglen
  * uce.c            aclrtGetMemUceInfo / aclrtMemUceRepair
  * Locking: vmm.c's, share.c's, ipc.c's and host_register.c's registry locks are leaves: no
  * other lock is taken while one is held, except the handle table's. */
-
-/* A task whose behaviour lives outside stream.c (SIM_TASK_OP): the stream runs `run` in order,
- * like any task, and a replay of a captured model runs it the same way (the captured task is
- * then shared by every replay: run must not change it); a stream that discards its work calls
- * `discard` instead, if set; `release` drops what u.op holds. A failure is returned with its
- * description in msg and reported as every task failure is. An abort (aclrtStreamAbort,
- * aclrtDeviceTaskAbort, device share) discards as a forced destruction does. */
-typedef struct sim_task_ops {
-    aclError (*run)(sim_stream *s, sim_task *t, char *msg, size_t msglen);
-    void (*discard)(sim_task *t);
-    void (*release)(sim_task *t);
-} sim_task_ops;
 
 /* Where an address lives, as the runtime's pointer attributes say it. */
 typedef enum sim_where {

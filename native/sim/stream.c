@@ -44,7 +44,6 @@
 #include <unistd.h>
 
 #include "sim.h"
-#include "aclsim_chip.h"
 
 /* Task recycling. Tasks are allocated by the submitting thread and finished by a stream
  * worker; with malloc/free that is a cross-thread free per task, which contends for the
@@ -70,7 +69,7 @@ static void free_list(sim_task *t)
 static void free_spares(void *list) { free_list(list); }
 static void make_spares_key(void) { pthread_key_create(&g_spares_key, free_spares); }
 
-sim_task *sim_task_new(sim_task_type type)
+sim_task *sim_task_new(const sim_task_ops *ops)
 {
     sim_task *t = t_spares;
     if (t) {
@@ -80,7 +79,7 @@ sim_task *sim_task_new(sim_task_type type)
     } else if (!(t = calloc(1, sizeof *t))) {
         return NULL;
     }
-    t->type = type;
+    t->ops = ops;
     return t;
 }
 
@@ -94,34 +93,11 @@ static void take_recycled(sim_stream *s)
     pthread_setspecific(g_spares_key, t_spares); /* freed if the thread exits */
 }
 
-/* Drops the references t holds. */
+/* Drops the references t holds (its kind's release). */
 static void task_release(sim_task *t)
 {
-    switch (t->type) {
-    case SIM_TASK_KERNEL:
-        if (t->u.kernel.owns_args)
-            free(t->u.kernel.args);
-        sim_obj_put(&t->u.kernel.fn->obj);
-        break;
-    case SIM_TASK_EVENT_RECORD:
-    case SIM_TASK_EVENT_RESET:
-    case SIM_TASK_EVENT_WAIT:
-        sim_obj_put(&t->u.event.event->obj);
-        break;
-    case SIM_TASK_CALLBACK:
-        sim_subscriber_put(t->u.callback.sub);
-        break;
-    case SIM_TASK_MODEL:
-    case SIM_TASK_UPDATE:
-        sim_capture_task_release(t);
-        break;
-    case SIM_TASK_OP:
-        if (t->u.op.ops->release)
-            t->u.op.ops->release(t);
-        break;
-    default:
-        break;
-    }
+    if (t->ops->release)
+        t->ops->release(t);
 }
 
 void sim_task_free(sim_task *t)
@@ -145,60 +121,13 @@ static void task_done(sim_stream *s, sim_task *t)
         ;
 }
 
-static aclError execute(sim_stream *s, sim_task *t, char *msg, size_t msglen)
-{
-    switch (t->type) {
-    case SIM_TASK_KERNEL:
-        return sim_kernel_execute(s, t, msg, msglen);
-    case SIM_TASK_MEMCPY:
-    case SIM_TASK_MEMSET:
-        if (t->u.copy.height) /* aclrtMemcpy2dAsync (issue 11) */
-            return sim_copy_execute_2d(t->u.copy.device, t->u.copy.dst, t->u.copy.dpitch, t->u.copy.src,
-                                       t->u.copy.spitch, t->u.copy.width, t->u.copy.height, msg, msglen);
-        return sim_copy_execute(t->u.copy.device, t->u.copy.dst, t->u.copy.src, t->u.copy.count,
-                                t->type == SIM_TASK_MEMSET, t->u.copy.value, msg, msglen);
-    case SIM_TASK_EVENT_RECORD:
-        sim_event_execute_record(t->u.event.event, t->u.event.gen);
-        return ACL_SUCCESS;
-    case SIM_TASK_EVENT_RESET:
-        sim_event_execute_reset(t->u.event.event, t->u.event.gen);
-        return ACL_SUCCESS;
-    case SIM_TASK_EVENT_WAIT:
-        return sim_event_execute_wait(s, t->u.event.event, t->u.event.gen, t->u.event.timeout_s, msg, msglen);
-    case SIM_TASK_CALLBACK:
-        sim_callback_execute(s, t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
-        return ACL_SUCCESS;
-    case SIM_TASK_OP:
-        return t->u.op.ops->run(s, t, msg, msglen);
-    case SIM_TASK_MODEL: /* a replay: the captured tasks, in order, as one task (capture.c) */
-        return sim_capture_replay(s, t, msg, msglen);
-    case SIM_TASK_UPDATE:
-        sim_capture_apply_update(t);
-        return ACL_SUCCESS;
-    }
-    return ACL_SUCCESS;
-}
-
-/* A task of an aborted stream is not executed. After a stop-on-failure abort, what becomes of
- * an event record depends on the chip (aclsim_chip.h): on HWTS chips the host triggers it
- * (Stream::EnterFailureAbort -> TaskTriggerEvent), so no stream or host waiting on the event
- * hangs, and the event then carries the context's failure to whoever asks (event.c). On STARS
- * chips the runtime runs without that host thread (Runtime::GetDisableThread, set for every
- * STARS device in RawDevice::Init), EnterFailureAbort triggers nothing and the stream's queue
- * is never re-enabled: the record never happens. A host waiting on it gets the recording
- * stream's failure (Event::WaitTask -> Stream::SynchronizeImpl, Event::QueryEventTask ->
- * CheckContextStatus); a stream waiting on it waits on (sim_event_record_lost). The other
- * discards (a forced destroy, an abort) trigger records, as before. */
+/* A task that will never execute: its kind's discard (an event record still triggers, a wait
+ * counts as passed, ...; see sim_task_ops), or nothing. stop_abort: the stream stopped on a
+ * failure in a stop-on-failure context, rather than being aborted or force-destroyed. */
 static void discard(sim_stream *s, sim_task *t, bool stop_abort)
 {
-    if (stop_abort && t->type == SIM_TASK_EVENT_RECORD) {
-        const aclsimChip *chip = aclsimGetChip();
-        if (chip && chip->engine == ACLSIM_ENGINE_STARS) {
-            sim_event_record_lost(t->u.event.event, t->u.event.gen, atomic_load(&s->ctx->failure_error));
-            return;
-        }
-    }
-    sim_task_discard(t); /* stream_attr.c: also counts a discarded wait as passed */
+    if (t->ops->discard)
+        t->ops->discard(s, t, stop_abort);
 }
 
 /* The worker's reaction to a failed task, in the real runtime's order: the stream's error slot
@@ -227,49 +156,28 @@ void sim_stream_task_failed(sim_stream *s, const sim_task *t, aclError rc, const
 
 void sim_stream_trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclError status)
 {
-    static const int32_t types[] = {
-        [SIM_TASK_KERNEL] = ACLSIM_TRACE_KERNEL,           [SIM_TASK_MEMCPY] = ACLSIM_TRACE_MEMCPY,
-        [SIM_TASK_MEMSET] = ACLSIM_TRACE_MEMSET,           [SIM_TASK_EVENT_RECORD] = ACLSIM_TRACE_EVENT_RECORD,
-        [SIM_TASK_EVENT_RESET] = ACLSIM_TRACE_EVENT_RESET, [SIM_TASK_EVENT_WAIT] = ACLSIM_TRACE_EVENT_WAIT,
-        [SIM_TASK_CALLBACK] = ACLSIM_TRACE_CALLBACK,
-    };
-    /* A replay is traced as the captured tasks it runs (capture.c), an update not at all. */
-    if ((size_t)t->type >= sizeof types / sizeof types[0])
+    /* Kinds that are not traced have no trace type (a replay is traced as the captured tasks
+     * it runs, capture.c; an update not at all). */
+    if (!t->ops->trace_type)
         return;
     aclsimTraceRecord r = {.start_ns = t0, .end_ns = sim_now_ns(), .stream = (uint64_t)(uintptr_t)s->obj.handle,
-                           .seq = t->seq, .device = s->dev->id, .core = -1, .block = -1, .type = types[t->type],
+                           .seq = t->seq, .device = s->dev->id, .core = -1, .block = -1, .type = t->ops->trace_type,
                            .status = status};
-    switch (t->type) {
-    case SIM_TASK_KERNEL:
-        r.block = (int32_t)t->u.kernel.num_blocks;
-        snprintf(r.name, sizeof r.name, "%s", t->u.kernel.fn->desc->name);
-        break;
-    case SIM_TASK_MEMCPY:
-    case SIM_TASK_MEMSET:
-        r.bytes = t->u.copy.count;
-        break;
-    case SIM_TASK_EVENT_RECORD:
-    case SIM_TASK_EVENT_RESET:
-    case SIM_TASK_EVENT_WAIT:
-        r.bytes = (uint64_t)(uintptr_t)t->u.event.event->obj.handle;
-        break;
-    default:
-        break;
-    }
+    if (t->ops->trace)
+        t->ops->trace(t, &r);
     sim_trace_add(&r);
 }
 
 /* Waking a report thread costs a context switch on each side, so a worker that hands over
  * non-blocking reports wakes the thread once for several of them: it defers the wake-up while
- * it has more tasks queued that are known to be short -- more non-blocking callbacks, and
- * single-block kernels whose function's latest launch took under REPORT_DEFER_KERNEL_NS --
- * and pays it before anything else, when its queue runs dry, or once REPORT_DEFER_MAX reports
- * or REPORT_DEFER_NS have accumulated. A report is thus delayed by a few microseconds at most
- * (one short kernel longer when a function suddenly slows down), and a burst of completions
- * costs the processing thread one wake-up. */
+ * it has more tasks queued that are known to be short -- their kinds say so (defers_reports:
+ * more non-blocking callbacks, single-block kernels whose function's latest launch was short;
+ * callback.c, launch.c) -- and pays it before anything else, when its queue runs dry, or once
+ * REPORT_DEFER_MAX reports or REPORT_DEFER_NS have accumulated. A report is thus delayed by a
+ * few microseconds at most (one short kernel longer when a function suddenly slows down), and
+ * a burst of completions costs the processing thread one wake-up. */
 #define REPORT_DEFER_MAX 64u
 #define REPORT_DEFER_NS 50000ull
-#define REPORT_DEFER_KERNEL_NS 20000ull
 
 static void pay_reports(sim_stream *s)
 {
@@ -285,19 +193,10 @@ static bool may_defer_reports_past(const sim_stream *s, const sim_task *t)
 {
     if (s->owed >= REPORT_DEFER_MAX || sim_now_ns() - s->owed_since > REPORT_DEFER_NS)
         return false;
-    switch (t->type) {
-    case SIM_TASK_CALLBACK:
-        return !t->u.callback.block && t->u.callback.sub == s->owed_sub;
-    case SIM_TASK_KERNEL: {
-        uint64_t last = atomic_load_explicit(&t->u.kernel.fn->last_ns, memory_order_relaxed);
-        return t->u.kernel.num_blocks == 1 && last && last < REPORT_DEFER_KERNEL_NS;
-    }
-    default:
-        return false;
-    }
+    return t->ops->defers_reports && t->ops->defers_reports(s, t);
 }
 
-static void owe_report(sim_stream *s, sim_subscriber *sub)
+void sim_stream_owe_report(sim_stream *s, sim_subscriber *sub)
 {
     if (!s->owed_sub) {
         atomic_fetch_add(&sub->refs, 1);
@@ -428,7 +327,7 @@ static void *worker_main(void *arg)
              * whoever sees the event complete and then queries the stream sees its tasks up to
              * the record done, and the reverse. They only take the event's lock
              * (stream->lock > event->lock). */
-            bool publish_together = t->type == SIM_TASK_EVENT_RECORD || t->type == SIM_TASK_EVENT_RESET;
+            bool publish_together = t->ops->publish_with_stream;
             if (publish_together)
                 pthread_mutex_lock(&s->lock);
 
@@ -441,11 +340,9 @@ static void *worker_main(void *arg)
                 msg[0] = '\0';
                 bool trace = sim_trace_on();
                 uint64_t t0 = trace ? sim_now_ns() : 0;
-                aclError rc = execute(s, t, msg, sizeof msg);
+                aclError rc = t->ops->run(s, t, msg, sizeof msg);
                 if (trace)
                     sim_stream_trace_task(s, t, t0, rc);
-                if (t->type == SIM_TASK_CALLBACK && !t->u.callback.block)
-                    owe_report(s, t->u.callback.sub);
                 /* A task ended by an abort is not a failure: the abort clears the stream's
                  * error, and no report is made for it (TaskFailCallBack does not report while
                  * the device aborts; the stream abort recycles the killed task). */
@@ -458,7 +355,7 @@ static void *worker_main(void *arg)
                     if (publish_together) /* never: records and resets do not fail */
                         pthread_mutex_unlock(&s->lock);
                     /* A replay has reported its first failed task itself, when it failed. */
-                    if (t->type != SIM_TASK_MODEL)
+                    if (!t->ops->reports_own_failure)
                         sim_stream_task_failed(s, t, rc, msg);
                     aborted = s->aborted; /* only this thread writes it */
                     if (publish_together)

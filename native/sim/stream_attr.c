@@ -31,43 +31,16 @@
  * finish within that time (CANN's memory samples launch a kernel and force-destroy the stream
  * without synchronizing, and read its output). What the force-recycle message makes the
  * device do with tasks still queued after that is the firmware's, not in the open source; the
- * simulator discards them (sim_task_discard, which the worker also uses for the tasks of a
- * stream aborted by a stop-on-failure context), and a task already running -- a kernel cannot
- * be recalled from the cores -- is waited for.
+ * simulator discards them (each task's kind says what its discard does, sim_task_ops; the
+ * worker does the same for the tasks of a stream aborted by a stop-on-failure context), and a
+ * task already running -- a kernel cannot be recalled from the cores -- is waited for.
  *
- * Locking: stream->lock for the attributes; sim_task_discard takes only an event's lock, on
- * the stream's worker thread.
+ * Locking: stream->lock for the attributes.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 
 #include "sim.h"
-
-void sim_task_discard(sim_task *t)
-{
-    switch (t->type) {
-    case SIM_TASK_EVENT_RECORD:
-        /* The record never happens for real, but its waiters must not wait forever. */
-        sim_event_execute_record(t->u.event.event, t->u.event.gen);
-        break;
-    case SIM_TASK_EVENT_WAIT: {
-        sim_event *e = t->u.event.event;
-        pthread_mutex_lock(&e->lock);
-        e->waits_done++; /* the wait is gone: it no longer holds aclrtQueryEventWaitStatus */
-        pthread_mutex_unlock(&e->lock);
-        break;
-    }
-    case SIM_TASK_MODEL: /* a replay: only its external event records happen (capture.c) */
-        sim_capture_discard(t);
-        break;
-    case SIM_TASK_OP: /* issue 11: notify, overflow and memory-family tasks (their ops) */
-        if (t->u.op.ops->discard)
-            t->u.op.ops->discard(t);
-        break;
-    default: /* kernels, copies, memsets, resets, host callbacks and updates simply do not happen */
-        break;
-    }
-}
 
 /* Stream::TearDown polls the queue this often, 1 ms apart (waitTimeout = 3000 tries). */
 #define FORCE_DESTROY_WAIT_MS 3000

@@ -66,10 +66,9 @@ aclError sim_op_submit(sim_stream *s, const sim_task_ops *ops, const uint64_t *a
 {
     if (n > SIM_OP_MAX_ARGS)
         return sim_fail_(func, ACL_ERROR_INTERNAL_ERROR, "too many operands for a stream task");
-    sim_task *t = sim_task_new(SIM_TASK_OP);
+    sim_task *t = sim_task_new(ops);
     if (!t)
         return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
-    t->u.op.ops = ops;
     memcpy(t->inline_args, a, n * sizeof *a);
     return sim_stream_submit(s, t, func, NULL);
 }
@@ -233,7 +232,7 @@ static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
             break; /* aborted or force-destroyed: the worker drops what follows */
         if (stopping(s)) {
             /* The stream is going away with this wait unsatisfied: what is queued after it
-             * will never be reached, so it is discarded (stream_attr.c, sim_task_discard). */
+             * will never be reached, so it is discarded (each task's ops->discard). */
             atomic_store(&s->discard, true);
             break;
         }
