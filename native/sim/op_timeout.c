@@ -23,7 +23,7 @@
  * the AI-core watchdog of device.c ends a launch whose timeout has expired (507014), and an
  * event wait that outlives the wait timeout fails its task (107020).
  *
- * Simulator choices: AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US (read at aclInit, runtime.c) stands
+ * Simulator choices: AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US (read when the runtime boots, rt_floor.c) stands
  * for a driver that reports another interval, millisecond-capable below 100000 us (default:
  * the A2 interval, no millisecond support); the configuration lasts until aclFinalize (the
  * real one lives as long as the process).

@@ -1,39 +1,72 @@
 /*
  * aiocann simulator: internal declarations shared by the runtime's files.
  *
- * The simulator is the ACL runtime implemented on the CPU. One file per concept:
+ * The simulator is the ACL runtime implemented on the CPU: one file per concept, grouped below
+ * by concept from the floor (what everything stands on) to the roof (aclInit/aclFinalize, the
+ * one file that calls into every subsystem). This map names every file, one line each at the
+ * start of its entry, and tests/sim/test_layout.py keeps it so.
+ *
+ * The floor -- process state, errors, handles, faults, the chip:
+ *   rt_floor.c     the process-wide state (g_rt, the fork flag), lock and clock helpers,
+ *                  booting the runtime: configuration from the environment, visible devices
  *   error.c        thread-local recent error messages and last error code, the failure helper
- *   exception.c    exception-info callbacks: how the runtime says which task failed
- *   runtime.c      aclInit/aclFinalize, configuration from the environment, version
  *   handle.c       the handle table: every stream/event/context/binary/function handle is an
  *                  encoded (kind, generation, slot) value, so stale and foreign handles are
  *                  detected without ever dereferencing them
  *   fault.c        contained faults: guarded execution of kernel blocks and copies
+ *   chip.c         the simulated chip (aclsim_chip.h): the one description every part reads
+ *   trace.c        the timeline trace (aclsim_ext.h): the records tasks and blocks add
+ *
+ * Devices -- what a device is and what programs ask about it:
  *   device.c       devices, contexts, the AI-core thread pool of each device
- *   memory.c       device memory (reserved address range, guard pages), pinned host memory,
- *                  the copy engine, memcpy/memset
- *   stream.c       streams: ordered task queues, each executed by its own worker thread
- *   event.c        events: records, waits, timestamps
- *   callback.c     report subscription, host callbacks, aclrtProcessReport
- *   binary.c       kernel binaries (host shared objects) and their functions
- *   kernel_args.c  aclrtKernelArgs*: layout and state machine of reference §10
- *   launch.c       aclrtLaunchKernelWithConfig / aclrtLaunchKernel
  *   device_query.c what programs ask about devices and contexts: run mode, SoC, attributes,
  *                  utilization, status, id mappings, peer access, system parameters
- *   event_query.c  event queries that need only public event state (ids, wait status, ...)
- *   stream_attr.c  stream attributes, forced stream destruction
- *   memory_ext.c   the other allocation calls, cache maintenance, pointer attributes, 2-D copies
- *   capture.c      stream capture (ACL Graph): aclmdlRICapture*, models and their replay, task
- *                  groups and task update
- *   notify.c       notifies: stream-ordered record and wait-and-reset, IPC export/import
- *   overflow.c     overflow detection: the stream switch, the device's overflow status
- *   op_timeout.c   operator execute and wait timeouts (process configuration)
  *   res_limit.c    cube/vector core limits of a device, a stream, a thread
  *   topology.c     the topology between two devices
- *   abort.c        aclrtStreamAbort, aclrtDeviceTaskAbort
  *   group.c        device groups (the simulated chip has none)
+ *   op_timeout.c   operator execute and wait timeouts (process configuration)
+ *
+ * Streams and their tasks -- the executor and the kinds of task it runs (sim_task_ops: each
+ * kind's operations live in the file that owns the kind):
+ *   stream.c       streams: ordered task queues, each executed by its own worker thread, which
+ *                  runs, discards and traces tasks through their kinds' operations
+ *   stream_attr.c  stream attributes, forced stream destruction
+ *   abort.c        aclrtStreamAbort, aclrtDeviceTaskAbort
+ *   event.c        events: records, waits, timestamps; the event tasks
+ *   event_query.c  event queries that need only public event state (ids, wait status, ...)
+ *   callback.c     report subscription, host callbacks (the callback task), aclrtProcessReport
+ *   exception.c    exception-info callbacks: how the runtime says which task failed
+ *   capture.c      stream capture (ACL Graph): aclmdlRICapture*, models and their replay (the
+ *                  model task), task groups and task update (the update task)
+ *   notify.c       notifies: stream-ordered record and wait-and-reset, IPC export/import
+ *   overflow.c     overflow detection: the stream switch, the device's overflow status
+ *
+ * Kernels -- binaries, their functions and launches:
+ *   binary.c       kernel binaries (host shared objects) and their functions
  *   cpu_kernel.c   AI CPU function registration (aclrtRegisterCpuFunc)
- *   chip.c         the simulated chip (aclsim_chip.h): the one description every part reads
+ *   kernel_args.c  aclrtKernelArgs*: layout and state machine of reference section 10
+ *   launch.c       aclrtLaunchKernelWithConfig / aclrtLaunchKernel; the kernel task
+ *
+ * Memory -- device and host memory, copies, and the stream-ordered memory operations:
+ *   memory.c       device memory (reserved address range, guard pages), pinned host memory,
+ *                  the copy engine, memcpy/memset (the copy and memset tasks)
+ *   memory_ext.c   the other allocation calls, cache maintenance, pointer attributes, 2-D copies
+ *   vmm.c          virtual address reservations, physical memory handles (memfd), mapping,
+ *                  allocation granularity, shareable handles of physical memory
+ *   share.c        what crosses processes: share records (a memfd per export: the exporter,
+ *                  its memory's fd, the import-pid whitelist), found by other processes
+ *                  through /proc/PID/fd
+ *   ipc.c          aclrtIpcMem*: keys for aclrtMalloc memory
+ *   host_register.c  aclrtHostRegister*: host memory the device may access
+ *   allocator.c    the external-allocator registry (aclrtAllocator*)
+ *   uce.c          aclrtGetMemUceInfo / aclrtMemUceRepair
+ *   memcpy_desc.c  copies described in device memory; aclrtMemcpyAsyncWithCondition
+ *   value.c        aclrtValueWrite / aclrtValueWait stream tasks; the stream-operation helpers
+ *   reduce.c       aclrtReduceAsync: a reduction of device memory as a stream task
+ *   cmo.c          aclrtCmoAsync: cache maintenance as a stream task
+ *
+ * The roof:
+ *   runtime.c      aclInit/aclFinalize (which tears every subsystem down), package versions
  *
  * Locking order (outer to inner): g_rt.lock > device->lock > capture lock (capture.c) >
  * stream->lock > event->lock / subscriber->lock / pool->lock / model run lock > handle table
@@ -195,7 +228,7 @@ const char *sim_fault_text(sim_fault f, char *buf, size_t len);
 bool sim_guarded_read(void *dst, const void *src, size_t len);
 const char *sim_fault_describe(int sig);
 
-/* ------------------------------------------------------------------ runtime -------------- */
+/* ------------------------------------------------------------------ runtime (rt_floor.c) - */
 
 typedef struct sim_runtime {
     pthread_mutex_t lock;
@@ -222,6 +255,8 @@ bool sim_is_initialized(void); /* the runtime has booted */
 /* Boots the runtime on first use, as the real one boots on the process's first runtime call
  * (runtime.c): 0, or the configuration's or the chip's error, recorded for func. */
 aclError sim_runtime_boot(const char *func);
+/* The same with g_rt.lock held (aclInit, runtime.c). */
+aclError sim_runtime_boot_locked(const char *func);
 /* Why ASCEND_RT_VISIBLE_DEVICES leaves no device usable, or NULL if it does not. */
 const char *sim_visible_problem(void);
 /* Every call that needs the runtime's configuration boots the runtime first (no aclInit is
@@ -842,25 +877,14 @@ aclError sim_args_prepare_launch(aclrtArgsHandle h, sim_function *fn, void *inli
 bool sim_trace_on(void);
 void sim_trace_add(const aclsimTraceRecord *r);
 
-/* ------------------------------------------------------------------ launch --------------- */
+/* ------------------------------------------------------------------ launch (launch.c) ---- */
 
 /* Runs a kernel task on the stream's device; returns 0 or the failure (message in msg). */
 aclError sim_kernel_execute(sim_stream *s, sim_task *t, char *msg, size_t msglen);
 
-/* ------------------------------------------------------------------ issue 11: memory family
- * vmm.c            virtual address reservations, physical memory handles (memfd), mapping,
- *                  allocation granularity, shareable handles of physical memory
- * share.c          what crosses processes: share records (a memfd per export: the exporter,
- *                  its memory's fd, the import-pid whitelist), found by other processes
- *                  through /proc/PID/fd
- * ipc.c            aclrtIpcMem*: keys for aclrtMalloc memory
- * host_register.c  aclrtHostRegister*: host memory the device may access
- * memcpy_desc.c    copies described in device memory; aclrtMemcpyAsyncWithCondition
- * value.c          aclrtValueWrite / aclrtValueWait stream tasks
- * reduce.c         aclrtReduceAsync
- * cmo.c            aclrtCmoAsync
- * allocator.c      the external-allocator registry (aclrtAllocator*)
- * uce.c            aclrtGetMemUceInfo / aclrtMemUceRepair
+/* ------------------------------------------------------------------ memory family ------
+ * (vmm.c, share.c, ipc.c, host_register.c, memcpy_desc.c, value.c, reduce.c, cmo.c,
+ * allocator.c, uce.c; issue 11)
  * Locking: vmm.c's, share.c's, ipc.c's and host_register.c's registry locks are leaves: no
  * other lock is taken while one is held, except the handle table's. */
 
@@ -951,7 +975,8 @@ uint64_t sim_op_arg(const sim_task *t, size_t i);
 /* The runtime's "pointer attributes say DEVICE" check: 0 with *dev (may be NULL), or 107000. */
 aclError sim_op_device_address(const void *p, const char *what, const char *func, int *dev);
 
-/* ==== issue 11, device share =============================================================== */
+/* ------------------------------------------------------------------ device share -------
+ * (abort.c, overflow.c, res_limit.c, op_timeout.c, notify.c, cpu_kernel.c; issue 11) */
 
 /* The device a user device id names (device_query.c): 100001 before aclInit, 107001 for an id
  * that is not a configured device. */
