@@ -16,6 +16,8 @@
  *   AIOCANN_SIM_MAX_EVENTS   events per device                       (default 65536)
  *   AIOCANN_SIM_SPIN_US      how long a stream worker whose queue ran dry polls it before
  *                            sleeping, in microseconds; 0 never polls (default 30)
+ *   AIOCANN_SIM_STREAM_WORKERS  the executor's pool: threads that run the streams' tasks
+ *                            (default 0: the machine's CPUs plus AIOCANN_SIM_CORES; executor.c)
  *   AIOCANN_SIM_MODEL_DESTROY_WAIT_MS  how long aclmdlRIDestroy waits for a model's running
  *                            replays before it gives up with 107037 (default 10000, as
  *                            Context::ModelDestroy polls 10000 x 1 ms)
@@ -283,6 +285,9 @@ static aclError read_config(sim_config *c)
     if ((rc = env_long("AIOCANN_SIM_SPIN_US", 0, 1000000, 30, &v)))
         return rc;
     c->spin_ns = (uint64_t)v * 1000u;
+    if ((rc = env_long("AIOCANN_SIM_STREAM_WORKERS", 0, 4096, 0, &v)))
+        return rc;
+    c->stream_workers = (int)v; /* 0: the machine's CPUs plus a device's AI cores (executor.c) */
     if ((rc = env_long("AIOCANN_SIM_MODEL_DESTROY_WAIT_MS", 0, 3600000, 10000, &v)))
         return rc;
     c->model_destroy_wait_ms = (int)v;

@@ -28,8 +28,9 @@
  *
  * Streams and their tasks -- the executor and the kinds of task it runs (sim_task_ops: each
  * kind's operations live in the file that owns the kind):
- *   stream.c       streams: ordered task queues, each executed by its own worker thread, which
- *                  runs, discards and traces tasks through their kinds' operations
+ *   stream.c       streams: ordered task queues; a stream's turn on a pool worker runs,
+ *                  discards and traces its tasks through their kinds' operations
+ *   executor.c     the pool of worker threads that runs whichever streams have work
  *   stream_attr.c  stream attributes, forced stream destruction
  *   abort.c        aclrtStreamAbort, aclrtDeviceTaskAbort
  *   event.c        events: records, waits, timestamps; the event tasks
@@ -125,6 +126,7 @@ typedef struct sim_config {
     int model_destroy_wait_ms; /* AIOCANN_SIM_MODEL_DESTROY_WAIT_MS: how long aclmdlRIDestroy waits
                                 * for running replays, default 10000 (Context::ModelDestroy) */
     uint64_t spin_ns;        /* AIOCANN_SIM_SPIN_US: how long an idle stream worker polls */
+    int stream_workers;      /* AIOCANN_SIM_STREAM_WORKERS: the executor's pool, 0 = CPUs + cores */
     uint64_t op_timeout_interval_ns; /* AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US x 1000; 0: the A2's */
 } sim_config;
 
@@ -609,15 +611,18 @@ struct sim_stream {
     bool is_default;
     uint32_t flags, priority;
     pthread_mutex_t lock;
-    pthread_cond_t work_cv;      /* worker waits for tasks */
-    pthread_cond_t done_cv;      /* synchronizers wait for progress */
+    pthread_cond_t done_cv;      /* synchronizers (and a shutdown) wait for progress */
     sim_task *head, *tail;
     _Atomic uint64_t submitted;  /* seq of the last enqueued task (written under lock; the
                                   * worker reads it without the lock while it spins) */
     _Atomic uint64_t completed;  /* seq of the last finished task (stored by the worker, which
                                   * takes the lock to signal done_cv only when waiters > 0) */
     atomic_int waiters;          /* threads waiting on done_cv (changed under the lock) */
-    bool worker_idle;
+    /* On the executor's run queue or run by one of its workers (executor.c): set by the
+     * submission that finds it clear, cleared by the turn that finds the queue empty; under
+     * lock. run_next: the run queue's link (the executor's lock). */
+    bool scheduled;
+    struct sim_stream *run_next;
     bool stopping;
     /* Stream::errCode_: the latest failed task's code (a later failure overwrites it), reported
      * once by synchronize and then cleared -- unless the stream is aborted, see below. */
@@ -637,7 +642,7 @@ struct sim_stream {
     uint16_t last_task;          /* per-stream task counter and its wrap count (stream.c) */
     uint16_t task_flip;
     struct sim_subscriber *subscriber; /* report thread bound by aclrtSubscribeReport */
-    /* Worker-thread only: the subscriber it owes a wake-up for `owed` queued non-blocking
+    /* The running turn's only (passed between turns under lock): the subscriber it owes a wake-up for `owed` queued non-blocking
      * reports, the first queued at owed_since (holds a subscriber reference). */
     struct sim_subscriber *owed_sub;
     /* Tasks the worker finished, for submitting threads to reuse (see sim_task_new). */
@@ -645,8 +650,10 @@ struct sim_stream {
     atomic_uint nrecycled;
     uint32_t owed;
     uint64_t owed_since;
-    pthread_t thread;
-    sim_guard *guard;            /* the worker's fault guard (it runs blocks on borrowed cores) */
+    sim_guard *guard;            /* the running turn's worker's fault guard (it runs blocks on
+                                  * borrowed cores) */
+    bool exec_blocked;           /* the running task waits (sim_stream_block_on): counted out
+                                  * of the executor's running workers */
     /* Capture state (capture.c): non-NULL while the stream captures into a model, or has a
      * task-group state. Written under the capture lock; a submission reads it without. */
     _Atomic(struct sim_capstate *) cap;
@@ -706,7 +713,8 @@ aclError sim_context_failure(sim_context *c, const char *func);
 int sim_stream_wait_seq(sim_stream *s, uint64_t seq, int32_t timeout_ms);
 sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priority, uint32_t flags,
                               aclError *rc);
-/* Waits for pending tasks, stops the worker and closes the handle. Caller holds no locks. */
+/* Waits for pending tasks to drain from the executor and closes the handle. Caller holds no
+ * locks. */
 void sim_stream_shutdown(sim_stream *s);
 /* Synchronize's report: the stream's error, cleared unless the stream is aborted (Stream::
  * GetError). Records the failure's message and last error for func when there is one. */
@@ -720,6 +728,24 @@ void sim_stream_trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclErr
 /* A non-blocking report queued for sub by s's running task (callback.c): the worker owes sub's
  * thread a wake-up, which it pays when it runs out of short tasks (stream.c). Worker only. */
 void sim_stream_owe_report(sim_stream *s, sim_subscriber *sub);
+
+/* One turn of a pool worker on scheduled stream s (stream.c), with the worker's fault guard. */
+void sim_stream_run_turn(sim_stream *s, sim_guard *guard);
+
+/* ------------------------------------------------------------------ executor (executor.c) */
+
+/* Makes sure the pool has a worker: 0, or 107xxx (no thread could start), recorded for func. */
+aclError sim_exec_start(const char *func);
+/* Puts scheduled stream s on the run queue and wakes or starts a worker for it; s->lock held. */
+void sim_exec_schedule(sim_stream *s);
+/* Streams are waiting on the run queue (a polling worker gives way). Lock-free. */
+bool sim_exec_others_waiting(void);
+/* The calling worker waits inside a task (sim_stream_block_on, a value wait) / is back: while
+ * it waits it does not count as one of the pool's running workers. No-ops off the pool. */
+void sim_exec_block(void);
+void sim_exec_unblock(void);
+/* The pool's live worker threads. */
+int sim_exec_threads(void);
 
 /* ------------------------------------------------------------------ capture (capture.c) -- */
 

@@ -1,12 +1,14 @@
 /*
  * aiocann simulator: streams.
  *
- * A stream is an ordered queue of tasks executed by its own worker thread, so tasks of one
- * stream run in submission order and different streams run concurrently (sharing the
- * device's AI cores and copy engine). Submitting only appends under the stream lock; the
- * worker executes with no stream lock held (except for event records and resets, see
- * worker_main) and publishes progress as `completed`, the sequence number of the last
- * finished task, which is what synchronize calls wait for.
+ * A stream is an ordered queue of tasks run by the executor's pool of workers (executor.c),
+ * one turn on one worker at a time, so tasks of one stream run in submission order and
+ * different streams run concurrently (sharing the device's AI cores and copy engine).
+ * Submitting only appends under the stream lock, and schedules the stream when it is not;
+ * the worker executes with no stream lock held (except for event records and resets, see
+ * sim_stream_run_turn) and publishes progress as `completed`, the sequence number of the last
+ * finished task, which is what synchronize calls wait for. "The worker" below is whichever
+ * worker runs the stream's current turn.
  *
  * Failures follow the real runtime (hicann/runtime src/runtime/core/src/stream/stream.cc,
  * context/context.cc, stars_engine.cc; docs/zh/api_ref/06_stream_management.md):
@@ -253,6 +255,8 @@ static bool spin_for_work(sim_stream *s)
     bool more = false;
     for (unsigned i = 1; !more; i++) {
         more = atomic_load_explicit(&s->submitted, memory_order_relaxed) != seen;
+        if (!more && sim_exec_others_waiting())
+            break; /* a stream is waiting for a worker: this one gives way */
         if (!more && i % 64 == 0) {
             if (sim_now_ns() - start > spin_ns)
                 break;
@@ -281,37 +285,39 @@ static void publish_completed(sim_stream *s, uint64_t seq, bool locked)
     }
 }
 
-static void *worker_main(void *arg)
+/* One turn of a pool worker (executor.c) on scheduled stream s: it runs s's queued tasks until
+ * the queue runs dry -- polling for more a while first -- or, when other streams are waiting,
+ * until the end of a batch; then s is unscheduled, or goes to the back of the run queue. The
+ * turn is the only one on s: every field below that "the worker" owns is this turn's, and
+ * passes to the next turn under s->lock. */
+void sim_stream_run_turn(sim_stream *s, sim_guard *guard)
 {
-    sim_stream *s = arg;
-    char name[16];
-    snprintf(name, sizeof name, "aclsim%d-stream", s->dev->id);
-    pthread_setname_np(pthread_self(), name);
     char msg[sizeof s->errmsg];
-    s->guard = sim_fault_thread_init(); /* the worker runs kernel blocks on borrowed cores */
+    s->guard = guard; /* the worker's fault guard: it runs kernel blocks on borrowed cores */
 
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        if (!s->head && !s->stopping) {
+        if (!s->head) {
             pthread_mutex_unlock(&s->lock);
             /* The queue ran dry: hand over the deferred reports now, before polling for more
              * work -- a report must not wait out the poll (the subscriber lock is never
-             * taken under ours). */
+             * taken under ours) -- and before the turn ends. */
             pay_reports(s);
             bool more = spin_for_work(s);
             pthread_mutex_lock(&s->lock);
             if (more || s->head)
                 continue;
+            /* Nothing more: s leaves the executor until the next submission schedules it. A
+             * shutdown waiting for the queue to drain learns it here; after the unlock this
+             * turn no longer touches s. */
+            s->scheduled = false;
+            if (s->stopping)
+                pthread_cond_broadcast(&s->done_cv);
+            pthread_mutex_unlock(&s->lock);
+            return;
         }
-        while (!s->head && !s->stopping) {
-            s->worker_idle = true;
-            pthread_cond_wait(&s->work_cv, &s->lock);
-            s->worker_idle = false;
-        }
-        if (!s->head)
-            break; /* stopping, and every task has run */
         /* Take every queued task at once: one lock round trip per batch, not per task. Only
-         * this thread sets `aborted`, so it follows it locally. */
+         * the turn sets `aborted`, so it follows it locally. */
         sim_task *batch = s->head;
         s->head = s->tail = NULL;
         bool aborted = s->aborted;
@@ -357,7 +363,7 @@ static void *worker_main(void *arg)
                     /* A replay has reported its first failed task itself, when it failed. */
                     if (!t->ops->reports_own_failure)
                         sim_stream_task_failed(s, t, rc, msg);
-                    aborted = s->aborted; /* only this thread writes it */
+                    aborted = s->aborted; /* only the turn writes it */
                     if (publish_together)
                         pthread_mutex_lock(&s->lock);
                 }
@@ -368,12 +374,17 @@ static void *worker_main(void *arg)
             task_done(s, t);
         }
         pthread_mutex_lock(&s->lock);
+        if (s->head && sim_exec_others_waiting()) {
+            /* Other streams are waiting for a worker: they go first, s to the back of the run
+             * queue (still scheduled, so no submission queues it again). */
+            pthread_mutex_unlock(&s->lock);
+            pay_reports(s);
+            pthread_mutex_lock(&s->lock);
+            sim_exec_schedule(s); /* stream->lock > executor lock */
+            pthread_mutex_unlock(&s->lock);
+            return;
+        }
     }
-    pthread_mutex_unlock(&s->lock);
-    pay_reports(s);
-    sim_fault_thread_fini(s->guard);
-    s->guard = NULL;
-    return NULL;
 }
 
 /* Linux thread id of the calling thread, cached (what the real runtime records as a task's
@@ -457,9 +468,9 @@ aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_
     else
         s->head = t;
     s->tail = t;
-    if (s->worker_idle) {
-        s->worker_idle = false; /* one wake-up is enough: later submitters need not signal */
-        pthread_cond_signal(&s->work_cv);
+    if (!s->scheduled) {
+        s->scheduled = true; /* one scheduling is enough: later submitters find it set */
+        sim_exec_schedule(s);
     }
     uint64_t n = t->seq;
     t_last_task_id = t->task_id;
@@ -494,6 +505,17 @@ int sim_stream_wait_seq(sim_stream *s, uint64_t seq, int32_t timeout_ms)
 
 void sim_stream_block_on(sim_stream *s, pthread_mutex_t *mu, pthread_cond_t *cv, _Atomic uint32_t *word)
 {
+    /* A wait does not hold the pool's place: another worker may run other streams meanwhile
+     * (executor.c). Counted once per wait, however often it registers (a notify re-registers
+     * when an export moves its word). */
+    bool waiting = mu || cv || word;
+    if (waiting != s->exec_blocked) {
+        s->exec_blocked = waiting;
+        if (waiting)
+            sim_exec_block();
+        else
+            sim_exec_unblock();
+    }
     pthread_mutex_lock(&s->lock);
     s->blocker.mu = mu;
     s->blocker.cv = cv;
@@ -567,7 +589,6 @@ static void stream_destroy(sim_obj *o)
     sim_stream *s = (sim_stream *)o;
     free_list(atomic_load(&s->recycled));
     pthread_mutex_destroy(&s->lock);
-    pthread_cond_destroy(&s->work_cv);
     pthread_cond_destroy(&s->done_cv);
     free(s);
 }
@@ -594,21 +615,14 @@ sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priori
     s->id = d->next_stream_id++; /* d->lock is held by every caller */
     s->last_task = UINT16_MAX;   /* the first task gets id 0 */
     sim_mutex_init(&s->lock);
-    pthread_cond_init(&s->work_cv, NULL);
     sim_cond_init_monotonic(&s->done_cv);
     if (!sim_handle_open(&s->obj)) {
         stream_destroy(&s->obj);
         *rc = sim_fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, "handle table is full");
         return NULL;
     }
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, 256 * 1024);
-    int err = pthread_create(&s->thread, &attr, worker_main, s);
-    pthread_attr_destroy(&attr);
-    if (err) {
+    if ((*rc = sim_exec_start(__func__))) { /* the pool has a worker to run it */
         sim_obj_put(sim_handle_close(s->obj.handle, SIM_KIND_STREAM));
-        *rc = sim_fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, "cannot start a stream thread: %s", strerror(err));
         return NULL;
     }
     s->next = d->streams;
@@ -632,9 +646,11 @@ void sim_stream_shutdown(sim_stream *s)
         pthread_mutex_unlock(s->blocker.mu);
     }
     s->stopping = true;
-    pthread_cond_signal(&s->work_cv);
+    /* The executor drains every queued task first; the turn that finds the queue empty
+     * unschedules the stream and wakes us. */
+    while (s->scheduled)
+        pthread_cond_wait(&s->done_cv, &s->lock);
     pthread_mutex_unlock(&s->lock);
-    pthread_join(s->thread, NULL); /* the worker drains every queued task first */
     sim_callback_stream_gone(s);
     sim_obj *o = sim_handle_close(s->obj.handle, SIM_KIND_STREAM);
     if (o)

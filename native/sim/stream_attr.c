@@ -7,8 +7,8 @@
  *   USER_CUSTOM_TAG    kept on the stream; the stream must belong to the current device.
  *   CACHE_OP_INFO      kept on the stream; 0 or 1, else 107000.
  *   PRIORITY           the stream's priority, clamped to [0, 7] as the runtime clamps it. (The
- *                      simulator runs every stream on its own worker, so priority orders
- *                      nothing: it is recorded, and reported back.)
+ *                      simulator's executor runs streams first come, first served, so
+ *                      priority orders nothing: it is recorded, and reported back.)
  *   FLOAT_OVERFLOW_CHECK  the stream's overflow switch: the runtime's SetStreamOverflowSwitch /
  *                      GetStreamOverflowSwitch, i.e. exactly aclrtSetStreamOverflowSwitch and
  *                      aclrtGetStreamOverflowSwitch (overflow.c), with their context checks;

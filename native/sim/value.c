@@ -221,6 +221,7 @@ static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
     uint32_t flag = (uint32_t)sim_op_arg(t, 2);
     aclError rc = ACL_SUCCESS;
     uint64_t sleep_ns = POLL_MIN_NS;
+    bool parked = false;
     atomic_fetch_add(&g_listeners, 1);
     for (;;) {
         uint64_t seen = rings(); /* before the read: a write after it is never missed */
@@ -236,9 +237,15 @@ static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
             atomic_store(&s->discard, true);
             break;
         }
+        if (!parked) { /* a wait does not hold the pool's place (executor.c) */
+            sim_exec_block();
+            parked = true;
+        }
         wait_ring(seen, sleep_ns);
         sleep_ns = sleep_ns * 2 < POLL_MAX_NS ? sleep_ns * 2 : POLL_MAX_NS;
     }
+    if (parked)
+        sim_exec_unblock();
     atomic_fetch_sub(&g_listeners, 1);
     return rc;
 }
