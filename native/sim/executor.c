@@ -45,6 +45,7 @@ static struct {
     int blocked;                 /* workers inside a blocking wait (sim_exec_block) */
     int size;                    /* the pool's size, as configured when a stream last started */
     atomic_int queued;           /* streams on the run queue, read without the lock */
+    atomic_int pollers;          /* workers polling a stream of theirs for more work (stream.c) */
 } g_exec = {.lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
 /* Only a pool worker's waits count (a stream-side wait always runs on one). */
@@ -86,6 +87,12 @@ static int spawn_locked(void)
  * size are running (not blocked). g_exec.lock held. */
 static void wake_locked(void)
 {
+    /* A worker polling its own stream sees the queue at once (sim_exec_others_waiting), gives
+     * way and takes the queued stream before it could sleep: no wake-up, and no thread
+     * switch, on the launch path of a stream that went idle a moment ago. (Its decrement
+     * precedes its next look at the queue, under this lock, so it cannot miss the stream.) */
+    if (atomic_load(&g_exec.pollers) > 0)
+        return;
     if (g_exec.idle)
         pthread_cond_signal(&g_exec.cv);
     else if (g_exec.threads - g_exec.blocked < pool_size())
@@ -117,6 +124,14 @@ void sim_exec_schedule(sim_stream *s)
     atomic_fetch_add_explicit(&g_exec.queued, 1, memory_order_relaxed);
     wake_locked();
     pthread_mutex_unlock(&g_exec.lock);
+}
+
+void sim_exec_polling(bool on)
+{
+    if (on)
+        atomic_fetch_add(&g_exec.pollers, 1);
+    else
+        atomic_fetch_sub(&g_exec.pollers, 1);
 }
 
 bool sim_exec_others_waiting(void)
@@ -175,6 +190,8 @@ static void *worker_main(void *arg)
         if (!g_exec.head)
             g_exec.tail = NULL;
         atomic_fetch_sub_explicit(&g_exec.queued, 1, memory_order_relaxed);
+        if (g_exec.head) /* more queued than this worker takes: pass the wake-up on */
+            wake_locked();
         pthread_mutex_unlock(&g_exec.lock);
         sim_stream_run_turn(s, guard);
         pthread_mutex_lock(&g_exec.lock);

@@ -740,6 +740,9 @@ aclError sim_exec_start(const char *func);
 void sim_exec_schedule(sim_stream *s);
 /* Streams are waiting on the run queue (a polling worker gives way). Lock-free. */
 bool sim_exec_others_waiting(void);
+/* The calling worker starts / stops polling its stream for more work: while one polls, a
+ * newly queued stream needs no wake-up, the poller gives way to it at once. */
+void sim_exec_polling(bool on);
 /* The calling worker waits inside a task (sim_stream_block_on, a value wait) / is back: while
  * it waits it does not count as one of the pool's running workers. No-ops off the pool. */
 void sim_exec_block(void);

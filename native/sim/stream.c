@@ -253,10 +253,11 @@ static bool spin_for_work(sim_stream *s)
     }
     uint64_t seen = s->completed, start = sim_now_ns();
     bool more = false;
+    sim_exec_polling(true);
     for (unsigned i = 1; !more; i++) {
+        if (sim_exec_others_waiting())
+            break; /* a stream is waiting for a worker: this one gives way (the caller) */
         more = atomic_load_explicit(&s->submitted, memory_order_relaxed) != seen;
-        if (!more && sim_exec_others_waiting())
-            break; /* a stream is waiting for a worker: this one gives way */
         if (!more && i % 64 == 0) {
             if (sim_now_ns() - start > spin_ns)
                 break;
@@ -264,6 +265,7 @@ static bool spin_for_work(sim_stream *s)
         }
         cpu_relax();
     }
+    sim_exec_polling(false);
     atomic_fetch_sub(&g_spinners.n, 1);
     return more;
 }
@@ -305,6 +307,11 @@ void sim_stream_run_turn(sim_stream *s, sim_guard *guard)
             pay_reports(s);
             bool more = spin_for_work(s);
             pthread_mutex_lock(&s->lock);
+            if (s->head && sim_exec_others_waiting()) {
+                sim_exec_schedule(s); /* the queued streams first (see below) */
+                pthread_mutex_unlock(&s->lock);
+                return;
+            }
             if (more || s->head)
                 continue;
             /* Nothing more: s leaves the executor until the next submission schedules it. A
