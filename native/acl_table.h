@@ -15,6 +15,7 @@
 #define AIOCANN_ACL_TABLE_H_
 
 #include "acl/acl.h"
+#include "acl/acl_rt_compile.h"
 #include "aclsim_ext.h"
 
 /* Required: loading fails, naming them, if the library lacks any. */
@@ -247,7 +248,17 @@
     X(aclrtAllocatorUnregister) \
     X(aclsimTraceStart) \
     X(aclsimTraceStop) \
-    X(aclsimTraceDrain)
+    X(aclsimTraceDrain) \
+    /* issue 22: runtime compilation (acl/acl_rt_compile.h; libacl_rtc.so on CANN) */ \
+    X(aclrtcCreateProg) \
+    X(aclrtcCompileProg) \
+    X(aclrtcAddNameExpr) \
+    X(aclrtcGetLoweredName) \
+    X(aclrtcGetBinDataSize) \
+    X(aclrtcGetBinData) \
+    X(aclrtcGetCompileLogSize) \
+    X(aclrtcGetCompileLog) \
+    X(aclrtcDestroyProg)
 
 typedef struct aiocann_acl_table {
 #define AIOCANN_ACL_ENTRY(name) __typeof__(name) *name;
@@ -480,6 +491,15 @@ extern aiocann_acl_table aiocann_acl;
 #define aclsimTraceStart (aiocann_acl.aclsimTraceStart)
 #define aclsimTraceStop (aiocann_acl.aclsimTraceStop)
 #define aclsimTraceDrain (aiocann_acl.aclsimTraceDrain)
+#define aclrtcCreateProg (aiocann_acl.aclrtcCreateProg)
+#define aclrtcCompileProg (aiocann_acl.aclrtcCompileProg)
+#define aclrtcAddNameExpr (aiocann_acl.aclrtcAddNameExpr)
+#define aclrtcGetLoweredName (aiocann_acl.aclrtcGetLoweredName)
+#define aclrtcGetBinDataSize (aiocann_acl.aclrtcGetBinDataSize)
+#define aclrtcGetBinData (aiocann_acl.aclrtcGetBinData)
+#define aclrtcGetCompileLogSize (aiocann_acl.aclrtcGetCompileLogSize)
+#define aclrtcGetCompileLog (aiocann_acl.aclrtcGetCompileLog)
+#define aclrtcDestroyProg (aiocann_acl.aclrtcDestroyProg)
 #endif
 
 #endif /* AIOCANN_ACL_TABLE_H_ */

@@ -15,6 +15,7 @@ CDEF_HEADERS = [
     NATIVE / "include" / "acl" / "acl_rt.h",
     NATIVE / "include" / "acl" / "acl_rt_allocator.h",
     NATIVE / "include" / "acl" / "acl_rt_device.h",
+    NATIVE / "include" / "acl" / "acl_rt_compile.h",
     NATIVE / "include" / "aclsim_ext.h",
     NATIVE / "aiocann_native.h",
     NATIVE / "aiocann_python.h",

@@ -612,6 +612,49 @@ static size_t missing_aclsimTraceDrain(aclsimTraceRecord *out, size_t max)
     return 0;
 }
 
+/* Runtime compilation (acl/acl_rt_compile.h): on CANN it lives in libacl_rtc.so, which this
+ * loader does not open; the stand-ins say so with the API's own code. */
+static aclError missing_aclrtcCreateProg(aclrtcProg *prog, const char *src, const char *name, int numHeaders,
+                                         const char **headers, const char **includeNames)
+{
+    (void)prog, (void)src, (void)name, (void)numHeaders, (void)headers, (void)includeNames;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtcCompileProg(aclrtcProg prog, int numOptions, const char **options)
+{
+    (void)prog, (void)numOptions, (void)options;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtcAddNameExpr(aclrtcProg prog, const char *const nameExpression)
+{
+    (void)prog, (void)nameExpression;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_aclrtcGetLoweredName(aclrtcProg prog, const char *nameExpression, const char **loweredName)
+{
+    (void)prog, (void)nameExpression, (void)loweredName;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+static aclError missing_size(aclrtcProg prog, size_t *size)
+{
+    (void)prog, (void)size;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+#define missing_aclrtcGetBinDataSize missing_size
+#define missing_aclrtcGetCompileLogSize missing_size
+static aclError missing_data(aclrtcProg prog, char *data)
+{
+    (void)prog, (void)data;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+#define missing_aclrtcGetBinData missing_data
+#define missing_aclrtcGetCompileLog missing_data
+static aclError missing_aclrtcDestroyProg(aclrtcProg *prog)
+{
+    (void)prog;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+
 /* The device share (acl_rt_device.h): overflow, operator timeouts, notifies, core limits,
  * topology, aborts, groups, AI CPU registration. */
 static aclError missing_aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag)
