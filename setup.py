@@ -31,6 +31,9 @@ SIM = Extension(
     extra_compile_args=["-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden"],
     extra_link_args=["-Wl,--version-script=native/sim/exports.map", "-Wl,-Bsymbolic"],
     libraries=["pthread", "dl"],
+    # aclrtcCompileProg runs `python -m aiocann cc` (native/sim/rtc.c): the interpreter that built
+    # the library is its last resort, after $AIOCANN_PYTHON and the install's own prefix.
+    define_macros=[("AIOCANN_BUILD_PYTHON", '"' + sys.executable.replace("\\", "\\\\").replace('"', '\\"') + '"')],
 )
 
 HINT = (

@@ -556,6 +556,7 @@ class _CcArgs:
     options: Options = field(default_factory=Options)
     lowered_names: str | None = None
     display: str | None = None
+    kernel_only: bool = False  # aclrtc: a kernel binary even when the program has a main
 
 
 def _parse_cc(argv: Sequence[str]) -> _CcArgs:
@@ -592,6 +593,8 @@ def _parse_cc(argv: Sequence[str]) -> _CcArgs:
             a.options.name_expressions.append(value("--name-expr"))
         elif arg.startswith("--lowered-names"):
             a.lowered_names = value("--lowered-names")
+        elif arg == "--kernel-binary":
+            a.kernel_only = True
         elif arg.startswith("--source-name"):  # the program name aclrtcCreateProg was given
             a.display = value("--source-name")
         elif arg in ("-g", "-w") or re.match(r"-(W|f|m)[\w+=,.-]+$", arg):
@@ -648,7 +651,7 @@ def _cc(args: _CcArgs) -> int:
         Path(args.lowered_names).write_text(
             "".join(built.lowered[e] + "\n" for e in args.options.name_expressions)
         )
-    if not args.host_object and not built.has_main:
+    if not args.host_object and (args.kernel_only or not built.has_main):
         _copy(built.binary, out)
         return 0
     work = Path(tempfile.mkdtemp(prefix=".host-", dir=built.binary.parent))

@@ -41,7 +41,7 @@
  * aclsim_host.h in a host object; in a kernel binary or a scouting compile, a stub. Internal
  * linkage: every host object has its own, bound to its own embedded binary. */
 static int aclsim_host_launch(const void *kernel, uint32_t blocks, void *stream, const void *args, size_t args_size,
-                              const uint8_t *sizes, uint32_t count);
+                              const uint8_t *sizes, uint32_t count) __attribute__((unused));
 
 template <class... P>
 static inline int aclsim_launch_packed(const void *kernel, uint32_t blocks, void *stream, P... params)
@@ -60,8 +60,8 @@ static inline int aclsim_launch(void (*kernel)(P...), uint32_t blocks, const voi
 {
     static_assert(sizeof...(P) == sizeof...(A), "the <<<>>> launch passes another number of arguments than the kernel takes");
     (void)l2ctrl;
-    return aclsim_launch_packed<P...>(reinterpret_cast<const void *>(kernel), blocks, stream,
-                                      static_cast<P>(static_cast<A &&>(args))...);
+    /* P... given explicitly: each argument converts to its parameter implicitly, as in a call. */
+    return aclsim_launch_packed<P...>(reinterpret_cast<const void *>(kernel), blocks, stream, static_cast<A &&>(args)...);
 }
 
 #ifndef ACLSIM_FRONTEND_HOST
