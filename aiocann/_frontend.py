@@ -116,14 +116,16 @@ def _rewrite_launches(text: str) -> str:
         if m is None:
             out.append(text[pos:])
             return "".join(out)
-        start, callee, config, args, end = _parse_launch(text, m)
+        start, callee, config, gap, args, end = _parse_launch(text, m)
         parts = _split_top(config)
-        if len(parts) != 3:
+        if len(parts) != 3 or not all(p.strip() for p in parts):
             raise RewriteError(
                 f"a <<<>>> launch takes three values (blocks, l2ctrl, stream), this one has {len(parts)}",
                 text.count("\n", 0, m) + 1,
             )
-        call = f"aclsim_launch(&{callee}, {parts[0]}, {parts[1]}, {parts[2]}"
+        # Every newline of the original stays (in the values, the arguments, between them), so
+        # the lines after the launch keep their numbers.
+        call = f"aclsim_launch(&{callee},{','.join(parts)}" + "\n" * gap.count("\n")
         call += f", {args})" if args.strip() else f"{args})"
         out.append(text[pos:start])
         out.append(call)
@@ -137,7 +139,7 @@ def _find_launch(text: str, pos: int) -> int | None:
     return None
 
 
-def _parse_launch(text: str, at: int) -> tuple[int, str, str, str, int]:
+def _parse_launch(text: str, at: int) -> tuple[int, str, str, str, str, int]:
     """Takes ``callee<<<config>>>(args)`` apart around the ``<<<`` at ``at``."""
     line = text.count("\n", 0, at) + 1
     # The callee: a (qualified) name, with template arguments, just before <<<.
@@ -182,7 +184,7 @@ def _parse_launch(text: str, at: int) -> tuple[int, str, str, str, int]:
             break
     else:
         raise RewriteError(f"the argument list of the <<<>>> launch of {callee} is not closed", line)
-    return i, callee, config, text[k + 1 : m - 1], m
+    return i, callee, config, text[j + 3 : k], text[k + 1 : m - 1], m
 
 
 def _split_top(text: str) -> list[str]:
@@ -197,7 +199,7 @@ def _split_top(text: str) -> list[str]:
             parts.append(text[start:i])
             start = i + 1
     parts.append(text[start:])
-    return [p.strip() for p in parts] if any(p.strip() for p in parts) else []
+    return parts if any(p.strip() for p in parts) else []
 
 
 # --------------------------------------------------------------------------- demangling

@@ -684,3 +684,71 @@ def _copy(src: Path, dst: Path) -> None:
     tmp = dst.with_name(f".{dst.name}.tmp{os.getpid()}")
     shutil.copyfile(src, tmp)
     os.replace(tmp, dst)
+
+
+# --------------------------------------------------------------------------- aclrtc
+
+
+@dataclass(frozen=True)
+class CompiledProgram:
+    """A kernel source compiled by :func:`compile_program`: the kernel ``binary`` (load it with
+    ``await dev.load_binary_data(program.binary)``), the compiler's ``log``, and the mangled
+    name of each name expression (``lowered_names["&add<float>"]``)."""
+
+    binary: bytes
+    log: str
+    lowered_names: dict[str, str]
+
+
+_RTC_COMPILATION = 176003
+
+
+def compile_program(
+    source: str,
+    *,
+    name: str = "default_program",
+    options: Sequence[str] = (),
+    name_expressions: Sequence[str] = (),
+) -> CompiledProgram:
+    """Compile a kernel source through the runtime's aclrtc (``aclrtcCreateProg``,
+    ``aclrtcAddNameExpr``, ``aclrtcCompileProg``, ``aclrtcGetBinData``, ...): bisheng on a CANN
+    install, aiocann's own front-end (``python -m aiocann cc`` in a child process) on the
+    simulator -- the same call either way.
+
+    ``name`` is the program's file name in diagnostics, ``options`` compiler options (``-I``,
+    ``-D``, ``-O2``, ``--npu-arch=dav-2201``), ``name_expressions`` expressions such as
+    ``"&ns::kernel<float>"`` whose mangled names the result carries.
+
+    :raises KernelBuildError: the source does not compile; ``output`` is the compile log.
+    :raises AclError: aclrtc refused the program or an option (e.g. ACL_ERROR_RTC_INVALID_OPTION,
+        176002), or is not available (ACL_ERROR_API_NOT_SUPPORT).
+    """
+    from ._lib import check, ffi, lib
+
+    prog = ffi.new("aclrtcProg *")
+    check(lib.aclrtcCreateProg(prog, source.encode(), name.encode(), 0, ffi.NULL, ffi.NULL), "aclrtcCreateProg")
+    try:
+        for expr in name_expressions:
+            check(lib.aclrtcAddNameExpr(prog[0], expr.encode()), "aclrtcAddNameExpr")
+        keep = [ffi.new("char[]", o.encode()) for o in options]
+        argv = ffi.new("const char *[]", keep) if keep else ffi.NULL
+        rc = lib.aclrtcCompileProg(prog[0], len(keep), argv)
+        size = ffi.new("size_t *")
+        check(lib.aclrtcGetCompileLogSize(prog[0], size), "aclrtcGetCompileLogSize")
+        buf = ffi.new("char[]", max(int(size[0]), 1))
+        check(lib.aclrtcGetCompileLog(prog[0], buf), "aclrtcGetCompileLog")
+        log = ffi.string(buf).decode(errors="replace")
+        if rc == _RTC_COMPILATION:
+            raise KernelBuildError(f"aclrtcCompileProg failed to compile {name}", output=log)
+        check(rc, "aclrtcCompileProg")
+        check(lib.aclrtcGetBinDataSize(prog[0], size), "aclrtcGetBinDataSize")
+        data = ffi.new("char[]", int(size[0]))
+        check(lib.aclrtcGetBinData(prog[0], data), "aclrtcGetBinData")
+        lowered = {}
+        out = ffi.new("const char **")
+        for expr in name_expressions:
+            check(lib.aclrtcGetLoweredName(prog[0], expr.encode(), out), "aclrtcGetLoweredName")
+            lowered[expr] = ffi.string(out[0]).decode()
+        return CompiledProgram(bytes(ffi.buffer(data, int(size[0]))), log, lowered)
+    finally:
+        lib.aclrtcDestroyProg(prog)
