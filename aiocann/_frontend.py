@@ -46,7 +46,10 @@ __all__ = ["Found", "KernelBuildError", "Options", "Unit", "demangle", "rewrite"
 
 
 class KernelBuildError(RuntimeError):
-    """A compile step failed: ``output`` is the compiler's diagnostics, ``command`` what ran."""
+    """A kernel failed to build: ``output`` holds the compiler's diagnostics (naming the
+    source's own file and line), ``command`` what ran."""
+
+    __module__ = "aiocann.compiler"  # its public home (defined here, below aiocann.compiler)
 
     def __init__(self, message: str, *, output: str = "", command: list[str] | None = None) -> None:
         super().__init__(message if not output else f"{message}\n{output.rstrip()}")

@@ -53,7 +53,9 @@ __all__ = [
     "include_dir",
     "kernel_signatures",
     "library_path",
+    "plain_names",
     "read_signatures",
+    "simulated_npu_arch",
 ]
 
 # Bump when the generated code changes, so cached binaries are rebuilt.

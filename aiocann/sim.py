@@ -9,11 +9,23 @@ from typing import Any
 
 from . import compiler as _compiler
 
-__all__ = list(_compiler.__all__)
+# The names it had when it moved; what aiocann.compiler gained since is only there.
+__all__ = [
+    "KernelBuildError",
+    "KernelParam",
+    "KernelSignature",
+    "ParamSpec",
+    "build_kernel",
+    "example_kernel",
+    "include_dir",
+    "kernel_signatures",
+    "library_path",
+    "read_signatures",
+]
 
 
 def __getattr__(name: str) -> Any:
-    if name in _compiler.__all__:
+    if name in __all__:
         warnings.warn(
             f"aiocann.sim.{name} moved to aiocann.compiler.{name}; aiocann.sim is a deprecated alias",
             DeprecationWarning,

@@ -116,6 +116,25 @@ static void prog_put(rtc_prog *p)
     free(p);
 }
 
+/* Every failing call leaves a recent error message (aclGetRecentErrMsg), as the runtime's do. */
+static aclError result(const char *func, aclError rc)
+{
+    const char *why = NULL;
+    switch (rc) {
+    case ACL_SUCCESS: return rc;
+    case ACL_ERROR_RTC_INVALID_PROG: why = "the program is not a live aclrtcProg (destroyed, never created, or has no binary)"; break;
+    case ACL_ERROR_RTC_INVALID_INPUT: why = "an argument is NULL or out of range"; break;
+    case ACL_ERROR_RTC_INVALID_OPTION: why = "a compiler option is empty or unknown (see the compile log)"; break;
+    case ACL_ERROR_RTC_COMPILATION: why = "the program did not compile (see the compile log)"; break;
+    case ACL_ERROR_RTC_NO_NAME_EXPR_AFTER_COMPILATION: why = "name expressions are added before aclrtcCompileProg"; break;
+    case ACL_ERROR_RTC_NO_LOWERED_NAMES_BEFORE_COMPILATION: why = "lowered names exist after aclrtcCompileProg"; break;
+    case ACL_ERROR_RTC_NAME_EXPR_NOT_VALID: why = "that name expression was not added to the program"; break;
+    case ACL_ERROR_RTC_OUT_OF_MEMORY: why = "out of host memory"; break;
+    default: why = "the kernel compiler failed (see the compile log)"; break;
+    }
+    return sim_fail_(func, rc, "%s", why);
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -140,7 +159,7 @@ SIM_API aclError aclrtcCreateProg(aclrtcProg *prog, const char *src, const char 
 {
     (void)headers, (void)includeNames;
     if (!prog || !src || !name || numHeaders != 0)
-        return ACL_ERROR_RTC_INVALID_INPUT;
+        return result(__func__, ACL_ERROR_RTC_INVALID_INPUT);
     rtc_prog *p = calloc(1, sizeof *p);
     if (p) {
         p->src = strdup(src);
@@ -152,7 +171,7 @@ SIM_API aclError aclrtcCreateProg(aclrtcProg *prog, const char *src, const char 
             free(p->name);
         }
         free(p);
-        return ACL_ERROR_RTC_OUT_OF_MEMORY;
+        return result(__func__, ACL_ERROR_RTC_OUT_OF_MEMORY);
     }
     pthread_mutex_init(&p->lock, NULL);
     p->refs = 0;
@@ -161,29 +180,29 @@ SIM_API aclError aclrtcCreateProg(aclrtcProg *prog, const char *src, const char 
     g_progs = p;
     pthread_mutex_unlock(&g_lock);
     *prog = p;
-    return ACL_SUCCESS;
+    return result(__func__, ACL_SUCCESS);
 }
 
 SIM_API aclError aclrtcDestroyProg(aclrtcProg *prog)
 {
     if (!prog)
-        return ACL_ERROR_RTC_INVALID_INPUT;
+        return result(__func__, ACL_ERROR_RTC_INVALID_INPUT);
     rtc_prog *p = prog_get(*prog);
     if (!p)
-        return ACL_ERROR_RTC_INVALID_PROG;
+        return result(__func__, ACL_ERROR_RTC_INVALID_PROG);
     pthread_mutex_lock(&g_lock);
     p->destroyed = true; /* freed by the last prog_put */
     pthread_mutex_unlock(&g_lock);
     prog_put(p);
     *prog = NULL;
-    return ACL_SUCCESS;
+    return result(__func__, ACL_SUCCESS);
 }
 
 SIM_API aclError aclrtcAddNameExpr(aclrtcProg prog, const char *const nameExpression)
 {
     rtc_prog *p = prog_get(prog);
     if (!p)
-        return ACL_ERROR_RTC_INVALID_PROG;
+        return result(__func__, ACL_ERROR_RTC_INVALID_PROG);
     aclError rc = ACL_SUCCESS;
     char **exprs = NULL;
     if (!nameExpression || !*nameExpression)
@@ -200,14 +219,14 @@ SIM_API aclError aclrtcAddNameExpr(aclrtcProg prog, const char *const nameExpres
         p->nexpr++;
     }
     prog_put(p);
-    return rc;
+    return result(__func__, rc);
 }
 
 SIM_API aclError aclrtcGetLoweredName(aclrtcProg prog, const char *nameExpression, const char **loweredName)
 {
     rtc_prog *p = prog_get(prog);
     if (!p)
-        return ACL_ERROR_RTC_INVALID_PROG;
+        return result(__func__, ACL_ERROR_RTC_INVALID_PROG);
     aclError rc = ACL_ERROR_RTC_NAME_EXPR_NOT_VALID;
     if (!nameExpression || !loweredName)
         rc = ACL_ERROR_RTC_INVALID_INPUT;
@@ -221,51 +240,51 @@ SIM_API aclError aclrtcGetLoweredName(aclrtcProg prog, const char *nameExpressio
                 break;
             }
     prog_put(p);
-    return rc;
+    return result(__func__, rc);
 }
 
 SIM_API aclError aclrtcGetBinDataSize(aclrtcProg prog, size_t *binDataSizeRet)
 {
     rtc_prog *p = prog_get(prog);
     if (!p)
-        return ACL_ERROR_RTC_INVALID_PROG;
+        return result(__func__, ACL_ERROR_RTC_INVALID_PROG);
     /* No binary (never compiled, or the compile failed): a simulator choice of code. */
     aclError rc = !binDataSizeRet ? ACL_ERROR_RTC_INVALID_INPUT : !p->compiled ? ACL_ERROR_RTC_INVALID_PROG : ACL_SUCCESS;
     if (rc == ACL_SUCCESS)
         *binDataSizeRet = p->bin_size;
     prog_put(p);
-    return rc;
+    return result(__func__, rc);
 }
 
 SIM_API aclError aclrtcGetBinData(aclrtcProg prog, char *binData)
 {
     rtc_prog *p = prog_get(prog);
     if (!p)
-        return ACL_ERROR_RTC_INVALID_PROG;
+        return result(__func__, ACL_ERROR_RTC_INVALID_PROG);
     aclError rc = !binData ? ACL_ERROR_RTC_INVALID_INPUT : !p->compiled ? ACL_ERROR_RTC_INVALID_PROG : ACL_SUCCESS;
     if (rc == ACL_SUCCESS)
         memcpy(binData, p->bin, p->bin_size);
     prog_put(p);
-    return rc;
+    return result(__func__, rc);
 }
 
 SIM_API aclError aclrtcGetCompileLogSize(aclrtcProg prog, size_t *logSizeRet)
 {
     rtc_prog *p = prog_get(prog);
     if (!p)
-        return ACL_ERROR_RTC_INVALID_PROG;
+        return result(__func__, ACL_ERROR_RTC_INVALID_PROG);
     aclError rc = logSizeRet ? ACL_SUCCESS : ACL_ERROR_RTC_INVALID_INPUT;
     if (rc == ACL_SUCCESS)
         *logSizeRet = (p->log ? strlen(p->log) : 0) + 1;
     prog_put(p);
-    return rc;
+    return result(__func__, rc);
 }
 
 SIM_API aclError aclrtcGetCompileLog(aclrtcProg prog, char *log)
 {
     rtc_prog *p = prog_get(prog);
     if (!p)
-        return ACL_ERROR_RTC_INVALID_PROG;
+        return result(__func__, ACL_ERROR_RTC_INVALID_PROG);
     aclError rc = log ? ACL_SUCCESS : ACL_ERROR_RTC_INVALID_INPUT;
     if (rc == ACL_SUCCESS) {
         size_t n = p->log ? strlen(p->log) : 0;
@@ -274,7 +293,7 @@ SIM_API aclError aclrtcGetCompileLog(aclrtcProg prog, char *log)
         log[n] = '\0';
     }
     prog_put(p);
-    return rc;
+    return result(__func__, rc);
 }
 
 /* ------------------------------------------------------------------ compiling */
@@ -531,7 +550,7 @@ SIM_API aclError aclrtcCompileProg(aclrtcProg prog, int numOptions, const char *
 {
     rtc_prog *p = prog_get(prog);
     if (!p)
-        return ACL_ERROR_RTC_INVALID_PROG;
+        return result(__func__, ACL_ERROR_RTC_INVALID_PROG);
     aclError rc = ACL_SUCCESS;
     bool aicpu = ends_with(p->name, ".aicpu"), has_arch = false;
     if (numOptions < 0 || (numOptions > 0 && !options))
@@ -552,7 +571,7 @@ SIM_API aclError aclrtcCompileProg(aclrtcProg prog, int numOptions, const char *
     }
     if (rc != ACL_SUCCESS) {
         prog_put(p);
-        return rc;
+        return result(__func__, rc);
     }
     free(p->log); /* a new compile, a new log */
     p->log = NULL;
@@ -562,7 +581,7 @@ SIM_API aclError aclrtcCompileProg(aclrtcProg prog, int numOptions, const char *
     if (!mkdtemp(dir)) {
         log_append(p, "[ERROR] cannot create a temporary directory\n", 44);
         prog_put(p);
-        return ACL_ERROR_RTC_FAILURE;
+        return result(__func__, ACL_ERROR_RTC_FAILURE);
     }
     int status = run_compiler(p, dir, numOptions, options, has_arch);
     if (status == 0)
@@ -571,5 +590,5 @@ SIM_API aclError aclrtcCompileProg(aclrtcProg prog, int numOptions, const char *
         rc = status == 1 ? ACL_ERROR_RTC_COMPILATION : status == 2 ? ACL_ERROR_RTC_INVALID_OPTION : ACL_ERROR_RTC_FAILURE;
     remove_dir(dir);
     prog_put(p);
-    return rc;
+    return result(__func__, rc);
 }

@@ -23,6 +23,7 @@ from acl_util import (
     tiling,
 )
 
+import aiocann._frontend
 import aiocann.compiler
 from aiocann._lib import check, ffi, lib
 from aiocann.compiler import KernelBuildError, build_kernel
@@ -97,7 +98,7 @@ def test_builds_are_cached_by_content(tmp_path, monkeypatch):
         raise AssertionError("build_kernel ran the compiler for a cached kernel")
 
     with monkeypatch.context() as m:
-        m.setattr(aiocann.compiler.subprocess, "run", no_compiler)
+        m.setattr(aiocann._frontend.subprocess, "run", no_compiler)
         again = build_kernel(SCALE, cache_dir=tmp_path)
     assert again == first and again.stat().st_mtime_ns == mtime
 

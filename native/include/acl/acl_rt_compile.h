@@ -24,10 +24,8 @@ extern "C" {
 typedef int aclError; /* as acl_base.h: the header stands alone, as CANN's does */
 #endif
 
-/* cffi-begin */
-typedef void *aclrtcProg;
-
-/* The codes aclrtc returns (CANN's documentation names them; its header does not define them). */
+/* The codes aclrtc returns (CANN's documentation names them; its header does not define them). Outside the cffi
+ * region: aiocann.errors.ERROR_CODES holds the runtime headers' codes only. */
 #define ACL_ERROR_RTC_INVALID_PROG 176000
 #define ACL_ERROR_RTC_INVALID_INPUT 176001
 #define ACL_ERROR_RTC_INVALID_OPTION 176002
@@ -39,6 +37,10 @@ typedef void *aclrtcProg;
 #define ACL_ERROR_RTC_PROG_CREATION_FAILURE 276000
 #define ACL_ERROR_RTC_OUT_OF_MEMORY 276001
 #define ACL_ERROR_RTC_FAILURE 576000
+
+/* cffi-begin */
+typedef void *aclrtcProg;
+
 
 /* A program from source text. name is its file name in diagnostics ("" -> "default_program";
  * a name ending in .aicpu is an AI CPU program, which cannot be compiled). numHeaders must be
