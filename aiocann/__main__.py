@@ -216,10 +216,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_cc(argv: list[str]) -> int:
-    from aiocann.compiler import cc
+    from aiocann.compiler import CC_HELP, cc
 
     if any(a in ("-h", "--help") for a in argv):
-        print((cc.__doc__ or "").split("\n\n")[0])
+        print(CC_HELP)
         return 0
     return cc(argv)
 

@@ -533,7 +533,7 @@ def build_kernel(
         text = str(source)
     lang = _language(path, text, language)
     options = Options(
-        include_dirs=[os.fspath(d) for d in include_dirs], defines=list(defines), extra=list(cflags)
+        include_dirs=[os.path.abspath(d) for d in include_dirs], defines=list(defines), extra=list(cflags)
     )
     return _build(text, path=path, display=None, language=lang, options=options, cache_dir=cache_dir).binary
 
@@ -544,6 +544,21 @@ _CC_USAGE = (
     "usage: python -m aiocann cc [-c] [-I DIR]... [-D NAME[=VAL]]... [-O0..3] [-std=STD] "
     "[--npu-arch=dav-NNNN] SRC... -o OUT"
 )
+
+
+CC_HELP = f"""{_CC_USAGE}
+
+Compile Ascend C kernel sources (bisheng's role, for the simulator).
+
+  SRC... -o OUT       a kernel binary (aclrtBinaryLoadFromFile / FromData, kernels by name);
+                      an executable linked against the simulator if SRC has a host main (.asc)
+  -c SRC... -o OUT    a host object: SRC's host code with the kernel binary embedded, each
+                      <<<>>> launch going through the runtime (link with -lascendcl)
+  -I DIR, -D NAME[=VAL], -O0..3, -std=STD   as a C++ compiler takes them
+  --npu-arch=dav-NNNN __NPU_ARCH__ (default: the simulated chip's, AIOCANN_SIM_SOC_NAME)
+
+Several sources are compiled as one translation unit. Exit status 0 on success, 1 on a
+compile error (printed as file:line: error: ...), 2 on a usage error."""
 
 
 class _UsageError(ValueError):
@@ -579,7 +594,7 @@ def _parse_cc(argv: Sequence[str]) -> _CcArgs:
         elif arg == "-c":
             a.host_object = True
         elif arg.startswith("-I"):
-            a.options.include_dirs.append(value("-I"))
+            a.options.include_dirs.append(os.path.abspath(value("-I")))  # the compiler runs elsewhere
         elif arg.startswith("-D"):
             a.options.defines.append(value("-D"))
         elif re.fullmatch(r"-O[0-3s]?", arg):

@@ -1,4 +1,4 @@
-"""The command line (issue 5): info, demo, bench."""
+"""The command line (issue 5): info, demo, bench; cc, the kernel compiler (issue 22)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_usage_errors():
 
 
 def test_help_is_plain_text():
-    for args in ((), ("info",), ("demo",), ("bench",)):
+    for args in ((), ("info",), ("demo",), ("bench",), ("cc",)):
         r = run(*args, "--help")
         assert r.returncode == 0 and r.stdout.startswith("usage: python -m aiocann"), r.stderr
         assert "``" not in r.stdout and ":func:" not in r.stdout, r.stdout
@@ -71,3 +71,49 @@ def test_bench_skips_a_script_whose_dependency_is_missing(tmp_path, monkeypatch,
     assert cli.main(["bench"]) == 0
     out = capsys.readouterr().out
     assert "skipped: bench_needs_more: needs the module 'aiocann_no_such_module', which is not installed" in out
+
+
+CC_KERNEL = r"""
+#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void fill(__gm__ int32_t *out) { out[GetBlockIdx()] = VALUE; }
+"""
+
+
+def test_cc_builds_a_kernel_binary_that_loads(tmp_path):
+    """The contract's command line: -I, -D, -O, -std, --npu-arch, SRC -o OUT (exit 0); the
+    binary loads from data and runs."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "value.h").write_text("#define VALUE (BASE + 1)\n")
+    (tmp_path / "fill.cpp").write_text('#include "value.h"\n' + CC_KERNEL)
+    r = run("cc", "-I", "inc", "-DBASE=41", "-O2", "-std=c++17", "--npu-arch=dav-2201", "fill.cpp", "-o", "fill.o",
+            cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    from aiocann.compiler import read_signatures
+
+    assert set(read_signatures(tmp_path / "fill.o") or {}) == {"fill"}
+    import anyio
+    import numpy as np
+
+    import aiocann
+
+    async def main() -> list[int]:
+        async with aiocann.Device(0) as dev, dev.stream() as s:
+            k = (await dev.load_binary_data((tmp_path / "fill.o").read_bytes())).function("fill")
+            out = await s.upload(np.zeros(2, np.int32))
+            await aiocann.launch(k, await k.args().ptr(out), blocks=2)
+            return (await s.download(out)).tolist()
+
+    assert anyio.run(main) == [42, 42]
+
+
+def test_cc_exit_codes_and_diagnostics(tmp_path):
+    (tmp_path / "bad.cpp").write_text('#include "kernel_operator.h"\nextern "C" __global__ __aicore__ void k()\n{\n'
+                                      "    oops;\n}\n")
+    r = run("cc", "bad.cpp", "-o", "bad.o", cwd=tmp_path)
+    assert r.returncode == 1 and "bad.cpp:4: error:" in r.stderr, r.stderr
+    assert not (tmp_path / "bad.o").exists()
+    for args in (("bad.cpp",), ("-o", "x.o"), ("--bogus", "bad.cpp", "-o", "x.o"), ("--npu-arch=2201", "bad.cpp", "-o", "x")):
+        r = run("cc", *args, cwd=tmp_path)
+        assert r.returncode == 2 and r.stderr.startswith("usage: python -m aiocann cc"), (args, r.stderr)
+    r = run("cc", "missing.cpp", "-o", "x.o", cwd=tmp_path)
+    assert r.returncode == 1 and "missing.cpp" in r.stderr
