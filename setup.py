@@ -8,7 +8,7 @@ with no manual step:
 and (build_py, for a wheel) copies in what the installed package needs from the source tree,
 which stays the one canonical copy:
   * native/include             -> aiocann/include      headers for build_kernel and C programs
-  * examples/kernels/*.c,
+  * examples/kernels/*.c, *.cpp,
     tests/kernels/test_kernels.c -> aiocann/_kernels   kernel sources, aiocann.compiler.example_kernel()
   * examples/*.py              -> aiocann/_examples    python -m aiocann demo
   * benchmarks/*.py            -> aiocann/_benchmarks  python -m aiocann bench
@@ -73,7 +73,9 @@ class BuildExt(build_ext):
 
 # Kernel sources the installed package carries (aiocann.compiler.example_kernel). test_kernels.c is
 # what the benchmarks launch (empty, wait_us, poke, ...); the tests' other kernels stay behind.
-KERNEL_SOURCES = sorted(glob.glob("examples/kernels/*.c")) + ["tests/kernels/test_kernels.c"]
+KERNEL_SOURCES = sorted(glob.glob("examples/kernels/*.c") + glob.glob("examples/kernels/*.cpp")) + [
+    "tests/kernels/test_kernels.c"
+]
 
 
 class BuildPy(build_py):

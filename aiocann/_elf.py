@@ -46,7 +46,7 @@ class ElfFile:
         if data[4] != 2 or data[5] != 1:
             raise ElfError("not a 64-bit little-endian ELF file")
         self.data = data
-        shoff, = struct.unpack_from("<Q", data, 0x28)
+        (shoff,) = struct.unpack_from("<Q", data, 0x28)
         shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
         if shoff == 0 or shentsize != 64 or shoff + shnum * 64 > len(data):
             raise ElfError("the section headers are missing or lie past the end of the file")
@@ -87,7 +87,9 @@ class ElfFile:
                 table, strings = self._raw(i), self._raw(h[6])
                 for off in range(0, len(table) - 23, 24):
                     st_name, st_info, st_other, st_shndx = struct.unpack_from("<IBBH", table, off)
-                    self._symbols.append(Symbol(_cstr(strings, st_name), st_shndx, st_info >> 4, st_info & 15, st_other & 3))
+                    self._symbols.append(
+                        Symbol(_cstr(strings, st_name), st_shndx, st_info >> 4, st_info & 15, st_other & 3)
+                    )
                 break
         return self._symbols
 

@@ -354,7 +354,9 @@ class Unit:
         try:
             self.rewritten = rewrite(text, cplusplus=language == "c++")
         except RewriteError as exc:
-            raise KernelBuildError(f"{display}:{exc.line}: error: {exc}", output=f"{display}:{exc.line}: error: {exc}") from exc
+            raise KernelBuildError(
+                f"{display}:{exc.line}: error: {exc}", output=f"{display}:{exc.line}: error: {exc}"
+            ) from exc
         self.kernels: list[Found] = []
         self.lowered: dict[str, str] = {}  # name expression -> the symbol it denotes
         self.has_main = False
@@ -453,7 +455,8 @@ class Unit:
         for i, ref in enumerate(refs):
             out.append(f"using aclsim_sig_{i} = aclsim_entry_detail::signature<decltype({ref})>;")
             out.append(
-                f'__attribute__((section(".aclsim.sig"), used, retain)) static constexpr aclsim_sigrec aclsim_sigrec_{i} = '
+                f'__attribute__((section(".aclsim.sig"), used, retain)) static constexpr aclsim_sigrec '
+                f"aclsim_sigrec_{i} = "
                 f"aclsim_sig_{i}::record({i});"
             )
         out.append(_meta_line(meta))
@@ -473,16 +476,20 @@ class Unit:
         suffix = ".cpp" if self.language == "c++" else ".c"
         body = self._source_part() + (self._name_expressions() if self.language == "c++" else "")
         src = self._write("entry" + suffix, body + stub)
-        cmd = self.cc + self._base_flags("KERNEL") + [
-            "-shared",
-            "-fvisibility=hidden",
-            "-ffunction-sections",
-            "-fdata-sections",
-            "-Wl,--gc-sections",
-            "-o",
-            str(out),
-            str(src),
-        ]
+        cmd = (
+            self.cc
+            + self._base_flags("KERNEL")
+            + [
+                "-shared",
+                "-fvisibility=hidden",
+                "-ffunction-sections",
+                "-fdata-sections",
+                "-Wl,--gc-sections",
+                "-o",
+                str(out),
+                str(src),
+            ]
+        )
         run(cmd, f"building the kernel binary of {self.display}", self.workdir)
         return cmd
 

@@ -22,7 +22,6 @@ device and no loaded runtime.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import ctypes
 import hashlib
@@ -189,9 +188,10 @@ def example_kernel(name: str) -> Path:
         add = (await dev.load_binary(build_kernel(example_kernel("vector_add.c")))).function("add_custom")
 
     ``vector_add.c``, ``softmax.c``, ``matvec.c``, ``matmul.c`` and ``delay.c`` are the examples'
-    kernels; ``test_kernels.c`` holds small ones for tests and benchmarks (``empty``,
-    ``wait_us``, ``write_value``, and kernels that fault on purpose: ``poke``, ``divide``,
-    ``trap``). An installed wheel carries copies; a source checkout uses ``examples/kernels``
+    kernels in plain C, ``softmax.cpp`` the softmax in Ascend C (what the pipeline and the server
+    launch); ``test_kernels.c`` holds small ones for tests and benchmarks (``empty``, ``wait_us``,
+    ``write_value``, and kernels that fault on purpose: ``poke``, ``divide``, ``trap``). An
+    installed wheel carries copies; a source checkout uses ``examples/kernels``
     and ``tests/kernels`` directly, so the path works from any directory either way.
     """
     available = _shipped_kernels()
@@ -204,9 +204,9 @@ def example_kernel(name: str) -> Path:
 def _shipped_kernels() -> dict[str, Path]:
     packaged = _PACKAGE_DIR / "_kernels"  # a wheel (setup.py copies them there)
     if packaged.is_dir():
-        return {p.name: p for p in packaged.glob("*.c")}
+        return {p.name: p for p in packaged.iterdir() if p.suffix in (".c", ".cpp")}
     root = _PACKAGE_DIR.parent  # a source checkout (editable install)
-    found = {p.name: p for p in (root / "examples" / "kernels").glob("*.c")}
+    found = {p.name: p for p in (root / "examples" / "kernels").iterdir() if p.suffix in (".c", ".cpp")}
     test_kernels = root / "tests" / "kernels" / "test_kernels.c"
     if test_kernels.is_file():
         found[test_kernels.name] = test_kernels
@@ -281,7 +281,6 @@ def _split_params(params: str) -> list[str]:
     return parts
 
 
-
 # --------------------------------------------------------------------------- the C stub
 
 
@@ -311,13 +310,15 @@ def _c_stub(sigs: list[KernelSignature], meta: str) -> str:
         out.append("}")
         for p in sig.params:
             out.append(
-                f'_Static_assert(sizeof({p.type}) <= 8, "kernel {sig.name}: parameter {p.name} is larger than 8 bytes");'
+                f"_Static_assert(sizeof({p.type}) <= 8, "
+                f'"kernel {sig.name}: parameter {p.name} is larger than 8 bytes");'
             )
         sizes = ", ".join(f"(uint8_t)sizeof({p.type})" for p in sig.params)
         kinds = "".join(p.kind for p in sig.params)
         out.append(f"static const uint8_t aclsim_sizes_{sig.name}[] = {{{sizes or '0'}}};")
         out.append(
-            f'__attribute__((section(".aclsim.sig"), used, retain)) static const struct aclsim_sigrec aclsim_sigrec_{i} = '
+            f'__attribute__((section(".aclsim.sig"), used, retain)) static const struct aclsim_sigrec '
+            f"aclsim_sigrec_{i} = "
             f'{{"ACLSIG1", {i}, {len(sig.params)}, {{{sizes or "0"}}}, "{kinds}"}};'
         )
     out.append(_meta_line(meta))
@@ -325,7 +326,9 @@ def _c_stub(sigs: list[KernelSignature], meta: str) -> str:
     out.append("const aclsim_kernel_desc aclsim_kernels[] = {")
     for sig in sigs:
         kinds = '"' + "".join(p.kind for p in sig.params) + '"'
-        out.append(f'    {{"{sig.name}", aclsim_entry_{sig.name}, {len(sig.params)}, aclsim_sizes_{sig.name}, {kinds}}},')
+        out.append(
+            f'    {{"{sig.name}", aclsim_entry_{sig.name}, {len(sig.params)}, aclsim_sizes_{sig.name}, {kinds}}},'
+        )
     out.append("    {0, 0, 0, 0, 0},")
     out.append("};")
     return "\n".join(out) + "\n"
@@ -665,9 +668,7 @@ def _cc(args: _CcArgs) -> int:
     built = _build(text, path=paths[0], display=display, language=language, options=args.options, cache_dir=None)
     out = Path(args.output)  # type: ignore[arg-type]
     if args.lowered_names is not None:
-        Path(args.lowered_names).write_text(
-            "".join(built.lowered[e] + "\n" for e in args.options.name_expressions)
-        )
+        Path(args.lowered_names).write_text("".join(built.lowered[e] + "\n" for e in args.options.name_expressions))
     if not args.host_object and (args.kernel_only or not built.has_main):
         _copy(built.binary, out)
         return 0

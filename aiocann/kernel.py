@@ -92,7 +92,7 @@ class Binary(metaclass=NoPublicConstructor):
                 raise TypeError(f"path must be a str or path, not {type(path).__name__}")
             _refuse_nul("binary path", os.fspath(path))
 
-            def load() -> tuple[Any, str, Any]:
+            def load() -> tuple[Any, str, Any, dict[str, list[str]]]:
                 fspath = os.path.abspath(path)
                 bind_context(ctx)
                 h = ffi.new("aclrtBinHandle*")

@@ -10,7 +10,7 @@ from typing import Any
 from . import compiler as _compiler
 
 # The names it had when it moved; what aiocann.compiler gained since is only there.
-__all__ = [
+_MOVED = {
     "KernelBuildError",
     "KernelParam",
     "KernelSignature",
@@ -21,7 +21,8 @@ __all__ = [
     "kernel_signatures",
     "library_path",
     "read_signatures",
-]
+}
+__all__ = [name for name in _compiler.__all__ if name in _MOVED]
 
 
 def __getattr__(name: str) -> Any:

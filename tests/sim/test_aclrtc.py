@@ -87,8 +87,10 @@ def test_compile_load_and_run_with_name_expressions(acl):
 
 
 def test_compile_errors_are_in_the_log_with_the_programs_name_and_line():
-    prog = create('#include "kernel_operator.h"\n\nextern "C" __global__ __aicore__ void k(GM_ADDR x)\n{\n'
-                  "    *x = missing;\n}\n", "broken.asc")
+    prog = create(
+        '#include "kernel_operator.h"\n\nextern "C" __global__ __aicore__ void k(GM_ADDR x)\n{\n    *x = missing;\n}\n',
+        "broken.asc",
+    )
     expect(COMPILATION, lib.aclrtcCompileProg(prog[0], 0, ffi.NULL))
     log = log_of(prog)
     assert "broken.asc:5: error:" in log and "missing" in log

@@ -94,8 +94,11 @@ async def test_templates_overloads_and_plain_names_launch(kernels):
         np.testing.assert_array_equal(await s.download(d), x * np.float32(1.5))
         with pytest.raises(TypeError, match="factor"):  # the recorded signature is checked
             await scale.args().ptr(d).f64(1.5).u32(64)
-        with pytest.raises(errors.KernelLookupError, match="_ZN3ops5scaleIfEEvPT_S1_j.*_ZN3ops5scaleIiEEvPT_S1_j|"
-                           "_ZN3ops5scaleIiEEvPT_S1_j.*_ZN3ops5scaleIfEEvPT_S1_j"):
+        with pytest.raises(
+            errors.KernelLookupError,
+            match="_ZN3ops5scaleIfEEvPT_S1_j.*_ZN3ops5scaleIiEEvPT_S1_j|"
+            "_ZN3ops5scaleIiEEvPT_S1_j.*_ZN3ops5scaleIfEEvPT_S1_j",
+        ):
             binary.function("scale")  # two instantiations: ambiguous
         fill = binary.function("_Z4fillPhl")
         out = await s.upload(np.zeros(4, np.int64))
@@ -138,21 +141,27 @@ def test_rewrite_keeps_lines_and_leaves_comments_and_strings():
 
 def test_errors_name_the_sources_file_and_line(tmp_path):
     src = tmp_path / "broken.cpp"
-    src.write_text('#include "kernel_operator.h"\n\nextern "C" __global__ __aicore__ void k(GM_ADDR x)\n{\n'
-                   "    *x = undefined_name;\n}\n")
+    src.write_text(
+        '#include "kernel_operator.h"\n\nextern "C" __global__ __aicore__ void k(GM_ADDR x)\n{\n'
+        "    *x = undefined_name;\n}\n"
+    )
     with pytest.raises(KernelBuildError) as ei:
         build_kernel(src, cache_dir=tmp_path / "cache")
     assert f"{src}:5: error:" in ei.value.output and "undefined_name" in ei.value.output
     bad_launch = tmp_path / "launch.cpp"
-    bad_launch.write_text('#include "kernel_operator.h"\nextern "C" __global__ __aicore__ void k() {}\n'
-                          "void f(void *s)\n{\n    k<<<1, s>>>();\n}\n")
+    bad_launch.write_text(
+        '#include "kernel_operator.h"\nextern "C" __global__ __aicore__ void k() {}\n'
+        "void f(void *s)\n{\n    k<<<1, s>>>();\n}\n"
+    )
     with pytest.raises(KernelBuildError, match=r"launch.cpp:5: error: a <<<>>> launch takes three values"):
         build_kernel(bad_launch, cache_dir=tmp_path / "cache")
 
 
 def test_parameters_larger_than_8_bytes_are_refused_in_cpp(tmp_path):
-    src = ('#include "kernel_operator.h"\nstruct Pair { double a, b; };\n'
-           'extern "C" __global__ __aicore__ void k(GM_ADDR out, Pair p) { (void)out; (void)p; }\n')
+    src = (
+        '#include "kernel_operator.h"\nstruct Pair { double a, b; };\n'
+        'extern "C" __global__ __aicore__ void k(GM_ADDR out, Pair p) { (void)out; (void)p; }\n'
+    )
     with pytest.raises(KernelBuildError) as ei:
         build_kernel(src, language="c++", cache_dir=tmp_path)
     assert "scalars of at most 8 bytes" in ei.value.output
@@ -219,9 +228,20 @@ def test_host_object_launches_through_the_runtime(tmp_path):
     lib = library_path()
     exe = tmp_path / "main"
     subprocess.run(
-        ["g++", "-o", str(exe), "main.cpp", "ops.o", f"-I{include_dir()}", f"-L{lib.parent}", f"-l:{lib.name}",
-         f"-Wl,-rpath,{lib.parent}"],
-        cwd=tmp_path, check=True, capture_output=True,
+        [
+            "g++",
+            "-o",
+            str(exe),
+            "main.cpp",
+            "ops.o",
+            f"-I{include_dir()}",
+            f"-L{lib.parent}",
+            f"-l:{lib.name}",
+            f"-Wl,-rpath,{lib.parent}",
+        ],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
     )
     out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -229,8 +249,12 @@ def test_host_object_launches_through_the_runtime(tmp_path):
 
 
 def test_an_asc_file_with_main_becomes_an_executable(tmp_path):
-    (tmp_path / "app.asc").write_text(HOST + MAIN.replace("int AddOne", "int AddOne_unused").replace(
-        "int Twice(uint32_t blocks, void *stream, uint32_t *x);", ""))
+    (tmp_path / "app.asc").write_text(
+        HOST
+        + MAIN.replace("int AddOne", "int AddOne_unused").replace(
+            "int Twice(uint32_t blocks, void *stream, uint32_t *x);", ""
+        )
+    )
     r = cc("app.asc", "-o", "app", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     out = subprocess.run([str(tmp_path / "app")], capture_output=True, text=True, timeout=60)
@@ -242,8 +266,19 @@ RUNTIME_EXAMPLES = os.environ.get("AIOCANN_RUNTIME_CHECKOUT")
 
 
 @pytest.mark.skipif(not RUNTIME_EXAMPLES, reason="set AIOCANN_RUNTIME_CHECKOUT to a hicann/runtime checkout")
-@pytest.mark.parametrize("name", ["easy_OP.cpp", "short_OP.cpp", "write_read_value.cpp", "kernel_print.cpp",
-                                  "error_OP.cpp", "kernel_add.cpp", "add_custom.cpp", "add_custom_tiling.cpp"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "easy_OP.cpp",
+        "short_OP.cpp",
+        "write_read_value.cpp",
+        "kernel_print.cpp",
+        "error_OP.cpp",
+        "kernel_add.cpp",
+        "add_custom.cpp",
+        "add_custom_tiling.cpp",
+    ],
+)
 def test_the_runtimes_example_kernels_build(name, tmp_path):
     """Opt-in: the kernels of a local hicann/runtime checkout's example/kernel_func/ build
     unmodified (never copied into this repository). Those using the Ascend C API beyond what
@@ -257,9 +292,14 @@ def test_the_runtimes_example_kernels_build(name, tmp_path):
 def test_the_runtimes_easy_op_runs_through_its_host_wrapper(tmp_path):
     kernel_func = Path(RUNTIME_EXAMPLES, "example", "kernel_func")  # type: ignore[arg-type]
     main = tmp_path / "main.cpp"
-    main.write_text(MAIN.split("int main()")[0] + '#include "kernel_ops.h"\nint main()' + MAIN.split("int main()")[1]
-                    .replace("int a = AddOne(8, s, (uint32_t *)dev), b = Twice(8, s, (uint32_t *)dev);",
-                             "EasyOP(8, s, (uint32_t *)dev); ShortOP(8, s, (uint32_t *)dev); int a = 0, b = 0;"))
+    main.write_text(
+        MAIN.split("int main()")[0]
+        + '#include "kernel_ops.h"\nint main()'
+        + MAIN.split("int main()")[1].replace(
+            "int a = AddOne(8, s, (uint32_t *)dev), b = Twice(8, s, (uint32_t *)dev);",
+            "EasyOP(8, s, (uint32_t *)dev); ShortOP(8, s, (uint32_t *)dev); int a = 0, b = 0;",
+        )
+    )
     for f in ("easy_OP.cpp", "short_OP.cpp"):
         r = cc("-c", str(kernel_func / f), "-o", str(tmp_path / (f + ".o")), cwd=tmp_path)
         assert r.returncode == 0, r.stderr
@@ -267,9 +307,22 @@ def test_the_runtimes_easy_op_runs_through_its_host_wrapper(tmp_path):
 
     lib = library_path()
     subprocess.run(
-        ["g++", "-o", "main", "main.cpp", "easy_OP.cpp.o", "short_OP.cpp.o", f"-I{include_dir()}", f"-I{kernel_func}",
-         f"-L{lib.parent}", f"-l:{lib.name}", f"-Wl,-rpath,{lib.parent}"],
-        cwd=tmp_path, check=True, capture_output=True,
+        [
+            "g++",
+            "-o",
+            "main",
+            "main.cpp",
+            "easy_OP.cpp.o",
+            "short_OP.cpp.o",
+            f"-I{include_dir()}",
+            f"-I{kernel_func}",
+            f"-L{lib.parent}",
+            f"-l:{lib.name}",
+            f"-Wl,-rpath,{lib.parent}",
+        ],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
     )
     out = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr

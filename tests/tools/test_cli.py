@@ -85,8 +85,19 @@ def test_cc_builds_a_kernel_binary_that_loads(tmp_path):
     (tmp_path / "inc").mkdir()
     (tmp_path / "inc" / "value.h").write_text("#define VALUE (BASE + 1)\n")
     (tmp_path / "fill.cpp").write_text('#include "value.h"\n' + CC_KERNEL)
-    r = run("cc", "-I", "inc", "-DBASE=41", "-O2", "-std=c++17", "--npu-arch=dav-2201", "fill.cpp", "-o", "fill.o",
-            cwd=tmp_path)
+    r = run(
+        "cc",
+        "-I",
+        "inc",
+        "-DBASE=41",
+        "-O2",
+        "-std=c++17",
+        "--npu-arch=dav-2201",
+        "fill.cpp",
+        "-o",
+        "fill.o",
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     from aiocann.compiler import read_signatures
 
@@ -107,12 +118,18 @@ def test_cc_builds_a_kernel_binary_that_loads(tmp_path):
 
 
 def test_cc_exit_codes_and_diagnostics(tmp_path):
-    (tmp_path / "bad.cpp").write_text('#include "kernel_operator.h"\nextern "C" __global__ __aicore__ void k()\n{\n'
-                                      "    oops;\n}\n")
+    (tmp_path / "bad.cpp").write_text(
+        '#include "kernel_operator.h"\nextern "C" __global__ __aicore__ void k()\n{\n    oops;\n}\n'
+    )
     r = run("cc", "bad.cpp", "-o", "bad.o", cwd=tmp_path)
     assert r.returncode == 1 and "bad.cpp:4: error:" in r.stderr, r.stderr
     assert not (tmp_path / "bad.o").exists()
-    for args in (("bad.cpp",), ("-o", "x.o"), ("--bogus", "bad.cpp", "-o", "x.o"), ("--npu-arch=2201", "bad.cpp", "-o", "x")):
+    for args in (
+        ("bad.cpp",),
+        ("-o", "x.o"),
+        ("--bogus", "bad.cpp", "-o", "x.o"),
+        ("--npu-arch=2201", "bad.cpp", "-o", "x"),
+    ):
         r = run("cc", *args, cwd=tmp_path)
         assert r.returncode == 2 and r.stderr.startswith("usage: python -m aiocann cc"), (args, r.stderr)
     r = run("cc", "missing.cpp", "-o", "x.o", cwd=tmp_path)
