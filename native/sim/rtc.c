@@ -9,7 +9,7 @@
  * aclrtBinaryLoadFromData), the lowered names of the name expressions, and its diagnostics as
  * the compile log.
  *
- * The interpreter: $AIOCANN_PYTHON (the toolkit's set_env.sh sets it); else, when this
+ * The interpreter: $AIOCANN_PYTHON (set it to the Python aiocann is installed in); else, when this
  * library sits in an installed package (.../lib/pythonX.Y/site-packages/aiocann/lib/), that
  * prefix's bin/pythonX.Y; else the interpreter that built the library (AIOCANN_BUILD_PYTHON,
  * from setup.py); else python3 on PATH.
