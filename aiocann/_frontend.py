@@ -485,6 +485,9 @@ class Unit:
                 "-ffunction-sections",
                 "-fdata-sections",
                 "-Wl,--gc-sections",
+                "-MMD",  # the headers it read, for the cache (dependencies())
+                "-MF",
+                str(self.workdir / "deps.d"),
                 "-o",
                 str(out),
                 str(src),
@@ -492,6 +495,23 @@ class Unit:
         )
         run(cmd, f"building the kernel binary of {self.display}", self.workdir)
         return cmd
+
+    def dependencies(self) -> list[str]:
+        """The files the kernel binary's compile read besides the generated source, the system
+        headers and aiocann's own headers (those are in the cache key already): the source's
+        own headers, whose changes must rebuild it."""
+        try:
+            text = (self.workdir / "deps.d").read_text()
+        except OSError:
+            return []
+        _, _, files = text.replace("\\\n", " ").partition(":")
+        inc = str(self.include_dir)
+        out = []
+        for f in files.split():
+            path = os.path.abspath(os.path.join(self.workdir, f))
+            if not path.startswith(inc + os.sep) and not path.startswith(str(self.workdir) + os.sep):
+                out.append(path)
+        return sorted(set(out))
 
     # -- 4. the host object and the executable
 

@@ -368,6 +368,13 @@ def _headers_digest(inc: Path) -> str:
     return h.hexdigest()
 
 
+def _file_digest(path: str) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return ""  # gone: never equal to a recorded digest
+
+
 class _ChipStruct(ctypes.Structure):
     _fields_ = [("soc_name", ctypes.c_char_p), ("soc_version", ctypes.c_char_p), ("npu_arch", ctypes.c_uint32)]
 
@@ -447,9 +454,11 @@ def _build(
     target = out_dir / "kernel.so"
     info = out_dir / "unit.json"
     if target.is_file() and info.is_file():
-        with contextlib.suppress(ValueError, OSError):
+        with contextlib.suppress(ValueError, OSError, KeyError):
             saved = json.loads(info.read_text())
-            return _Built(target, None, saved["lowered"], saved["has_main"])
+            if all(_file_digest(f) == d for f, d in saved["dependencies"].items()):
+                return _Built(target, None, saved["lowered"], saved["has_main"])
+            # else a header the source includes changed: build again, in place
 
     out_dir.mkdir(parents=True, exist_ok=True)
     # Each build works in its own directory, so concurrent builders of one kernel never share
@@ -494,7 +503,10 @@ def _build(
             raise KernelBuildError(
                 f"kernel build failed ({names_}): {exc.args[0].splitlines()[0]}", output=exc.output, command=exc.command
             ) from None
-        (work / "unit.json").write_text(json.dumps({"lowered": unit.lowered, "has_main": unit.has_main}))
+        deps = {f: _file_digest(f) for f in unit.dependencies()}
+        (work / "unit.json").write_text(
+            json.dumps({"lowered": unit.lowered, "has_main": unit.has_main, "dependencies": deps})
+        )
         os.replace(work / "unit.json", info)
         os.replace(tmp, target)  # atomic, and last
         unit.workdir = out_dir

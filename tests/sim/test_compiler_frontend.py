@@ -126,6 +126,22 @@ async def test_a_kernel_without_parameters_launches(kernels):
         await s.synchronize()
 
 
+def test_a_changed_local_header_rebuilds(tmp_path):
+    """The cache key holds the source; the headers it includes from its own directory are
+    recorded with the binary and checked on a hit."""
+    (tmp_path / "value.h").write_text("#define VALUE 1\n")
+    src = tmp_path / "k.cpp"
+    src.write_text(
+        '#include "kernel_operator.h"\n#include "value.h"\n'
+        'extern "C" __global__ __aicore__ void k(__gm__ int32_t *out) { *out = VALUE; }\n'
+    )
+    first = build_kernel(src, cache_dir=tmp_path / "cache")
+    before = first.read_bytes()
+    assert build_kernel(src, cache_dir=tmp_path / "cache").read_bytes() == before  # a hit
+    (tmp_path / "value.h").write_text("#define VALUE 2\n")
+    assert build_kernel(src, cache_dir=tmp_path / "cache").read_bytes() != before
+
+
 def test_rewrite_keeps_lines_and_leaves_comments_and_strings():
     src = (
         'void f(void *s) {\n  add<<<8, nullptr,\n s>>>(x, y);\n  // k<<<1, 2, 3>>>()\n  const char *t = "<<<";\n'

@@ -134,3 +134,17 @@ def test_cc_exit_codes_and_diagnostics(tmp_path):
         assert r.returncode == 2 and r.stderr.startswith("usage: python -m aiocann cc"), (args, r.stderr)
     r = run("cc", "missing.cpp", "-o", "x.o", cwd=tmp_path)
     assert r.returncode == 1 and "missing.cpp" in r.stderr
+
+
+def test_cc_compiles_several_sources_into_one_binary(tmp_path):
+    """As ascendc_fatbin_library() passes its sources: one kernel binary with every kernel."""
+    (tmp_path / "a.cpp").write_text(CC_KERNEL.replace("VALUE", "1"))
+    (tmp_path / "b.cpp").write_text(CC_KERNEL.replace("fill", "fill_b").replace("VALUE", "2"))
+    r = run("cc", "a.cpp", "b.cpp", "-o", "ab.o", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    from aiocann.compiler import read_signatures
+
+    assert set(read_signatures(tmp_path / "ab.o") or {}) == {"fill", "fill_b"}
+    (tmp_path / "b.cpp").write_text(CC_KERNEL.replace("fill", "fill_b").replace("VALUE", "nope"))
+    r = run("cc", "a.cpp", "b.cpp", "-o", "ab.o", cwd=tmp_path)
+    assert r.returncode == 1 and "b.cpp:3: error:" in r.stderr, r.stderr  # each file's own lines
