@@ -604,6 +604,8 @@ def _parse_cc(argv: Sequence[str]) -> _CcArgs:
             except StopIteration:
                 raise _UsageError(f"{flag} needs a value") from None
 
+        if arg == "":
+            continue  # what a build system's empty option list expands to
         if arg == "-o":
             a.output = value("-o")
         elif arg == "-c":

@@ -90,6 +90,7 @@ def test_cc_builds_a_kernel_binary_that_loads(tmp_path):
         "-I",
         "inc",
         "-DBASE=41",
+        "",  # what the toolkit's ascendc.cmake passes for an empty option list
         "-O2",
         "-std=c++17",
         "--npu-arch=dav-2201",
