@@ -278,6 +278,57 @@ def test_an_asc_file_with_main_becomes_an_executable(tmp_path):
     assert out.stdout.split()[:3] == ["0", "0", "4"]
 
 
+RESETS = r"""
+#include "kernel_operator.h"
+#include "acl/acl.h"
+#include <cstdio>
+extern "C" __global__ __aicore__ void add_one(__gm__ uint32_t *x) { x[GetBlockIdx()] += 1; }
+static int one_round()
+{
+    aclrtSetDevice(0);
+    aclrtStream s;
+    aclrtCreateStream(&s);
+    void *d;
+    aclrtMalloc(&d, 32, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMemset(d, 32, 0, 32);
+    int rc = add_one<<<8, nullptr, s>>>((uint32_t *)d);
+    int sync = aclrtSynchronizeStream(s);
+    uint32_t h[8] = {0};
+    aclrtMemcpy(h, 32, d, 32, ACL_MEMCPY_DEVICE_TO_HOST);
+    printf("%d %d %u\n", rc, sync, h[7]);
+    aclrtFree(d);
+    aclrtDestroyStream(s);
+    aclrtResetDevice(0);
+    return rc;
+}
+int main()
+{
+    aclInit(nullptr);
+    one_round();
+    one_round();
+    aclFinalize();
+    aclInit(nullptr);
+    one_round();
+    int no_device = add_one<<<1, nullptr, nullptr>>>(nullptr); /* no device set: the runtime's code */
+    printf("%d\n", no_device);
+    aclFinalize();
+    return 0;
+}
+"""
+
+
+def test_launches_survive_device_resets_and_reinitialisation(tmp_path):
+    """The embedded binary is loaded per device and again after the runtime dropped it."""
+    (tmp_path / "resets.asc").write_text(RESETS)
+    r = cc("resets.asc", "-o", "resets", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = subprocess.run([str(tmp_path / "resets")], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[:3] == ["0 0 1"] * 3
+    assert int(lines[3]) != 0  # no device set: an error code, not a crash
+
+
 RUNTIME_EXAMPLES = os.environ.get("AIOCANN_RUNTIME_CHECKOUT")
 
 
