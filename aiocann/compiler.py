@@ -749,7 +749,8 @@ def compile_program(
 
     ``name`` is the program's file name in diagnostics, ``options`` compiler options (``-I``,
     ``-D``, ``-O2``, ``--npu-arch=dav-2201``), ``name_expressions`` expressions such as
-    ``"&ns::kernel<float>"`` whose mangled names the result carries.
+    ``"&ns::kernel<float>"`` whose mangled names the result carries. It blocks while the
+    compiler runs (seconds): from async code, call it through ``anyio.to_thread.run_sync``.
 
     :raises KernelBuildError: the source does not compile; ``output`` is the compile log.
     :raises AclError: aclrtc refused the program or an option (e.g. ACL_ERROR_RTC_INVALID_OPTION,
