@@ -31,6 +31,7 @@ class ElfError(ValueError):
 class Symbol:
     name: str
     section: int  # section index; 0 when undefined
+    value: int  # in an object file: the offset in its section
     bind: int
     type: int
     visibility: int
@@ -86,9 +87,9 @@ class ElfFile:
                     continue
                 table, strings = self._raw(i), self._raw(h[6])
                 for off in range(0, len(table) - 23, 24):
-                    st_name, st_info, st_other, st_shndx = struct.unpack_from("<IBBH", table, off)
+                    st_name, st_info, st_other, st_shndx, st_value = struct.unpack_from("<IBBHQ", table, off)
                     self._symbols.append(
-                        Symbol(_cstr(strings, st_name), st_shndx, st_info >> 4, st_info & 15, st_other & 3)
+                        Symbol(_cstr(strings, st_name), st_shndx, st_value, st_info >> 4, st_info & 15, st_other & 3)
                     )
                 break
         return self._symbols
@@ -108,6 +109,10 @@ class ElfFile:
                 if index < len(self.symbols):
                     out.append((r_offset, self.symbols[index].name))
         return sorted(out)
+
+    def section_index(self, name: str) -> int:
+        """The index of the first section called ``name``, or -1."""
+        return self._names.index(name) if name in self._names else -1
 
     def section_name(self, index: int) -> str:
         return self._names[index] if 0 <= index < len(self._names) else ""

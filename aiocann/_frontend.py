@@ -418,9 +418,18 @@ class Unit:
                 if s.name == "main":
                     self.has_main = True
         self.kernels = [_found(n) for n in names]
+        # Each name expression's pointer, aclsim_name_expr_<i>, is relocated against the
+        # symbol the expression denotes; found by its own symbol's offset, whatever order the
+        # compiler laid the pointers out in.
         relocs = dict(elf.relocated_symbols(".aclsim.names"))
+        names_section = elf.section_index(".aclsim.names")
+        offsets = {}
+        for s in elf.symbols:
+            m = re.search(r"aclsim_name_expr_(\d+)$", s.name)
+            if m and s.section == names_section:
+                offsets[int(m.group(1))] = s.value
         for i, expr in enumerate(self.options.name_expressions):
-            sym = relocs.get(8 * i)
+            sym = relocs.get(offsets.get(i, -1))
             if sym is None:
                 raise KernelBuildError(f"name expression {expr!r} does not denote a function or variable")
             self.lowered[expr] = sym

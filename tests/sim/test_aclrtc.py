@@ -143,8 +143,14 @@ def test_an_ai_cpu_program_does_not_compile():
 
 @pytest.mark.anyio
 async def test_compile_program_is_aiocanns_front_door():
-    program = compile_program(SOURCE, name="axpy.asc", options=["-DSET_VALUE=9"], name_expressions=["&axpy<float>"])
-    assert program.lowered_names == {"&axpy<float>": "_Z4axpyIfEvPT_PKS0_S0_j"}
+    exprs = ["&axpy<float>", "axpy<int>", "&set", "&axpy<double>"]
+    program = compile_program(SOURCE, name="axpy.asc", options=["-DSET_VALUE=9"], name_expressions=exprs)
+    assert program.lowered_names == {
+        "&axpy<float>": "_Z4axpyIfEvPT_PKS0_S0_j",
+        "axpy<int>": "_Z4axpyIiEvPT_PKS0_S0_j",
+        "&set": "set",
+        "&axpy<double>": "_Z4axpyIdEvPT_PKS0_S0_j",
+    }
     async with aiocann.Device(0) as dev, dev.stream() as s:
         binary = await dev.load_binary_data(program.binary)
         k = binary.function("set")
