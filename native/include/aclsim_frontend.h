@@ -58,10 +58,12 @@ static inline int aclsim_launch_packed(const void *kernel, uint32_t blocks, void
 template <class... P, class... A>
 static inline int aclsim_launch(void (*kernel)(P...), uint32_t blocks, const void *l2ctrl, void *stream, A &&...args)
 {
-    static_assert(sizeof...(P) == sizeof...(A), "the <<<>>> launch passes another number of arguments than the kernel takes");
+    static_assert(sizeof...(P) == sizeof...(A),
+                  "the <<<>>> launch passes another number of arguments than the kernel takes");
     (void)l2ctrl;
     /* P... given explicitly: each argument converts to its parameter implicitly, as in a call. */
-    return aclsim_launch_packed<P...>(reinterpret_cast<const void *>(kernel), blocks, stream, static_cast<A &&>(args)...);
+    return aclsim_launch_packed<P...>(reinterpret_cast<const void *>(kernel), blocks, stream,
+                                      static_cast<A &&>(args)...);
 }
 
 #ifndef ACLSIM_FRONTEND_HOST

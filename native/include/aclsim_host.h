@@ -48,8 +48,8 @@ aclError aclsim_host_function(int32_t device, const char *name, bool reload, acl
     if (reload)
         bin = nullptr; /* the runtime already unloaded it with its device */
     if (!bin) {
-        aclError rc = aclrtBinaryLoadFromData(ACLSIM_EMBEDDED_BEGIN, (size_t)(ACLSIM_EMBEDDED_END - ACLSIM_EMBEDDED_BEGIN),
-                                              nullptr, &bin);
+        size_t size = (size_t)(ACLSIM_EMBEDDED_END - ACLSIM_EMBEDDED_BEGIN);
+        aclError rc = aclrtBinaryLoadFromData(ACLSIM_EMBEDDED_BEGIN, size, nullptr, &bin);
         if (rc != ACL_SUCCESS) {
             bin = nullptr;
             return rc;

@@ -119,18 +119,37 @@ static void prog_put(rtc_prog *p)
 /* Every failing call leaves a recent error message (aclGetRecentErrMsg), as the runtime's do. */
 static aclError result(const char *func, aclError rc)
 {
-    const char *why = NULL;
+    const char *why;
     switch (rc) {
-    case ACL_SUCCESS: return rc;
-    case ACL_ERROR_RTC_INVALID_PROG: why = "the program is not a live aclrtcProg (destroyed, never created, or has no binary)"; break;
-    case ACL_ERROR_RTC_INVALID_INPUT: why = "an argument is NULL or out of range"; break;
-    case ACL_ERROR_RTC_INVALID_OPTION: why = "a compiler option is empty or unknown (see the compile log)"; break;
-    case ACL_ERROR_RTC_COMPILATION: why = "the program did not compile (see the compile log)"; break;
-    case ACL_ERROR_RTC_NO_NAME_EXPR_AFTER_COMPILATION: why = "name expressions are added before aclrtcCompileProg"; break;
-    case ACL_ERROR_RTC_NO_LOWERED_NAMES_BEFORE_COMPILATION: why = "lowered names exist after aclrtcCompileProg"; break;
-    case ACL_ERROR_RTC_NAME_EXPR_NOT_VALID: why = "that name expression was not added to the program"; break;
-    case ACL_ERROR_RTC_OUT_OF_MEMORY: why = "out of host memory"; break;
-    default: why = "the kernel compiler failed (see the compile log)"; break;
+    case ACL_SUCCESS:
+        return rc;
+    case ACL_ERROR_RTC_INVALID_PROG:
+        why = "the program is not a live aclrtcProg (destroyed, never created), or it has no binary";
+        break;
+    case ACL_ERROR_RTC_INVALID_INPUT:
+        why = "an argument is NULL or out of range";
+        break;
+    case ACL_ERROR_RTC_INVALID_OPTION:
+        why = "a compiler option is empty or unknown (see the compile log)";
+        break;
+    case ACL_ERROR_RTC_COMPILATION:
+        why = "the program did not compile (see the compile log)";
+        break;
+    case ACL_ERROR_RTC_NO_NAME_EXPR_AFTER_COMPILATION:
+        why = "name expressions are added before aclrtcCompileProg";
+        break;
+    case ACL_ERROR_RTC_NO_LOWERED_NAMES_BEFORE_COMPILATION:
+        why = "lowered names exist only after aclrtcCompileProg";
+        break;
+    case ACL_ERROR_RTC_NAME_EXPR_NOT_VALID:
+        why = "that name expression was not added to the program";
+        break;
+    case ACL_ERROR_RTC_OUT_OF_MEMORY:
+        why = "out of host memory";
+        break;
+    default:
+        why = "the kernel compiler failed (see the compile log)";
+        break;
     }
     return sim_fail_(func, rc, "%s", why);
 }
@@ -249,7 +268,9 @@ SIM_API aclError aclrtcGetBinDataSize(aclrtcProg prog, size_t *binDataSizeRet)
     if (!p)
         return result(__func__, ACL_ERROR_RTC_INVALID_PROG);
     /* No binary (never compiled, or the compile failed): a simulator choice of code. */
-    aclError rc = !binDataSizeRet ? ACL_ERROR_RTC_INVALID_INPUT : !p->compiled ? ACL_ERROR_RTC_INVALID_PROG : ACL_SUCCESS;
+    aclError rc = !binDataSizeRet ? ACL_ERROR_RTC_INVALID_INPUT
+                  : !p->compiled  ? ACL_ERROR_RTC_INVALID_PROG
+                                  : ACL_SUCCESS;
     if (rc == ACL_SUCCESS)
         *binDataSizeRet = p->bin_size;
     prog_put(p);
@@ -573,8 +594,9 @@ SIM_API aclError aclrtcCompileProg(aclrtcProg prog, int numOptions, const char *
         prog_put(p);
         return result(__func__, rc);
     }
-    free(p->log); /* a new compile, a new log */
+    free(p->log); /* a new compile: a new log, and no binary unless it succeeds */
     p->log = NULL;
+    p->compiled = false;
     const char *tmp = getenv("TMPDIR");
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/aclrtc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -587,7 +609,9 @@ SIM_API aclError aclrtcCompileProg(aclrtcProg prog, int numOptions, const char *
     if (status == 0)
         rc = take_results(p, dir);
     else
-        rc = status == 1 ? ACL_ERROR_RTC_COMPILATION : status == 2 ? ACL_ERROR_RTC_INVALID_OPTION : ACL_ERROR_RTC_FAILURE;
+        rc = status == 1   ? ACL_ERROR_RTC_COMPILATION
+             : status == 2 ? ACL_ERROR_RTC_INVALID_OPTION
+                           : ACL_ERROR_RTC_FAILURE;
     remove_dir(dir);
     prog_put(p);
     return result(__func__, rc);
