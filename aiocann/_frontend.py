@@ -442,8 +442,10 @@ class Unit:
             bases[k.qualified] = bases.get(k.qualified, 0) + 1
         return [k.expression(bases[k.qualified] > 1) for k in self.kernels]
 
-    def metadata(self, param_names: dict[str, list[list[str]]]) -> str:
-        kernels = []
+    def metadata(self, param_names: dict[str, list[list[str]]]) -> list[dict[str, object]]:
+        """What the binary records of this unit's kernels (``.aclsim.meta``): each one's name,
+        C++ name and parameter names (from the source, matched by name and count)."""
+        kernels: list[dict[str, object]] = []
         for k in self.kernels:
             count = len(_split_params(k.params)) if k.params else None
             names = None
@@ -452,39 +454,53 @@ class Unit:
                     names = candidate
                     break
             kernels.append({"name": k.name, "plain": k.qualified, "params": names})
-        return json.dumps({"kernels": kernels}, separators=(",", ":"))
+        return kernels
 
-    def cpp_stub(self, meta: str) -> str:
-        out = [
-            '#line 1 "<aiocann entry stub>"',
-            '#include "aclsim_entry.h"',
-            *_COMMON_DEFINITIONS,
-        ]
-        refs = self._references()
-        for i, ref in enumerate(refs):
-            out.append(f"using aclsim_sig_{i} = aclsim_entry_detail::signature<decltype({ref})>;")
+    def cpp_entries(self, base: int) -> str:
+        """This unit's part of the entry stub: for kernel ``j``, number ``base + j`` in the binary,
+        its signature record and its descriptor ``aclsim_desc_<n>``, which the table unit
+        (:func:`cpp_table`) gathers -- each translation unit compiles on its own, as it would
+        for the device."""
+        out = ['#line 1 "<aiocann entry stub>"', '#include "aclsim_entry.h"']
+        for j, (k, ref) in enumerate(zip(self.kernels, self._references(), strict=True)):
+            n = base + j
+            out.append(f"using aclsim_sig_{n} = aclsim_entry_detail::signature<decltype({ref})>;")
             out.append(
                 f'__attribute__((section(".aclsim.sig"), used, retain)) static constexpr aclsim_sigrec '
-                f"aclsim_sigrec_{i} = "
-                f"aclsim_sig_{i}::record({i});"
+                f"aclsim_sigrec_{n} = aclsim_sig_{n}::record({n});"
             )
-        out.append(_meta_line(meta))
-        out.append("const uint32_t aclsim_kernel_abi = ACLSIM_KERNEL_ABI_VERSION;")
-        out.append("const aclsim_kernel_desc aclsim_kernels[] = {")
-        for i, (k, ref) in enumerate(zip(self.kernels, refs, strict=True)):
+            out.append(f'extern "C" __attribute__((visibility("hidden"))) const aclsim_kernel_desc aclsim_desc_{n};')
             out.append(
-                f'    {{"{k.name}", &aclsim_sig_{i}::entry<{ref}>, aclsim_sig_{i}::count, aclsim_sig_{i}::sizes, '
-                f"aclsim_sig_{i}::kinds}},"
+                f'const aclsim_kernel_desc aclsim_desc_{n} = {{"{k.name}", &aclsim_sig_{n}::entry<{ref}>, '
+                f"aclsim_sig_{n}::count, aclsim_sig_{n}::sizes, aclsim_sig_{n}::kinds}};"
             )
-        out.append("    {0, 0, 0, 0, 0},")
-        out.append("};")
         return "\n".join(out) + "\n"
 
+    def kernel_object(self, out: Path, stub: str) -> list[str]:
+        """Compiles this unit with its entries (:meth:`cpp_entries`) to the object ``out``."""
+        src = self._write("entry.cpp", self._source_part() + self._name_expressions() + stub)
+        cmd = (
+            self.cc
+            + self._base_flags("KERNEL")
+            + [
+                "-c",
+                "-fvisibility=hidden",
+                "-ffunction-sections",
+                "-fdata-sections",
+                "-MMD",  # the headers it read, for the cache (dependencies())
+                "-MF",
+                str(self.workdir / "deps.d"),
+                "-o",
+                str(out),
+                str(src),
+            ]
+        )
+        run(cmd, f"building the kernel binary of {self.display}", self.workdir)
+        return cmd
+
     def kernel_binary(self, out: Path, stub: str) -> list[str]:
-        """Compiles the kernel binary to ``out``; returns the command (for errors)."""
-        suffix = ".cpp" if self.language == "c++" else ".c"
-        body = self._source_part() + (self._name_expressions() if self.language == "c++" else "")
-        src = self._write("entry" + suffix, body + stub)
+        """Compiles a plain C unit and its stub straight into the kernel binary ``out``."""
+        src = self._write("entry.c", self._source_part() + stub)
         cmd = (
             self.cc
             + self._base_flags("KERNEL")
@@ -552,11 +568,38 @@ class Unit:
         cmd = self.cc + self._base_flags("HOST") + ["-c", "-o", str(out), str(src)]
         run(cmd, f"building the host object of {self.display}", self.workdir)
 
-    def executable(self, out: Path, host_object: Path, library: Path) -> None:
+    def executable(self, out: Path, host_objects: list[Path], library: Path) -> None:
         libdir = str(library.parent)
-        cmd = self.cc + [str(host_object), "-o", str(out), f"-L{libdir}", f"-l:{library.name}", f"-Wl,-rpath,{libdir}"]
+        cmd = self.cc + [*map(str, host_objects), "-o", str(out), f"-L{libdir}", f"-l:{library.name}"]
+        cmd.append(f"-Wl,-rpath,{libdir}")
         cmd += ["-lpthread"]
         run(cmd, f"linking {out.name}", self.workdir)
+
+
+def cpp_table(count: int, meta: str) -> str:
+    """The table unit of a C++ kernel binary: the descriptors of the ``count`` kernels the
+    units defined (``aclsim_desc_<n>``, copied in at load: static initialisation of the
+    binary, before the simulator reads the table), the records of aclsim_kernel.h, the
+    metadata, and the block context every kernel binary defines."""
+    out = ['#line 1 "<aiocann kernel table>"', *_COMMON_DEFINITIONS, _meta_line(meta)]
+    out.append("const uint32_t aclsim_kernel_abi = ACLSIM_KERNEL_ABI_VERSION;")
+    for n in range(count):
+        out.append(f'extern "C" __attribute__((visibility("hidden"))) const aclsim_kernel_desc aclsim_desc_{n};')
+    out.append("const aclsim_kernel_desc aclsim_kernels[] = {")
+    out += [f"    aclsim_desc_{n}," for n in range(count)]
+    out.append("    {0, 0, 0, 0, 0},")
+    out.append("};")
+    return "\n".join(out) + "\n"
+
+
+def link_kernel_binary(units: list[Unit], objects: list[Path], table: Path, out: Path) -> None:
+    """Links the units' objects and the table unit into the kernel binary ``out``."""
+    first = units[0]
+    obj = first.workdir.parent / "table.o"
+    cmd = first.cc + first._base_flags("KERNEL") + ["-c", "-o", str(obj), str(table)]
+    run(cmd, "building the kernel table", first.workdir.parent)
+    cmd = first.cc + ["-shared", "-fPIC", "-Wl,--gc-sections", "-o", str(out), *map(str, objects), str(obj)]
+    run(cmd, "linking the kernel binary", first.workdir.parent)
 
 
 def _split_params(params: str) -> list[str]:

@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._elf import ElfError, ElfFile
-from ._frontend import KernelBuildError, Options, Unit, compiler, parameter_names
+from ._frontend import KernelBuildError, Options, Unit, compiler, cpp_table, link_kernel_binary, parameter_names
+from ._frontend import run as _run
 
 __all__ = [
     "CompiledProgram",
@@ -409,9 +410,32 @@ def _npu_arch(text: str | None) -> int | None:
 @dataclass
 class _Built:
     binary: Path  # the kernel binary in the cache
-    unit: Unit | None  # None when the binary came from the cache
     lowered: dict[str, str] = field(default_factory=dict)
     has_main: bool = False
+
+
+@dataclass(frozen=True)
+class _Source:
+    """One translation unit to build: its text, its file (None for text), its name in messages."""
+
+    text: str
+    path: Path | None
+    display: str | None = None
+
+    def unit(self, language: str, options: Options, workdir: Path) -> Unit:
+        default = "kernel" + (".cpp" if language == "c++" else ".c")
+        display = self.display or (str(self.path) if self.path is not None else default)
+        source_dir = self.path.resolve().parent if self.path is not None else None
+        workdir.mkdir(parents=True, exist_ok=True)
+        return Unit(
+            self.text,
+            display=display,
+            source_dir=source_dir,
+            language=language,
+            options=options,
+            include_dir=include_dir(),
+            workdir=workdir,
+        )
 
 
 def _language(path: Path | None, text: str, language: str | None) -> str:
@@ -423,30 +447,27 @@ def _language(path: Path | None, text: str, language: str | None) -> str:
     return language
 
 
+_NO_KERNEL = "no kernel found: a kernel is defined as '__global__ __aicore__ void name(params) { ... }'"
+
+
 def _build(
-    text: str,
-    *,
-    path: Path | None,
-    display: str | None,
-    language: str,
-    options: Options,
-    cache_dir: str | os.PathLike[str] | None,
+    sources: list[_Source], *, language: str, options: Options, cache_dir: str | os.PathLike[str] | None
 ) -> _Built:
-    """Builds (or finds in the cache) the kernel binary of one source."""
+    """Builds (or finds in the cache) the kernel binary of the sources: C++ sources each as its
+    own translation unit (one binary holds the kernels of all), a C source on its own."""
     if options.npu_arch is None:
         options.npu_arch = simulated_npu_arch()
+    if len(sources) > 1 and (language != "c++" or options.name_expressions):
+        raise KernelBuildError("several sources build together only as C++ and without name expressions")
     inc = include_dir()
-    cc = compiler(language)
     key = hashlib.sha256()
     for part in (
         _GENERATOR_VERSION,
         language,
-        " ".join(cc),
+        " ".join(compiler(language)),
         json.dumps([options.flags(), options.std, options.npu_arch, options.name_expressions]),
-        str(path.resolve().parent) if path is not None else "",
-        display or "",
-        text,
         _headers_digest(inc),
+        *(f"{src.path.resolve() if src.path else ''}\0{src.display or ''}\0{src.text}" for src in sources),
     ):
         key.update(part.encode())
         key.update(b"\0")
@@ -457,62 +478,71 @@ def _build(
         with contextlib.suppress(ValueError, OSError, KeyError):
             saved = json.loads(info.read_text())
             if all(_file_digest(f) == d for f, d in saved["dependencies"].items()):
-                return _Built(target, None, saved["lowered"], saved["has_main"])
-            # else a header the source includes changed: build again, in place
+                return _Built(target, saved["lowered"], saved["has_main"])
+            # else a header the sources include changed: build again, in place
 
     out_dir.mkdir(parents=True, exist_ok=True)
     # Each build works in its own directory, so concurrent builders of one kernel never share
     # a half-written file; the results are renamed into place last.
     work = Path(tempfile.mkdtemp(prefix=".build-", dir=out_dir))
     try:
-        unit = Unit(
-            text,
-            display=display or (str(path) if path is not None else "kernel" + (".cpp" if language == "c++" else ".c")),
-            source_dir=path.resolve().parent if path is not None else None,
-            language=language,
-            options=options,
-            include_dir=inc,
-            workdir=work,
-        )
         tmp = work / "kernel.so"
-        if language == "c++":
-            unit.scout()
-            if not unit.kernels:
-                raise KernelBuildError(
-                    "no kernel found: a kernel is defined as '__global__ __aicore__ void name(params) { ... }'"
-                )
-            stub = unit.cpp_stub(unit.metadata(parameter_names(text)))
-        else:
-            sigs = kernel_signatures(text)
-            if not sigs:
-                raise KernelBuildError(
-                    "no kernel found: a kernel is defined as '__global__ __aicore__ void name(params) { ... }'"
-                )
-            names = [s.name for s in sigs]
-            if len(set(names)) != len(names):
-                raise KernelBuildError(f"kernel names must be unique, got {names}")
-            meta = json.dumps(
-                {"kernels": [{"name": s.name, "plain": s.name, "params": [p.name for p in s.params]} for s in sigs]},
-                separators=(",", ":"),
-            )
-            stub = _c_stub(sigs, meta)
+        units = [src.unit(language, options, work / f"unit{i}") for i, src in enumerate(sources)]
         try:
-            unit.kernel_binary(tmp, stub)
+            if language == "c++":
+                _build_cpp(units, tmp)
+            else:
+                _build_c(units[0], tmp)
         except KernelBuildError as exc:
-            names_ = " ".join(k.name for k in unit.kernels) or " ".join(s.name for s in kernel_signatures(text))
+            names = " ".join(k.name for u in units for k in u.kernels) or " ".join(
+                s.name for s in kernel_signatures(sources[0].text)
+            )
+            first = exc.args[0].splitlines()[0]
             raise KernelBuildError(
-                f"kernel build failed ({names_}): {exc.args[0].splitlines()[0]}", output=exc.output, command=exc.command
+                f"kernel build failed ({names}): {first}" if names else first, output=exc.output, command=exc.command
             ) from None
-        deps = {f: _file_digest(f) for f in unit.dependencies()}
-        (work / "unit.json").write_text(
-            json.dumps({"lowered": unit.lowered, "has_main": unit.has_main, "dependencies": deps})
-        )
+        lowered = {e: s for u in units for e, s in u.lowered.items()}
+        has_main = any(u.has_main for u in units)
+        deps = {f: _file_digest(f) for u in units for f in u.dependencies()}
+        (work / "unit.json").write_text(json.dumps({"lowered": lowered, "has_main": has_main, "dependencies": deps}))
         os.replace(work / "unit.json", info)
         os.replace(tmp, target)  # atomic, and last
-        unit.workdir = out_dir
-        return _Built(target, unit, unit.lowered, unit.has_main)
+        return _Built(target, lowered, has_main)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _build_cpp(units: list[Unit], out: Path) -> None:
+    records: list[dict[str, object]] = []
+    objects = []
+    for unit in units:
+        unit.scout()
+        objects.append(unit.workdir / "kernel.o")
+        unit.kernel_object(objects[-1], unit.cpp_entries(len(records)))
+        records += unit.metadata(parameter_names(unit.text))
+    if not records:
+        raise KernelBuildError(_NO_KERNEL)
+    names = [str(r["name"]) for r in records]
+    if len(set(names)) != len(names):
+        raise KernelBuildError(f"kernel names must be unique, got {names}")
+    meta = json.dumps({"kernels": records}, separators=(",", ":"))
+    table = units[0].workdir.parent / "table.cpp"
+    table.write_text(cpp_table(len(records), meta))
+    link_kernel_binary(units, objects, table, out)
+
+
+def _build_c(unit: Unit, out: Path) -> None:
+    sigs = kernel_signatures(unit.text)
+    if not sigs:
+        raise KernelBuildError(_NO_KERNEL)
+    names = [s.name for s in sigs]
+    if len(set(names)) != len(names):
+        raise KernelBuildError(f"kernel names must be unique, got {names}")
+    meta = json.dumps(
+        {"kernels": [{"name": s.name, "plain": s.name, "params": [p.name for p in s.params]} for s in sigs]},
+        separators=(",", ":"),
+    )
+    unit.kernel_binary(out, _c_stub(sigs, meta))
 
 
 def build_kernel(
@@ -550,7 +580,7 @@ def build_kernel(
     options = Options(
         include_dirs=[os.path.abspath(d) for d in include_dirs], defines=list(defines), extra=list(cflags)
     )
-    return _build(text, path=path, display=None, language=lang, options=options, cache_dir=cache_dir).binary
+    return _build([_Source(text, path)], language=lang, options=options, cache_dir=cache_dir).binary
 
 
 # --------------------------------------------------------------------------- python -m aiocann cc
@@ -572,8 +602,8 @@ Compile Ascend C kernel sources (bisheng's role, for the simulator).
   -I DIR, -D NAME[=VAL], -O0..3, -std=STD   as a C++ compiler takes them
   --npu-arch=dav-NNNN __NPU_ARCH__ (default: the simulated chip's, AIOCANN_SIM_SOC_NAME)
 
-Several sources are compiled as one translation unit. Exit status 0 on success, 1 on a
-compile error (printed as file:line: error: ...), 2 on a usage error."""
+Several C++ sources are each their own translation unit, their kernels in one binary.
+Exit status 0 on success, 1 on a compile error (printed as file:line: error: ...), 2 on a usage error."""
 
 
 class _UsageError(ValueError):
@@ -651,8 +681,8 @@ def cc(argv: Sequence[str]) -> int:
     or, when the sources define a host ``main`` (an ``.asc`` file), an executable linked
     against the simulator. With ``-c``, ``OUT`` is a host object: the sources' host code with
     the kernel binary embedded and every ``<<<>>>`` launch going through the runtime (link it
-    with the runtime library, ``-lascendcl``). Several sources are compiled as one translation
-    unit. Exit status 0 on success, 1 on a compile error (printed as ``file:line: error: ...``),
+    with the runtime library, ``-lascendcl``). Several C++ sources are each their own
+    translation unit, their kernels in one binary. Exit status 0 on success, 1 on a compile error (printed as ``file:line: error: ...``),
     2 on a usage error.
     """
     try:
@@ -673,13 +703,13 @@ def cc(argv: Sequence[str]) -> int:
 def _cc(args: _CcArgs) -> int:
     paths = [Path(s) for s in args.sources]
     texts = [p.read_text() for p in paths]
-    if len(paths) == 1:
-        text, display = texts[0], args.display
-    else:  # one translation unit, each file's lines still its own
+    language = _language(paths[0], texts[0], None)
+    if language == "c++":
+        sources = [_Source(t, p, args.display) for p, t in zip(paths, texts, strict=True)]
+    else:  # plain C: one translation unit, each file's lines still its own
         text = "".join(f'#line 1 "{p}"\n{t}\n' for p, t in zip(paths, texts, strict=True))
-        display = args.display or f"{paths[0]}"
-    language = _language(paths[0], text, None)
-    built = _build(text, path=paths[0], display=display, language=language, options=args.options, cache_dir=None)
+        sources = [_Source(text, paths[0], args.display or str(paths[0]))]
+    built = _build(sources, language=language, options=args.options, cache_dir=None)
     out = Path(args.output)  # type: ignore[arg-type]
     if args.lowered_names is not None:
         Path(args.lowered_names).write_text("".join(built.lowered[e] + "\n" for e in args.options.name_expressions))
@@ -688,23 +718,24 @@ def _cc(args: _CcArgs) -> int:
         return 0
     work = Path(tempfile.mkdtemp(prefix=".host-", dir=built.binary.parent))
     try:
-        unit = Unit(
-            text,
-            display=display or str(paths[0]),
-            source_dir=paths[0].resolve().parent,
-            language=language,
-            options=args.options,
-            include_dir=include_dir(),
-            workdir=work,
-        )
-        unit.scout()
-        obj = work / "host.o"
-        unit.host_object(obj, built.binary)
+        # Each source's host code with the one kernel binary embedded, the <<<>>> launches of
+        # each finding its kernels there.
+        objects = []
+        for i, src in enumerate(sources):
+            unit = src.unit(language, args.options, work / f"unit{i}")
+            unit.scout()
+            objects.append(work / f"host{i}.o")
+            unit.host_object(objects[-1], built.binary)
         if args.host_object:
+            obj = objects[0]
+            if len(objects) > 1:  # one relocatable object, as -c -o promises
+                obj = work / "host.o"
+                run_compiler = compiler(language) + ["-r", "-o", str(obj), *map(str, objects)]
+                _run(run_compiler, "combining the host objects", work)
             _copy(obj, out)
         else:
             exe = work / "a.out"
-            unit.executable(exe, obj, library_path())
+            unit.executable(exe, objects, library_path())
             _copy(exe, out)
             out.chmod(0o755)
     finally:

@@ -137,15 +137,61 @@ def test_cc_exit_codes_and_diagnostics(tmp_path):
     assert r.returncode == 1 and "missing.cpp" in r.stderr
 
 
+TU_KERNEL = r"""
+#include "kernel_operator.h"
+namespace {
+struct Op {  // the same helper name in both files, as the samples' KernelAdd: each file its own
+    __aicore__ inline int32_t Value() const { return VALUE; }
+};
+}
+extern "C" __global__ __aicore__ void NAME(__gm__ int32_t *out) { out[GetBlockIdx()] = Op().Value(); }
+int Launch_NAME(void *stream, int32_t *out) { return NAME<<<1, nullptr, stream>>>(out); }
+"""
+
+
 def test_cc_compiles_several_sources_into_one_binary(tmp_path):
-    """As ascendc_fatbin_library() passes its sources: one kernel binary with every kernel."""
-    (tmp_path / "a.cpp").write_text(CC_KERNEL.replace("VALUE", "1"))
-    (tmp_path / "b.cpp").write_text(CC_KERNEL.replace("fill", "fill_b").replace("VALUE", "2"))
+    """As ascendc_fatbin_library() passes its sources: each its own translation unit, one kernel
+    binary with every kernel; with -c, one host object with every wrapper."""
+    (tmp_path / "a.cpp").write_text(TU_KERNEL.replace("NAME", "fill_a").replace("VALUE", "1"))
+    (tmp_path / "b.cpp").write_text(TU_KERNEL.replace("NAME", "fill_b").replace("VALUE", "2"))
     r = run("cc", "a.cpp", "b.cpp", "-o", "ab.o", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     from aiocann.compiler import read_signatures
 
-    assert set(read_signatures(tmp_path / "ab.o") or {}) == {"fill", "fill_b"}
-    (tmp_path / "b.cpp").write_text(CC_KERNEL.replace("fill", "fill_b").replace("VALUE", "nope"))
+    assert set(read_signatures(tmp_path / "ab.o") or {}) == {"fill_a", "fill_b"}
+    r = run("cc", "-c", "a.cpp", "b.cpp", "-o", "host.o", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    symbols = subprocess.run(["nm", str(tmp_path / "host.o")], capture_output=True, text=True, check=True).stdout
+    assert "_Z13Launch_fill_aPvPi" in symbols and "_Z13Launch_fill_bPvPi" in symbols
+    (tmp_path / "main.cpp").write_text(
+        '#include <cstdio>\n#include "acl/acl.h"\n'
+        "int Launch_fill_a(void *, int *);\nint Launch_fill_b(void *, int *);\n"
+        "int main() { aclInit(nullptr); aclrtSetDevice(0); void *d; aclrtMalloc(&d, 8, ACL_MEM_MALLOC_HUGE_FIRST);\n"
+        "  int a = Launch_fill_a(nullptr, (int *)d), b = Launch_fill_b(nullptr, (int *)d + 1);\n"
+        "  aclrtSynchronizeDevice(); int h[2]; aclrtMemcpy(h, 8, d, 8, ACL_MEMCPY_DEVICE_TO_HOST);\n"
+        '  printf("%d %d %d %d\\n", a, b, h[0], h[1]); return 0; }\n'
+    )
+    from aiocann.compiler import include_dir, library_path
+
+    lib = library_path()
+    subprocess.run(
+        [
+            "g++",
+            "-o",
+            "main",
+            "main.cpp",
+            "host.o",
+            f"-I{include_dir()}",
+            f"-L{lib.parent}",
+            f"-l:{lib.name}",
+            f"-Wl,-rpath,{lib.parent}",
+        ],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
+    out = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["0", "0", "1", "2"], out.stderr
+    (tmp_path / "b.cpp").write_text(TU_KERNEL.replace("NAME", "fill_b").replace("VALUE", "nope"))
     r = run("cc", "a.cpp", "b.cpp", "-o", "ab.o", cwd=tmp_path)
-    assert r.returncode == 1 and "b.cpp:3: error:" in r.stderr, r.stderr  # each file's own lines
+    assert r.returncode == 1 and "b.cpp:5: error:" in r.stderr, r.stderr  # each file's own lines
