@@ -682,8 +682,8 @@ def cc(argv: Sequence[str]) -> int:
     against the simulator. With ``-c``, ``OUT`` is a host object: the sources' host code with
     the kernel binary embedded and every ``<<<>>>`` launch going through the runtime (link it
     with the runtime library, ``-lascendcl``). Several C++ sources are each their own
-    translation unit, their kernels in one binary. Exit status 0 on success, 1 on a compile error (printed as ``file:line: error: ...``),
-    2 on a usage error.
+    translation unit, their kernels in one binary. Exit status 0 on success, 1 on a compile
+    error (printed as ``file:line: error: ...``), 2 on a usage error.
     """
     try:
         args = _parse_cc(argv)
