@@ -8,7 +8,7 @@ with no manual step:
 and (build_py, for a wheel) copies in what the installed package needs from the source tree,
 which stays the one canonical copy:
   * native/include             -> aiocann/include      headers for build_kernel and C programs
-  * examples/kernels/*.c,
+  * examples/kernels/*.c, *.cpp,
     tests/kernels/test_kernels.c -> aiocann/_kernels   kernel sources, aiocann.compiler.example_kernel()
   * examples/ (with kernels/)  -> aiocann/examples     the examples (python -m aiocann demo runs
                                                        pipeline.py; server.py, ray_serve.py, ...)
@@ -32,6 +32,9 @@ SIM = Extension(
     extra_compile_args=["-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden"],
     extra_link_args=["-Wl,--version-script=native/sim/exports.map", "-Wl,-Bsymbolic"],
     libraries=["pthread", "dl"],
+    # aclrtcCompileProg runs `python -m aiocann cc` (native/sim/rtc.c): the interpreter that built
+    # the library is its last resort, after $AIOCANN_PYTHON and the install's own prefix.
+    define_macros=[("AIOCANN_BUILD_PYTHON", '"' + sys.executable.replace("\\", "\\\\").replace('"', '\\"') + '"')],
 )
 
 HINT = (
@@ -71,7 +74,9 @@ class BuildExt(build_ext):
 
 # Kernel sources the installed package carries (aiocann.compiler.example_kernel). test_kernels.c is
 # what the benchmarks launch (empty, wait_us, poke, ...); the tests' other kernels stay behind.
-KERNEL_SOURCES = sorted(glob.glob("examples/kernels/*.c")) + ["tests/kernels/test_kernels.c"]
+KERNEL_SOURCES = sorted(glob.glob("examples/kernels/*.c") + glob.glob("examples/kernels/*.cpp")) + [
+    "tests/kernels/test_kernels.c"
+]
 
 
 class BuildPy(build_py):

@@ -40,12 +40,16 @@ def wheel_needs() -> list[str]:
         "aiocann/include/aclsim_kernel.h",
         "aiocann/include/acl/acl.h",
         "aiocann/include/acl/acl_rt.h",
+        "aiocann/include/acl/acl_rt_compile.h",
+        "aiocann/include/aclsim_frontend.h",
+        "aiocann/include/aclsim_entry.h",
+        "aiocann/include/aclsim_host.h",
         "aiocann/examples/pipeline.py",
         "aiocann/examples/server.py",
         "aiocann/_benchmarks/_harness.py",
         "aiocann-*.dist-info/licenses/LICENSE",
     ]
-    needs += [f"aiocann/_kernels/{p.name}" for p in sorted((ROOT / "examples" / "kernels").glob("*.c"))]
+    needs += [f"aiocann/_kernels/{p.name}" for p in sorted((ROOT / "examples" / "kernels").glob("*.c*"))]
     needs += [f"aiocann/examples/kernels/{p.name}" for p in sorted((ROOT / "examples" / "kernels").iterdir())]
     needs += ["aiocann/_kernels/test_kernels.c"]
     needs += [f"aiocann/_benchmarks/{p.name}" for p in sorted((ROOT / "benchmarks").glob("bench_*.py"))]

@@ -371,7 +371,8 @@ class Device:
     async def load_binary_data(self, data: bytes | bytearray | memoryview) -> Binary:
         """Load a kernel binary from bytes in memory (``aclrtBinaryLoadFromData``).
 
-        :returns: the loaded :class:`Binary` (its kernels' signatures are unknown).
+        :returns: the loaded :class:`Binary`; a binary built by :mod:`aiocann.compiler` (or
+            aclrtc on the simulator) carries its kernels' signatures, as from a file.
         :raises InvalidFileError: the bytes are not a kernel binary.
         :raises ClosedError: the device is not open.
         """

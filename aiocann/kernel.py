@@ -31,7 +31,7 @@ import numpy as np
 from . import errors
 from ._factory import NoPublicConstructor
 from ._lib import as_int, bind_context, check, ffi, in_context, lib
-from .compiler import ParamSpec, read_signatures
+from .compiler import ParamSpec, plain_names, read_signatures
 from .memory import DeviceArray
 
 if TYPE_CHECKING:
@@ -62,11 +62,21 @@ class Binary(metaclass=NoPublicConstructor):
 
     _factory = "await dev.load_binary(path) or await dev.load_binary_data(data)"
 
-    def __init__(self, device: Device, handle: Any, label: str, signatures: dict[str, tuple[ParamSpec, ...]] | None):
+    def __init__(
+        self,
+        device: Device,
+        handle: Any,
+        label: str,
+        signatures: dict[str, tuple[ParamSpec, ...]] | None,
+        aliases: dict[str, list[str]] | None = None,
+    ):
         self._device = device
         self._handle = handle
         self.label = label
         self.signatures = signatures
+        # The plain names of C++ kernels (aiocann's lookup, not the runtime's): "k" or
+        # "ns::k<float>" for the mangled "_ZN2ns1kIfEEvPf", where only one kernel has it.
+        self._aliases = aliases or {}
         self._kernels: dict[str, Kernel] = {}
         # Unloaded when dropped (in-flight launches keep the code alive inside the runtime).
         self._finalizer = weakref.finalize(self, _unload, device._ctx, handle)
@@ -82,16 +92,16 @@ class Binary(metaclass=NoPublicConstructor):
                 raise TypeError(f"path must be a str or path, not {type(path).__name__}")
             _refuse_nul("binary path", os.fspath(path))
 
-            def load() -> tuple[Any, str, Any]:
+            def load() -> tuple[Any, str, Any, dict[str, list[str]]]:
                 fspath = os.path.abspath(path)
                 bind_context(ctx)
                 h = ffi.new("aclrtBinHandle*")
                 check(lib.aclrtBinaryLoadFromFile(fspath.encode(), ffi.NULL, h), "aclrtBinaryLoadFromFile")
-                return h[0], fspath, read_signatures(fspath)
+                return h[0], fspath, read_signatures(fspath), plain_names(fspath)
 
             with anyio.CancelScope(shield=True):  # never lose a loaded handle to a cancellation
-                handle, fspath, signatures = await anyio.to_thread.run_sync(load)
-            binary = cls._create(device, handle, fspath, signatures)
+                handle, fspath, signatures, aliases = await anyio.to_thread.run_sync(load)
+            binary = cls._create(device, handle, fspath, signatures, aliases)
         else:
             if data is None:
                 raise TypeError("path must be a str or path, not None")
@@ -104,7 +114,7 @@ class Binary(metaclass=NoPublicConstructor):
 
             with anyio.CancelScope(shield=True):
                 handle = await anyio.to_thread.run_sync(load_data)
-            binary = cls._create(device, handle, f"<{len(data)} bytes>", None)
+            binary = cls._create(device, handle, f"<{len(data)} bytes>", read_signatures(data), plain_names(data))
         device._binaries.add(binary)
         await anyio.lowlevel.checkpoint_if_cancelled()
         return binary
@@ -128,9 +138,16 @@ class Binary(metaclass=NoPublicConstructor):
     def function(self, name: str) -> Kernel:
         """The kernel ``name`` of this binary (``aclrtBinaryGetFunction``; looked up once).
 
+        ``name`` is the kernel's name in the binary -- an ``extern "C"`` kernel's own name, a C++
+        kernel's mangled name -- or, for binaries built by aiocann.compiler, the plain C++ name
+        of a kernel where only one kernel has it (``"add"``, ``"ns::add<float>"``). The
+        runtime's ``aclrtBinaryGetFunction`` takes exact names only; the plain names are
+        aiocann's.
+
         :raises TypeError: ``name`` is not a str.
         :raises ValueError: ``name`` contains a NUL character.
-        :raises KernelLookupError: the binary has no kernel of that name.
+        :raises KernelLookupError: the binary has no kernel of that name, or several kernels
+            have that plain name (the message lists their exact names).
         :raises ClosedError: the binary was unloaded.
         """
         if not isinstance(name, str):
@@ -138,12 +155,25 @@ class Binary(metaclass=NoPublicConstructor):
         _refuse_nul("kernel name", name)
         kernel = self._kernels.get(name)
         if kernel is None:
+            exact = self._exact_name(name)
             self._device._bind()
             h = ffi.new("aclrtFuncHandle*")
-            check(lib.aclrtBinaryGetFunction(self._live_handle(), name.encode(), h), "aclrtBinaryGetFunction")
-            sig = self.signatures.get(name) if self.signatures else None
-            kernel = self._kernels[name] = Kernel._create(self, name, h[0], sig)
+            check(lib.aclrtBinaryGetFunction(self._live_handle(), exact.encode(), h), "aclrtBinaryGetFunction")
+            sig = self.signatures.get(exact) if self.signatures else None
+            kernel = self._kernels[name] = Kernel._create(self, exact, h[0], sig)
         return kernel
+
+    def _exact_name(self, name: str) -> str:
+        if self.signatures is not None and name in self.signatures:
+            return name
+        matches = self._aliases.get(name, [])
+        if len(matches) > 1:
+            raise errors.KernelLookupError(
+                errors.ERROR_CODES["ACL_ERROR_RT_KERNEL_LOOKUP"],
+                f"{name!r} names {len(matches)} kernels of {self.label}: {', '.join(matches)}; pass one of these names",
+                "Binary.function",
+            )
+        return matches[0] if matches else name
 
     def unload(self) -> None:
         """Unload the binary. Launches already enqueued still run; its kernels become unusable.

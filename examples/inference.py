@@ -5,7 +5,7 @@ Starlette app.
 The model is a one-layer classifier, ``softmax(x @ W.T + b)``, with ``W`` ([out_dim, in_dim])
 and ``b`` drawn from a seeded generator (``model_weights``) and kept on the device. A batch of
 rows runs as two kernels on one stream: ``matmul`` (examples/kernels/matmul.c, with ``W.T`` as
-its right operand and ``b`` as its bias) and ``softmax_rows`` (softmax.c).
+its right operand and ``b`` as its bias) and ``softmax_rows`` (softmax.cpp, in Ascend C).
 
 Each stream of the engine (a *lane*) captures the whole batch once, when the app starts, into a
 graph (``stream.capture()``, ACL Graph) sized for ``max_batch`` rows: the upload of the rows from
@@ -132,7 +132,9 @@ def reference(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def build_kernels() -> dict[str, Path]:
-    return {name: build_kernel(KERNELS_DIR / f"{name}.c") for name in ("matmul", "softmax", "delay")}
+    # softmax_rows in Ascend C (softmax.cpp), the others in plain C.
+    return {name: build_kernel(KERNELS_DIR / src) for name, src in (("matmul", "matmul.c"), ("softmax", "softmax.cpp"),
+                                                                    ("delay", "delay.c"))}
 
 
 # --------------------------------------------------------------------------- the engine

@@ -791,6 +791,9 @@ struct sim_binary {
     uint32_t (*take_status)(void);
     int cpu_mode;
     struct sim_cpu_reg *cpu_functions;
+    /* Loaded from data: the memory file dlopen() mapped, open for the binary's life, so the
+     * name dlopen knows it by (/proc/self/fd/N) stays its own (binary.c load_from_data); -1. */
+    int memfd;
     char path[];
 };
 
