@@ -1535,7 +1535,7 @@ GROUPS: tuple[Group, ...] = (
                 "aclError aclrtcCreateProg(aclrtcProg *prog, const char *src, const char *name, int numHeaders, "
                 "const char **headers, const char **includeNames);",
                 doc=(
-                    "/* A program from source text. name is its file name in diagnostics (\"\" -> \"default_program\";\n"
+                    '/* A program from source text. name is its file name in diagnostics ("" -> "default_program";\n'
                     " * a name ending in .aicpu is an AI CPU program, which cannot be compiled). numHeaders must be\n"
                     " * 0 and headers, includeNames NULL. */"
                 ),
@@ -1549,23 +1549,17 @@ GROUPS: tuple[Group, ...] = (
             ),
             Fn(
                 "aclError aclrtcAddNameExpr(aclrtcProg prog, const char *const nameExpression);",
-                doc=(
-                    "/* Before aclrtcCompileProg: a name expression (\"&ns::kernel<float>\") to compile and lower. */"
-                ),
+                doc=('/* Before aclrtcCompileProg: a name expression ("&ns::kernel<float>") to compile and lower. */'),
             ),
             Fn(
                 "aclError aclrtcGetLoweredName(aclrtcProg prog, const char *nameExpression, const char **loweredName);",
-                doc=(
-                    "/* After it: the mangled name of a name expression, valid until aclrtcDestroyProg. */"
-                ),
+                doc=("/* After it: the mangled name of a name expression, valid until aclrtcDestroyProg. */"),
             ),
             Fn("aclError aclrtcGetBinDataSize(aclrtcProg prog, size_t *binDataSizeRet);"),
             Fn("aclError aclrtcGetBinData(aclrtcProg prog, char *binData);"),
             Fn(
                 "aclError aclrtcGetCompileLogSize(aclrtcProg prog, size_t *logSizeRet);",
-                doc=(
-                    "/* The log's size includes its terminating NUL. */"
-                ),
+                doc=("/* The log's size includes its terminating NUL. */"),
             ),
             Fn("aclError aclrtcGetCompileLog(aclrtcProg prog, char *log);"),
             Fn("aclError aclrtcDestroyProg(aclrtcProg *prog);"),

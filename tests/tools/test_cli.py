@@ -127,6 +127,8 @@ def test_one_failing_benchmark_does_not_lose_the_others(tmp_path, monkeypatch, c
     out = capsys.readouterr().out
     assert "fine" in out and "FAILED: bench_broken: FileNotFoundError: kernels/matmul.c" in out
     assert json.loads(out_json.read_text()) == [{"name": "fine", "ratio": 1.0}]
+
+
 CC_KERNEL = r"""
 #include "kernel_operator.h"
 extern "C" __global__ __aicore__ void fill(__gm__ int32_t *out) { out[GetBlockIdx()] = VALUE; }
