@@ -97,6 +97,23 @@ async def test_device_errors_and_misuse():
         dev.stream()  # a closed device makes no streams
 
 
+def test_bools_are_not_device_indexes_or_counts():
+    """Issue 20: ``Device(np.True_)`` was device 1 (numpy warning that np.bool scalars are used
+    as an index), ``Device(True)`` too. A bool is a mistake there: TypeError, no warning."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's DeprecationWarning would be an error here
+        for value in (True, False, np.True_, np.False_):
+            with pytest.raises(TypeError, match="the device index must be an integer, not bool"):
+                ac.Device(value)
+            with pytest.raises(TypeError, match="max_in_flight must be an integer"):
+                ac.Device(0, max_in_flight=value)
+            with pytest.raises(TypeError, match="memory_limit must be an integer"):
+                ac.Device(0, memory_limit=value)
+        assert ac.Device(np.int64(1)).index == 1 and ac.Device(np.uint8(0)).index == 0
+
+
 async def test_body_exception_releases_everything(vector_add_path):
     with pytest.raises(ZeroDivisionError):
         async with ac.Device(0) as dev:
