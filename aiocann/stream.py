@@ -33,6 +33,7 @@ import numpy as np
 
 from . import errors
 from ._factory import NoPublicConstructor
+from ._interrupt import keyboard_interrupt_on_ctrl_c
 from ._lib import as_int, as_pointer, check, ffi, in_context, last_error_message, lib
 from ._submission import Submissions
 from .completion import Completion
@@ -261,6 +262,7 @@ class Stream(metaclass=NoPublicConstructor):
         self._cv_token = None
         await self.aclose(raise_errors=et is None)
 
+    @keyboard_interrupt_on_ctrl_c  # a Ctrl-C that ends the wait is KeyboardInterrupt on 3.10 too
     async def aclose(self, *, raise_errors: bool = True) -> None:
         """Wait for the stream's work, destroy the stream, and raise its first device error (if
         any and ``raise_errors``).
