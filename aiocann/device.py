@@ -58,6 +58,7 @@ def _count(value: object, what: str) -> int:
         raise TypeError(f"{what} must be an integer, not {type(value).__name__}")
     return operator.index(value)  # type: ignore[arg-type]
 
+
 _current_device: ContextVar[Device | None] = ContextVar("aiocann_current_device", default=None)
 
 

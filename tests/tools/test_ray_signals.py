@@ -54,7 +54,10 @@ def test_a_signal_drains_the_replicas_and_stops_the_local_cluster(tmp_path: Path
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             [sys.executable, str(DRIVER), "--replicas", "2", "--port", str(port), "--in-dim", str(IN_DIM)],
-            stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=env,
             start_new_session=True,  # its own process group, as a terminal's foreground job
         )
     temp_dir = None
