@@ -33,7 +33,7 @@ import anyio.lowlevel
 import anyio.to_thread
 import numpy as np
 
-from . import _runtime, errors, tracing
+from . import _ints, _runtime, errors, tracing
 from ._dispatch import Dispatcher
 from ._lib import bind_context, check, ffi, lib
 from .memory import DeviceArray, StagingPool, allocate_pinned, shape_and_dtype
@@ -48,15 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["Device", "current_device", "device_count"]
 
 _REAL = (int, float, np.integer, np.floating)  # real numbers; bool is refused separately
-_BOOL = (bool, np.bool_)  # ints to operator.index (np.bool_ with a DeprecationWarning), never a count
-
-
-def _count(value: object, what: str) -> int:
-    """An integer argument: anything with ``__index__`` but a bool -- ``Device(True)`` is a
-    mistake, not device 1."""
-    if isinstance(value, _BOOL):
-        raise TypeError(f"{what} must be an integer, not {type(value).__name__}")
-    return operator.index(value)  # type: ignore[arg-type]
+_count = _ints.index  # an integer argument, never a bool: Device(True) is a mistake, not device 1
 
 
 _current_device: ContextVar[Device | None] = ContextVar("aiocann_current_device", default=None)
@@ -348,7 +340,7 @@ class Device:
         from .stream import Stream
 
         limit = self.max_in_flight if max_in_flight is None else max_in_flight
-        return Stream._create(self, limit, operator.index(priority))
+        return Stream._create(self, limit, _count(priority, "priority"))
 
     async def load_binary(self, path: str | PathLike[str]) -> Binary:
         """Load a kernel binary from a file (``aclrtBinaryLoadFromFile``; the file work runs
