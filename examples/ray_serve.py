@@ -37,7 +37,9 @@ requests over the replicas. This file only adds what a replica needs around the 
 
 ``main`` connects to a running cluster (``--address``, e.g. ``127.0.0.1:6379``), or starts a
 one-node cluster of this machine (``LocalCluster``: ``ray start --head`` with its own temp dir,
-ports and token, ``--npus`` simulated NPUs declared as resources) and stops it on the way out.
+ports and token, ``--npus`` simulated NPUs declared as resources, in a session of its own so
+that a terminal's Ctrl-C reaches only the driver) and stops it on the way out, once the replicas
+have drained.
 The replicas import this directory (the driver ships it with ``runtime_env={"working_dir":
 ...}``); aiocann itself must be installed on every node (it has a native part). ``app_builder``
 serves the same application with ``serve run ray_serve:app_builder replicas=2`` from here.
