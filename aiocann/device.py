@@ -33,7 +33,7 @@ import anyio.lowlevel
 import anyio.to_thread
 import numpy as np
 
-from . import _runtime, errors, tracing
+from . import _ints, _runtime, errors, tracing
 from ._dispatch import Dispatcher
 from ._lib import bind_context, check, ffi, lib
 from .memory import DeviceArray, StagingPool, allocate_pinned, shape_and_dtype
@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 __all__ = ["Device", "current_device", "device_count"]
 
 _REAL = (int, float, np.integer, np.floating)  # real numbers; bool is refused separately
+_count = _ints.index  # an integer argument, never a bool: Device(True) is a mistake, not device 1
+
 
 _current_device: ContextVar[Device | None] = ContextVar("aiocann_current_device", default=None)
 
@@ -85,7 +87,8 @@ class Device:
         directly (False).
     :param memory_limit: cap on the bytes the pool holds, or None.
     :raises ValueError: a negative index or limit, ``max_in_flight`` below 1, a timeout not > 0.
-    :raises TypeError: a timeout that is not a number, a ``memory_pool`` that is not a bool.
+    :raises TypeError: a timeout that is not a number, a ``memory_pool`` that is not a bool, an
+        index, ``max_in_flight`` or ``memory_limit`` that is a bool (``np.bool_`` too).
     :raises InvalidDeviceError: (on entering) no device of that index.
     """
 
@@ -98,10 +101,10 @@ class Device:
         memory_pool: bool = True,
         memory_limit: int | None = None,
     ) -> None:
-        self.index = operator.index(index)
+        self.index = _count(index, "the device index")
         if self.index < 0:
             raise ValueError(f"device index must be >= 0, got {index}")
-        if operator.index(max_in_flight) < 1:
+        if _count(max_in_flight, "max_in_flight") < 1:
             raise ValueError(f"max_in_flight must be >= 1, got {max_in_flight}")
         if isinstance(completion_timeout, bool) or not isinstance(completion_timeout, _REAL):
             raise TypeError(f"completion_timeout must be a number of seconds, not {type(completion_timeout).__name__}")
@@ -111,7 +114,7 @@ class Device:
         self.completion_timeout = float(completion_timeout)
         if not isinstance(memory_pool, bool):
             raise TypeError(f"memory_pool must be True or False, not {type(memory_pool).__name__}")
-        if memory_limit is not None and operator.index(memory_limit) < 0:
+        if memory_limit is not None and _count(memory_limit, "memory_limit") < 0:
             raise ValueError(f"memory_limit must be >= 0 bytes or None, got {memory_limit}")
         self._pool_options = (memory_pool, None if memory_limit is None else operator.index(memory_limit))
         self._pool: MemoryPool | None = None
@@ -348,7 +351,7 @@ class Device:
         from .stream import Stream
 
         limit = self.max_in_flight if max_in_flight is None else max_in_flight
-        return Stream._create(self, limit, operator.index(priority))
+        return Stream._create(self, limit, _count(priority, "priority"))
 
     async def load_binary(self, path: str | PathLike[str]) -> Binary:
         """Load a kernel binary from a file (``aclrtBinaryLoadFromFile``; the file work runs

@@ -28,7 +28,7 @@ import anyio.lowlevel
 import anyio.to_thread
 import numpy as np
 
-from . import errors
+from . import _ints, errors
 from ._factory import NoPublicConstructor
 from ._lib import as_int, bind_context, check, ffi, in_context, lib
 from .compiler import ParamSpec, plain_names, read_signatures
@@ -604,7 +604,7 @@ class KernelArgs(metaclass=NoPublicConstructor):
         :raises OverflowError: a scalar that does not fit its type.
         :raises ClosedError: the args were closed.
         """
-        index = operator.index(index)
+        index = _ints.index(index, "the argument index")
         if not 0 <= index < len(self._params):
             raise IndexError(f"argument index {index} out of range for {len(self._params)} arguments")
         kind = self._kinds[index]

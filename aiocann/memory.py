@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import bisect
 import math
-import operator
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _runtime, errors
+from . import _ints, _runtime, errors
 from ._factory import NoPublicConstructor
 from ._lib import check, ffi, lib
 
@@ -41,7 +40,8 @@ __all__ = ["DeviceArray", "StagingPool", "allocate_pinned", "is_pinned", "shape_
 
 
 def shape_and_dtype(shape: int | tuple[int, ...], dtype: Any) -> tuple[tuple[int, ...], np.dtype[Any]]:
-    shape_t = (operator.index(shape),) if not isinstance(shape, tuple) else tuple(operator.index(d) for d in shape)
+    dims = shape if isinstance(shape, tuple) else (shape,)
+    shape_t = tuple(_ints.index(d, "a dimension of a shape") for d in dims)
     if any(d < 0 for d in shape_t):
         raise ValueError(f"negative dimension in shape {shape_t}")
     dt = np.dtype(dtype)

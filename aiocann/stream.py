@@ -31,8 +31,9 @@ import anyio
 import anyio.to_thread
 import numpy as np
 
-from . import errors
+from . import _ints, errors
 from ._factory import NoPublicConstructor
+from ._interrupt import keyboard_interrupt_on_ctrl_c
 from ._lib import as_int, as_pointer, check, ffi, in_context, last_error_message, lib
 from ._submission import Submissions
 from .completion import Completion
@@ -130,7 +131,7 @@ class Stream(metaclass=NoPublicConstructor):
     def __init__(self, device: Device, max_in_flight: int, priority: int, borrowed: Any = None) -> None:
         # Opens the stream: creates it (or adopts ``borrowed``, an aclrtStream other code owns),
         # subscribes the device's report thread to it and registers it with the completion queue.
-        max_in_flight = operator.index(max_in_flight)  # as Device(max_in_flight=): not 2.5
+        max_in_flight = _ints.index(max_in_flight, "max_in_flight")  # as Device(max_in_flight=): not 2.5
         if max_in_flight < 1:
             raise ValueError(f"max_in_flight must be >= 1, got {max_in_flight}")
         self._device = device
@@ -272,6 +273,7 @@ class Stream(metaclass=NoPublicConstructor):
         self._cv_token = None
         await self.aclose(raise_errors=et is None)
 
+    @keyboard_interrupt_on_ctrl_c  # a Ctrl-C that ends the wait is KeyboardInterrupt on 3.10 too
     async def aclose(self, *, raise_errors: bool = True) -> None:
         """Wait for the stream's work, destroy the stream, and raise its first device error (if
         any and ``raise_errors``).
@@ -720,7 +722,7 @@ class Stream(metaclass=NoPublicConstructor):
         :raises ClosedError: the stream or the array is closed.
         """
         self._own(_array(dst, "dst"))
-        value = operator.index(value)  # an integer: not a float or a str that int() would take
+        value = _ints.index(value, "the memset value")  # an integer: not a float, a bool or a str int() takes
         if not 0 <= value <= 255:
             raise ValueError(f"memset value must be a byte (0..255), got {value}")
         sub = await self._admit()

@@ -48,6 +48,7 @@ from typing import Any
 
 from .._lib import ffi, forget_context, lib
 from ._convert import addr, cstr, pyacl, vptr
+from ._live import LiveAddresses
 from ._unsupported import not_implemented
 
 # BEGIN GENERATED "__all__": written by native/gen_acl.py from native/acl_functions.py
@@ -1165,8 +1166,10 @@ def launch_callback(fn: Callable[[Any], object], user_data: object, block_type: 
 #   aiocann_acl_exception_callback of native/aiocann_python.h does it) and calls
 #   ``fn(info)`` with ``info`` the address of the aclrtExceptionInfo as an int
 #   (Py_BuildValue("(K)", info)). That address is valid only during the call: pass it to the
-#   get_*_from_exception_info getters there and then. The stream does not move on until fn
-#   returns, so fn must not wait for that stream;
+#   get_*_from_exception_info getters there and then (from any thread). Any other int -- and
+#   this address once fn has returned -- reads as NULL (0xFFFFFFFF), where pyACL would
+#   dereference it. The stream does not move on until fn returns, so fn must not wait for
+#   that stream;
 # * if fn raises, pyACL logs an error and drops its function (g_pyFunc = NULL) while its C
 #   callback stays registered. Here too: the exception is logged on the "aiocann.acl" logger
 #   and never reaches C, the function is dropped, and later reports find no function and are
@@ -1196,7 +1199,8 @@ def _run_exception_callback(info: Any) -> None:
     if fn is None:
         return  # cleared, or dropped after it raised
     try:
-        fn(addr(info))
+        with _live_reports.holding(addr(info)):  # the getters read it only while fn runs
+            fn(addr(info))
     except BaseException:  # noqa: BLE001 -- nothing may escape into C
         if _exception_fn is fn:  # not replaced meanwhile: drop it, as pyACL does
             _exception_fn = None
@@ -1227,12 +1231,21 @@ def set_exception_info_callback(fn: Callable[[int], object] | None = None, /) ->
     raise TypeError("acl.rt.set_exception_info_callback args parse failed")
 
 
+# The reports whose addresses a callback is holding now: the getters read only those. The C
+# getters dereference any non-NULL pointer (callback.cpp: a NULL check, then info->field), so
+# any other int -- 1, a stale address kept past the callback -- is given to them as NULL and
+# gets their NULL answer (0xFFFFFFFF) instead of crashing the interpreter (see _live.py).
+_live_reports = LiveAddresses()
+
+
 def _exception_getter(name: str, fn: Callable[[Any], int]) -> Callable[[int], int]:
     @_rt(name, "k")
     def getter(info: int, /) -> int:
         # The value alone, no ret (pyACL: Py_BuildValue("I", ...)); 0xFFFFFFFF for info 0.
-        # ``info`` is read as given: only an address a callback received, during that call.
-        return int(fn(ffi.cast("const aclrtExceptionInfo *", info)))
+        def read(live: bool) -> int:
+            return int(fn(ffi.cast("const aclrtExceptionInfo *", info) if live else ffi.NULL))
+
+        return _live_reports.read(info, read)
 
     getter.__name__ = getter.__qualname__ = name
     getter.__doc__ = f"The {name.split('_from_')[0][4:].replace('_', ' ')} of an exception report (its address)."
