@@ -37,9 +37,9 @@ parameters (``str`` for ``s``) in the C parameters' order:
 * `Out`: one C parameter is an output (``out``: by default the only pointer to a value, as
   ``int32_t *`` or ``aclrtStream *``); returns ``(value, ret)``.
 
-A Python argument reaches C as itself, through ``vptr`` for a handle or address (a ``void *``
-typedef) and ``cstr`` for a ``const char *``; ``conv`` names another conversion of
-aiocann/acl/rt.py for a C parameter. An output comes back through ``addr`` when it is a
+A Python argument reaches C as itself, through ``_vptr`` for a handle or address (a ``void *``
+typedef) and ``_cstr`` for a ``const char *``; ``conv`` names another conversion of
+aiocann/acl/rt.py for a C parameter. An output comes back through ``_addr`` when it is a
 handle or address, ``float`` when a float, ``int`` otherwise; ``result`` names another.
 """
 

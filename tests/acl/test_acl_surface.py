@@ -963,3 +963,11 @@ def test_ptr_to_numpy_refuses_unreadable_memory(runtime):
         view[0] = 1  # refused by numpy instead of a segfault
     del view, mapped
     ro.close()
+
+
+def test_acl_rt_exposes_no_helper_of_ours():
+    # pyACL's acl.rt has its functions and constants; our conversion helpers, the cffi objects
+    # and the live-report table are private (issue 26): a program probing with hasattr (or
+    # dir()) sees what it would see on CANN.
+    for name in ("addr", "cstr", "vptr", "pyacl", "not_implemented", "lib", "ffi", "forget_context", "LiveAddresses"):
+        assert not hasattr(acl.rt, name), name
