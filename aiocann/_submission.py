@@ -175,11 +175,18 @@ class Submissions:
         check(rc, api)
 
     def complete_after(
-        self, rc: int, api: str, label: str, keep: Any = None, arrays: tuple[DeviceArray, ...] = ()
+        self,
+        rc: int,
+        api: str,
+        label: str,
+        keep: Any = None,
+        arrays: tuple[DeviceArray, ...] = (),
+        model: Any = None,
     ) -> Completion:
         """Work was just submitted by this thread with return code ``rc`` (by ``api``; "" when
         there was none, for a marker): enqueue the completion callback behind it and track it.
-        Called after ``admit()``."""
+        ``model``: the work was a replay of that registered model (graph.py). Called after
+        ``admit()``."""
         if rc:
             self.launched[0] = 0
             self.enqueue_failed(rc, api)
@@ -188,7 +195,10 @@ class Submissions:
                 raise RuntimeError(f"cannot wait for work on {self.stream!r} while it captures into a graph")
             return self.capture._record(label, keep, arrays)
         token = self.new_token()
-        rc = lib.aiocann_cq_enqueue(self.qs, token, 1 if api else 0)
+        if model is None:
+            rc = lib.aiocann_cq_enqueue(self.qs, token, 1 if api else 0)
+        else:
+            rc = lib.aiocann_cq_enqueue_replay(self.qs, token, model)
         if rc:
             self.launched[0] = 1
             self.enqueue_failed(rc, "aclrtLaunchCallback", (keep, arrays))

@@ -202,6 +202,7 @@
     X(aclmdlRICaptureThreadExchangeMode) \
     X(aclmdlRIExecuteAsync) \
     X(aclmdlRIDestroy) \
+    X(aclmdlRIGetStreams) \
     X(aclmdlRICaptureTaskGrpBegin) \
     X(aclmdlRICaptureTaskGrpEnd) \
     X(aclmdlRICaptureTaskUpdateBegin) \
@@ -434,6 +435,7 @@ extern aiocann_acl_table aiocann_acl;
 #define aclmdlRICaptureThreadExchangeMode (aiocann_acl.aclmdlRICaptureThreadExchangeMode)
 #define aclmdlRIExecuteAsync (aiocann_acl.aclmdlRIExecuteAsync)
 #define aclmdlRIDestroy (aiocann_acl.aclmdlRIDestroy)
+#define aclmdlRIGetStreams (aiocann_acl.aclmdlRIGetStreams)
 #define aclmdlRICaptureTaskGrpBegin (aiocann_acl.aclmdlRICaptureTaskGrpBegin)
 #define aclmdlRICaptureTaskGrpEnd (aiocann_acl.aclmdlRICaptureTaskGrpEnd)
 #define aclmdlRICaptureTaskUpdateBegin (aiocann_acl.aclmdlRICaptureTaskUpdateBegin)
