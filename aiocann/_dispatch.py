@@ -43,6 +43,11 @@ if TYPE_CHECKING:
 
 _BATCH = 4096
 _STREAM_REPORT = int(lib.AIOCANN_STREAM_REPORT)
+_TASK_REPORT = int(lib.AIOCANN_TASK_REPORT)
+# How often a stream with a reported failure whose completion has not come is checked for
+# having stopped on it (see Submissions.task_report); the first check is this long after the
+# report, so a stream that goes on (the default mode) has long delivered that completion.
+_STOP_POLL = 0.02
 
 
 class Dispatcher:
@@ -73,6 +78,10 @@ class Dispatcher:
         # Completions are being drained on the device's loop: our reader is registered
         # (asyncio), or the draining task has not ended (trio; a trio run ends its system tasks).
         self.draining = False
+        # Streams with a reported failure whose completion has not come yet (Submissions.
+        # task_report), and what wakes the task that checks them.
+        self.suspects: set[Submissions] = set()
+        self._suspect_wake: anyio.Event | None = None
 
     # -- streams ------------------------------------------------------------------------------
 
@@ -143,6 +152,7 @@ class Dispatcher:
                     if drain:
                         tg.start_soon(self.run)
                     tg.start_soon(self.watchdog)
+                    tg.start_soon(self._watch_suspects)
         except anyio.get_cancelled_exc_class():
             pass  # the event loop is ending with the device still open (a trio system task must not raise)
         except BaseException as exc:  # kept for Device.aclose to raise
@@ -198,6 +208,12 @@ class Dispatcher:
                         if reported is not None:
                             reported.stream_failure(code, message)
                         continue
+                    if token & _TASK_REPORT:  # the early word of a failure (its completion follows)
+                        token ^= _TASK_REPORT
+                        reported = streams.get(token >> shift)
+                        if reported is not None and reported.task_report(token, code, message):
+                            self._suspect(reported)
+                        continue
                 if token >> shift != key:
                     key = token >> shift
                     owner = streams.get(key)
@@ -219,6 +235,27 @@ class Dispatcher:
             return ffi.string(p).decode("utf-8", errors="replace")  # type: ignore[no-any-return]
         finally:
             lib.aiocann_free(p)
+
+    def _suspect(self, owner: Submissions) -> None:
+        self.suspects.add(owner)
+        if self._suspect_wake is not None:
+            self._suspect_wake.set()
+
+    async def _watch_suspects(self) -> None:
+        """Check the streams with a reported failure whose completion has not come, every
+        _STOP_POLL s while there are any: a stream that stopped on the failure never delivers
+        it (Submissions.check_stopped)."""
+        while True:
+            if not self.suspects:
+                self._suspect_wake = anyio.Event()
+                if not self.suspects:  # none came in meanwhile
+                    await self._suspect_wake.wait()
+                self._suspect_wake = None
+            await anyio.sleep(_STOP_POLL)
+            for owner in list(self.suspects):
+                owner.check_stopped()
+                if owner.settled_reports():
+                    self.suspects.discard(owner)
 
     async def watchdog(self) -> None:
         if not math.isfinite(self.completion_timeout):

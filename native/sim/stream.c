@@ -437,8 +437,13 @@ static void *worker_main(void *arg)
                 msg[0] = '\0';
                 bool trace = sim_trace_on();
                 uint64_t t0 = trace ? sim_now_ns() : 0;
+                /* A blocking callback is traced as it is handed over: its completion may be
+                 * seen, and a trace stopped, before the stream goes on past it. */
+                bool early = trace && t->type == SIM_TASK_CALLBACK && t->u.callback.block;
+                if (early)
+                    sim_stream_trace_task(s, t, t0, ACL_SUCCESS);
                 aclError rc = execute(s, t, msg, sizeof msg);
-                if (trace)
+                if (trace && !early)
                     sim_stream_trace_task(s, t, t0, rc);
                 if (t->type == SIM_TASK_CALLBACK && !t->u.callback.block)
                     owe_report(s, t->u.callback.sub);
