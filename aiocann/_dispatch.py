@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import numpy as np
 
-from ._lib import check, ffi, lib
+from . import errors
+from ._lib import bind_context, check, ffi, lib
 from ._submission import KEY_SHIFT
 
 if TYPE_CHECKING:
@@ -50,8 +51,35 @@ _TASK_REPORT = int(lib.AIOCANN_TASK_REPORT)
 _STOP_POLL = 0.02
 
 
+# The chips whose runtime runs the exception callbacks of a failed task before it resumes the
+# stream (the order the completion queue relies on, native/completion_queue.c): the STARS
+# engines (hicann/runtime src/runtime/config/910_B_93 and 950, dev_info_reg.cc: isStars = true;
+# StarsEngine::ProcLogicCqReport runs TaskFailCallBackManager::Notify before StarsResumeRtsq).
+# The others (config/cloud: 910A, dc: 310P, mini: 310: isStars = false) have no such barrier
+# in the source, so a failure could be reported after the completion behind it had resolved
+# the work as done: aiocann refuses them rather than resolve a failed launch as a success.
+STARS_SOC_PREFIXES = ("Ascend910B", "Ascend910_93", "Ascend950")
+
+
+def check_report_order(ctx: Any) -> None:
+    """Refuse a chip on which failure reports are not known to precede later host callbacks."""
+    bind_context(ctx)
+    name = lib.aclrtGetSocName()
+    soc = ffi.string(name).decode(errors="replace") if name != ffi.NULL else "an unknown chip"
+    if not soc.startswith(STARS_SOC_PREFIXES):
+        raise errors.FeatureNotSupportedError(
+            errors.ERROR_CODES["ACL_ERROR_RT_FEATURE_NOT_SUPPORT"],
+            f"{soc} has no STARS engine: its runtime does not establish that a failed task's exception "
+            "report comes before the completion callback behind it (only the STARS engines' "
+            "ProcLogicCqReport does), so aiocann could resolve failed work as done; it supports "
+            f"{', '.join(p + '*' for p in STARS_SOC_PREFIXES)}",
+            "aiocann completion path",
+        )
+
+
 class Dispatcher:
     def __init__(self, ctx: Any, completion_timeout: float) -> None:
+        check_report_order(ctx)
         rc = ffi.new("aclError*")
         cq = lib.aiocann_cq_new(ctx, rc)
         if cq == ffi.NULL:
