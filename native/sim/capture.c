@@ -36,10 +36,14 @@
  *    swaps the captured kernel -- function, blocks and args -- when that stream reaches it
  *    (the update is asynchronous, api_ref 15).
  *  - Failures: a replay is a task of its stream. Its first failed captured task fails it: the
- *    stream's error slot and the exception-info callbacks get the code, with the replay
- *    task's id, at the moment of the failure; the rest of the captured tasks run (continue on
- *    failure) or are discarded (stop on failure). Simulator choice: the real runtime reports
- *    the failed task of the model's own stream.
+ *    executing stream's error slot gets the code, and the exception-info callbacks a report
+ *    naming the model's own stream and the failed captured task (model_execute_task.cc
+ *    ReportErrorInfoForModelExecuteTask), at the moment of the failure; the rest of the
+ *    captured tasks run (continue on failure) or are discarded (stop on failure).
+ *  - The model's own streams (Context::StreamAddToCaptureModelProc creates one per captured
+ *    stream): made when its capture ends, handed out by aclmdlRIGetStreams, destroyed with the
+ *    model. They are ids and handles only (stream.c sim_stream_create_bound): the replay runs
+ *    on the executing stream, as above.
  *
  * State. The capture lock guards every capture-time structure: models being captured, the
  * `cap` state of streams and events, task groups. A replay takes none of it: a model's replay

@@ -241,17 +241,27 @@ class NativeQueue:
         self._status = ffi.new("int32_t[]", 256)
         self._messages = ffi.new("char *[]", 256)
         self.messages: dict[int, str] = {}
+        self.early: dict[int, int] = {}
 
     def readable(self, timeout: float = 0.0) -> bool:
         return bool(select.select([self.fd], [], [], timeout)[0])
 
     def drain(self, max_items: int = 256) -> list[tuple[int, int]]:
+        """The completions drained; the early reports of failures (AIOCANN_TASK_REPORT) go to
+        ``early`` (token -> code)."""
         n = lib.aiocann_cq_drain(self.cq, self._tokens, self._status, self._messages, max_items)
+        got = []
         for i in range(n):
-            if self._messages[i] != ffi.NULL:
-                self.messages[int(self._tokens[i])] = ffi.string(self._messages[i]).decode()
+            token, status = int(self._tokens[i]), int(self._status[i])
+            if token & lib.AIOCANN_TASK_REPORT:
+                self.early[token ^ lib.AIOCANN_TASK_REPORT] = status
                 lib.aiocann_free(self._messages[i])
-        return [(int(self._tokens[i]), int(self._status[i])) for i in range(n)]
+                continue
+            if self._messages[i] != ffi.NULL:
+                self.messages[token] = ffi.string(self._messages[i]).decode()
+                lib.aiocann_free(self._messages[i])
+            got.append((token, status))
+        return got
 
     def collect(self, count: int, timeout: float = 10.0) -> list[tuple[int, int]]:
         got: list[tuple[int, int]] = []
@@ -333,6 +343,7 @@ def test_native_completion_queue_fails_exactly_the_faulting_launch(acl, k):
         # stream goes on (continue on failure) and the launch after it succeeds.
         assert got == {1: 0, 2: RT_AICORE_EXCEPTION, 3: 0}
         assert "poke" in q.messages[2] and set(q.messages) == {2}
+        assert q.early == {2: RT_AICORE_EXCEPTION}  # and its report came ahead, as itself
         expect(RT_AICORE_EXCEPTION, sync_rc(s), "poke")  # reported once by synchronize...
         check(sync_rc(s))  # ...and then cleared
     finally:
