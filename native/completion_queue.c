@@ -141,6 +141,11 @@ struct aiocann_cq_model {
     int32_t *ids;
     pthread_mutex_t lock;
     parked *parked, **parked_tail;
+    /* The tokens of its replay completions in flight, oldest first (a ring; under lock): a
+     * report is the oldest one's, since replays of one model do not overlap. */
+    aiocann_cq *cq;          /* holds a reference */
+    uint64_t *tokens;
+    size_t head, count, cap;
     aiocann_cq_model *next;  /* g_models, under g_streams_lock */
 };
 
@@ -289,6 +294,9 @@ static void on_exception(aclrtExceptionInfo *info)
             if (k) { /* else a duplicate, or out of memory */
                 *k = (parked){NULL, task, code, recent_message()};
                 append(&m->parked_tail, k);
+                if (m->count) /* the early word, as for a stream's work (see the top) */
+                    push(m->cq, AIOCANN_TASK_REPORT | m->tokens[m->head], code,
+                         k->message ? strdup(k->message) : NULL);
             }
             pthread_mutex_unlock(&m->lock);
             pthread_mutex_unlock(&g_streams_lock);
@@ -465,8 +473,43 @@ static void model_put(aiocann_cq_model *m)
         free(k);
     }
     pthread_mutex_destroy(&m->lock);
+    cq_put(m->cq);
+    free(m->tokens);
     free(m->ids);
     free(m);
+}
+
+/* The replay of token is in flight (1) or over (0: the oldest, or the newest when it was never
+ * queued). Returns 0 if out of memory for the ring (the replay then gets no early word). */
+static int model_track(aiocann_cq_model *m, uint64_t token, int in_flight, int newest)
+{
+    int ok = 1;
+    pthread_mutex_lock(&m->lock);
+    if (in_flight) {
+        if (m->count == m->cap) {
+            size_t cap = m->cap ? m->cap * 2 : 8;
+            uint64_t *n = malloc(cap * sizeof *n);
+            if (n) {
+                for (size_t i = 0; i < m->count; i++)
+                    n[i] = m->tokens[(m->head + i) % m->cap];
+                free(m->tokens);
+                m->tokens = n;
+                m->cap = cap;
+                m->head = 0;
+            }
+        }
+        if (m->count < m->cap)
+            m->tokens[(m->head + m->count++) % m->cap] = token;
+        else
+            ok = 0;
+    } else if (m->count && newest && m->tokens[(m->head + m->count - 1) % m->cap] == token) {
+        m->count--;
+    } else if (m->count && !newest && m->tokens[m->head] == token) {
+        m->head = (m->head + 1) % m->cap;
+        m->count--;
+    }
+    pthread_mutex_unlock(&m->lock);
+    return ok;
 }
 
 /* A replay's completion: what its model's streams reported since the previous replay of the
@@ -499,6 +542,7 @@ static void on_complete(void *user)
     int32_t status = 0;
     char *message = NULL;
     if (p->model) {
+        model_track(p->model, p->token, 0, 0);
         claim_model(p->model, &status, &message);
         model_put(p->model);
     }
@@ -558,8 +602,10 @@ static aclError enqueue(aiocann_cq_stream *qs, uint64_t token, int work, aiocann
         return ACL_ERROR_BAD_ALLOC;
     *p = (pending){.qs = qs, .token = token, .work_task = NO_TASK, .hw = qs->last_work, .model = model};
     atomic_fetch_add(&qs->refs, 1); /* dropped by on_complete, or below if never queued */
-    if (model)
+    if (model) {
         atomic_fetch_add(&model->refs, 1);
+        model_track(model, token, 1, 0);
+    }
     if (work && aclrtGetThreadLastTaskId(&p->work_task) != ACL_SUCCESS)
         p->work_task = NO_TASK;
     if (p->work_task != NO_TASK) {
@@ -577,8 +623,10 @@ static aclError enqueue(aiocann_cq_stream *qs, uint64_t token, int work, aiocann
             uint64_t tok = token;
             atomic_compare_exchange_strong(&qs->ring[token % RING].token, &tok, 0);
         }
-        if (model)
+        if (model) {
+            model_track(model, token, 0, 1);
             model_put(model);
+        }
         free(p);
         stream_put(qs);
         return rc;
@@ -624,6 +672,8 @@ aiocann_cq_model *aiocann_cq_model_new(aiocann_cq *cq, aclmdlRI model, aclError 
         return NULL;
     }
     m->device = device;
+    m->cq = cq;
+    atomic_fetch_add(&cq->refs, 1);
     atomic_init(&m->refs, 1);
     m->parked_tail = &m->parked;
     pthread_mutex_init(&m->lock, NULL);

@@ -185,3 +185,29 @@ async def test_stop_on_failure_close_is_quick_on_every_loop(test_kernels_path):
                     await c
                 await s.aclose(raise_errors=False)
     assert time.monotonic() - t0 < 5.0
+
+
+async def test_a_failed_replay_on_a_stop_on_failure_stream_fails_at_once(test_kernels_path):
+    # The replay's completion (a blocking callback) is discarded with the stream; the report,
+    # on the model's own stream, still names the replay in flight.
+    async with ac.Device(0) as dev:
+        kernels = await dev.load_binary(test_kernels_path)
+        write = kernels.function("write_value")
+        out = dev.empty(4, np.int32)
+        s = dev.stream()
+        await s.__aenter__()
+        g, off = await _poke_once_graph(dev, s, kernels)
+        await (await s.copy_from_host(off, np.array([BAD], np.uint32)))
+        assert acl.rt.set_stream_failure_mode(s.handle, 1) == 0
+        t0 = time.monotonic()
+        replay = await g.launch()
+        behind = await ac.launch(write, await write.args().ptr(out).u32(0).i32(1), blocks=1, stream=s)
+        with pytest.raises(ac.KernelFaultError, match="replay"):
+            await replay
+        with pytest.raises(ac.KernelFaultError, match="discarded"):
+            await behind
+        assert time.monotonic() - t0 < 1.0
+        g.close()
+        t1 = time.monotonic()
+        await s.aclose(raise_errors=False)
+        assert time.monotonic() - t1 < 5.0
