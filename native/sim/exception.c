@@ -235,3 +235,18 @@ void sim_exception_fast_poll(sim_device *dev, sim_context *c)
     sim_exception_notify(task_id, s->id, tid, d, code);
     sim_obj_put(&s->obj);
 }
+
+/* A device starts with an empty fast ring buffer (DeviceErrorProc::ProcClearFastRingBuffer). */
+void sim_exception_fast_clear(int device)
+{
+    if (device < 0 || device >= FAST_DEVICES)
+        return;
+    struct fast_slot *f = &g_fast[device];
+    pthread_mutex_lock(&f->lock);
+    sim_stream *s = atomic_load(&f->full) ? f->stream : NULL;
+    f->stream = NULL;
+    atomic_store(&f->full, false);
+    pthread_mutex_unlock(&f->lock);
+    if (s)
+        sim_obj_put(&s->obj);
+}

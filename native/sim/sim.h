@@ -767,6 +767,7 @@ void sim_exception_report(uint32_t task_id, uint32_t stream_id, uint32_t tid, in
  * and reported again by the next thread that submits to or checks a context of its device. */
 void sim_exception_fast_post(sim_stream *s, uint32_t task_id, uint32_t tid, aclError code, const char *msg);
 void sim_exception_fast_poll(sim_device *d, sim_context *c);
+void sim_exception_fast_clear(int device);
 void sim_stream_task_failed_as(sim_stream *s, aclError rc, const char *msg, uint32_t report_stream, uint32_t task_id,
                                uint32_t tid);
 
