@@ -51,7 +51,10 @@
  * each report that names a completion's work is also queued at once as an AIOCANN_TASK_REPORT
  * entry with that completion's token, found in a small ring of the tokens and task ids in
  * flight (written by the submitting thread, one pair per work completion): the async core
- * learns of the failure without waiting for a callback that may never come.
+ * learns of the failure without waiting for a callback that may never come. The ring has a
+ * slot per token modulo RING (1024, the default in-flight bound of a stream): with more in
+ * flight a newer token may take an older one's slot, and that older one's report then comes
+ * without the early word (its completion waits for the watchdog if the stream stopped).
  *
  * Replays. A replayed model's failure is reported on the model's own stream and captured task
  * (model_execute_task.cc ReportErrorInfoForModelExecuteTask), before the executing stream goes
