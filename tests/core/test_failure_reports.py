@@ -37,7 +37,8 @@ async def test_a_stream_switched_to_stop_on_failure_fails_its_work_at_once(test_
         s = dev.stream()
         await s.__aenter__()
         assert acl.rt.set_stream_failure_mode(s.handle, 1) == 0  # other code's doing
-        before = await ac.launch(wait, await wait.args().ptr(out).u64(2000), blocks=1)
+        # 30 ms ahead of the fault: the work behind it is submitted before it fails.
+        before = await ac.launch(wait, await wait.args().ptr(out).u64(30_000), blocks=1)
         t0 = time.monotonic()
         fault = await ac.launch(poke, await poke.args().ptr(buf).u64(BAD), blocks=1)
         behind = [await ac.launch(write, await write.args().ptr(out).u32(i).i32(i), blocks=1) for i in range(3)]
@@ -196,7 +197,7 @@ async def test_a_failed_replay_on_a_stop_on_failure_stream_fails_at_once(test_ke
     # on the model's own stream, still names the replay in flight.
     async with ac.Device(0) as dev:
         kernels = await dev.load_binary(test_kernels_path)
-        write = kernels.function("write_value")
+        write, wait = kernels.function("write_value"), kernels.function("wait_us")
         out = dev.empty(4, np.int32)
         s = dev.stream()
         await s.__aenter__()
@@ -204,6 +205,9 @@ async def test_a_failed_replay_on_a_stop_on_failure_stream_fails_at_once(test_ke
         await (await s.copy_from_host(off, np.array([BAD], np.uint32)))
         assert acl.rt.set_stream_failure_mode(s.handle, 1) == 0
         t0 = time.monotonic()
+        # Ahead of the replay, so that the work behind it is submitted before the failure (after
+        # it, the runtime refuses new work at once).
+        await ac.launch(wait, await wait.args().ptr(out).u64(30_000), blocks=1, stream=s)
         replay = await g.launch()
         behind = await ac.launch(write, await write.args().ptr(out).u32(0).i32(1), blocks=1, stream=s)
         with pytest.raises(ac.KernelFaultError, match="replay"):
