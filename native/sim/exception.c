@@ -24,7 +24,8 @@
  *    and the stream's next task (the STARS one is ProcLogicCqReport, then StarsResumeRtsq), so
  *    here the report is made from a thread of its own a moment later while the stream goes on:
  *    a host callback behind the failed task may run before it (simulator choice: how much
- *    later -- 2 ms -- is ours; the order not being guaranteed is the source's).
+ *    later -- 20 ms, long enough for a loaded host to run the callback first -- is ours; the
+ *    order not being guaranteed is the source's).
  *  - The fast ring buffer (device/v100/device_error_proc.cc ProcessReportFastRingBuffer), where
  *    the driver supports millisecond operator timeouts (Runtime::IsSupportOpTimeoutMs, here
  *    AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US below 100 ms): the device also writes a failed
@@ -143,7 +144,7 @@ typedef struct late_report {
 static void *late_main(void *arg)
 {
     late_report *r = arg;
-    struct timespec ts = {0, 2 * 1000 * 1000};
+    struct timespec ts = {0, 20 * 1000 * 1000};
     nanosleep(&ts, NULL);
     sim_error_message("task", r->msg);
     sim_exception_notify(r->task_id, r->stream_id, r->tid, r->device, r->code);
