@@ -15,6 +15,18 @@ hands back :class:`CapturedWork` in place of Completions: awaiting one raises at
 the work runs only when the graph does. A replay costs one task on its stream and resolves one
 ``Completion``; its failure is the failure of the first captured task that failed.
 
+How a replay's failure reaches its Completion. The runtime reports it on the model's own stream
+and the failed captured task (``model_execute_task.cc``), not on the stream that replays it, so
+the graph registers its model's streams with the completion queue (``aclmdlRIGetStreams``,
+``aiocann_cq_model_new``): reports on them are parked for the replay, whose completion -- a
+callback that holds its stream until it has run -- claims them. The runtime makes that report
+before the replaying stream goes past the replay (STARS: the callbacks run before the queue is
+resumed), so it is parked before the completion runs. What the report cannot say is *which*
+replay it is about: so replays of one graph never overlap -- on one stream the blocking
+completion orders them, and a replay on another stream than the previous one still in flight
+first waits (``aclrtStreamWaitEvent``) for an event recorded behind that one's completion. Two
+replays in flight at once then run one after the other, each failing only its own Completion.
+
 Lifetimes: a graph holds everything its captured work uses -- the kernel args, the arrays they
 point to, staging buffers -- for as long as it lives. The arrays count as busy from the moment
 work using them is recorded, and busy on no stream (any stream may replay the graph), so
@@ -105,6 +117,9 @@ class Graph(metaclass=NoPublicConstructor):
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._groups: list[TaskGroup] = []
         self._abandoned = False  # a replay was abandoned with its stream: never destroyed
+        self._cqm: Any = None  # the model registered with the completion queue (see above)
+        self._order: Any = None  # the event that orders replays across streams, made when needed
+        self._last: Stream | None = None  # the stream of the newest replay in flight
 
     # -- capture (the stream's submission owner calls these) ----------------------------------
 
@@ -118,6 +133,13 @@ class Graph(metaclass=NoPublicConstructor):
         return CapturedWork._create(self, label)
 
     def _captured(self, handle: Any) -> None:
+        rc = ffi.new("aclError*")
+        cqm = lib.aiocann_cq_model_new(self._stream._sub.dispatcher.cq, handle, rc)
+        if cqm == ffi.NULL:  # its failures could not be told: refuse the graph, not run it blind
+            lib.aclmdlRIDestroy(handle)
+            self._abandon()
+            check(rc[0], "aclmdlRIGetStreams")
+        self._cqm = cqm
         self._handle = handle
         self._state = "ready"
         self._finalizer = weakref.finalize(self, _destroy, self._device._ctx, handle)
@@ -181,18 +203,37 @@ class Graph(metaclass=NoPublicConstructor):
         if s._device is not self._device:
             raise ValueError(f"{self!r} belongs to Device({self._device.index}), not {s.device!r}")
         sub = await s._admit()
+        self._after_previous_replay(s)
         rc = lib.aclmdlRIExecuteAsync(self._handle, s._handle)
         self._replays += 1
         try:
-            done = sub.complete_after(rc, "aclmdlRIExecuteAsync", "graph", self)
+            done = sub.complete_after(rc, "aclmdlRIExecuteAsync", "graph", self, model=self._cqm)
         except BaseException:
             self._replays -= 1
             raise
+        self._last = s
         done._on_done = self._replayed
         return done
 
+    def _after_previous_replay(self, s: Stream) -> None:
+        """Make a replay on ``s`` wait for the previous replay still in flight on another
+        stream, so that replays of this graph never overlap (see the module docstring): an
+        event recorded behind that replay's completion, which holds its stream until it ran."""
+        last = self._last
+        if not self._replays or last is None or last is s or last._state not in ("open", "updating"):
+            return
+        s._device._bind()
+        if self._order is None:
+            out = ffi.new("aclrtEvent*")
+            check(lib.aclrtCreateEventWithFlag(out, lib.ACL_EVENT_SYNC), "aclrtCreateEventWithFlag")
+            self._order = out[0]
+        check(lib.aclrtRecordEvent(self._order, last._handle), "aclrtRecordEvent")
+        check(lib.aclrtStreamWaitEvent(s._handle, self._order), "aclrtStreamWaitEvent")
+
     def _replayed(self) -> None:
         self._replays -= 1
+        if not self._replays:
+            self._last = None
         if self._close_requested and not self._replays:
             self._destroy()
 
@@ -220,6 +261,13 @@ class Graph(metaclass=NoPublicConstructor):
         self._state = "closed"
         if self._finalizer is not None:
             self._finalizer()  # binds the device's context itself (also while it closes)
+        if self._cqm is not None:  # no replay is in flight: nothing can be reported on it any more
+            lib.aiocann_cq_model_free(self._cqm)
+            self._cqm = None
+        if self._order is not None:
+            order, self._order = self._order, None
+            in_context(self._device._ctx, lambda: lib.aclrtDestroyEvent(order))
+        self._last = None
         self._unhold()  # no replay is in flight: the arrays are no longer busy for the graph
         self._keep.clear()
 

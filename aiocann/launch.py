@@ -127,7 +127,8 @@ async def launch(
     token = sub.new_token()
     rc = _launch(sub.qs, kernel._handle, blocks, cfg, args._handle, token, sub.launched)
     if rc:
-        sub.enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args, args.arrays)
+        message = sub.enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args, args.arrays, work=True)
+        return sub.failed_now(s, token, kernel.name, args, args.arrays, rc, message)
     arrays = args._arrays_cache
     return sub.track(s, token, kernel.name, args, args.arrays if arrays is None else arrays)
 

@@ -35,7 +35,7 @@ from . import _ints, errors
 from ._factory import NoPublicConstructor
 from ._interrupt import keyboard_interrupt_on_ctrl_c
 from ._lib import as_int, as_pointer, check, ffi, in_context, last_error_message, lib
-from ._submission import Submissions
+from ._submission import Submissions, stopped_code
 from .completion import Completion
 from .memory import DeviceArray, is_pinned
 
@@ -335,8 +335,10 @@ class Stream(metaclass=NoPublicConstructor):
         handle = self._handle
         rc = in_context(self._device._ctx, lambda: lib.aclrtStreamQuery(handle, status))
         if rc:
-            last_error_message()  # clear it: a stream we cannot query counts as busy
-            return False
+            last_error_message()  # clear it: a stream we cannot query counts as busy ...
+            # ... unless it answers with the failure its context stopped on: then nothing it
+            # was given runs any more (Stream::EnterFailureAbort discards it all).
+            return stopped_code(rc)
         return bool(status[0] == lib.ACL_STREAM_STATUS_COMPLETE)
 
     def _finish_close(self, why: str, *, collected: bool = False) -> None:
@@ -752,7 +754,8 @@ class Stream(metaclass=NoPublicConstructor):
             sub.qs, ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, token, sub.launched
         )
         if rc:
-            sub.enqueue_failed(rc, "aclrtMemcpyAsync", keep, arrays)
+            message = sub.enqueue_failed(rc, "aclrtMemcpyAsync", keep, arrays, work=True)
+            return sub.failed_now(self, token, label, keep, arrays, rc, message, on_done)
         return sub.track(self, token, label, keep, arrays, on_done)
 
 

@@ -1119,6 +1119,7 @@ GROUPS: tuple[Group, ...] = (
             Fn("aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);"),
             Fn("aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);"),
             Fn("aclError aclmdlRIDestroy(aclmdlRI modelRI);"),
+            Fn("aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams);"),
             Fn("aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream);"),
             Fn("aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle);"),
             Fn("aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle);"),

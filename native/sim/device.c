@@ -513,6 +513,7 @@ static aclError activate(sim_device *d)
         return sim_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "cannot start the copy engine of device %d", d->id);
     }
     d->active = true;
+    sim_exception_fast_clear(d->id); /* DeviceErrorProc::ProcClearFastRingBuffer */
     /* issue 11: a new device has all its cores (RawDevice::InitResource) and a clear float
      * status */
     sim_res_limit_device_init(d);

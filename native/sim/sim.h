@@ -412,6 +412,8 @@ sim_context *sim_current_context_quiet(void); /* the same, recording no error wh
 void sim_device_teardown(sim_device *d);                   /* under d->lock */
 /* Unlinks s from its device's stream list (takes d->lock). */
 void sim_device_forget_stream(sim_stream *s);
+sim_stream *sim_stream_create_bound(sim_context *ctx, aclError *rc);
+void sim_stream_release_bound(sim_stream *s);
 
 int sim_pool_start(sim_core_pool *p, int num_cores, int device_id);
 void sim_pool_stop(sim_core_pool *p);
@@ -562,6 +564,10 @@ struct sim_stream {
      * by lock. */
     uint32_t fail_mode;
     uint32_t id;                 /* aclrtStreamGetId */
+    /* A stream of a captured model (capture.c, sim_stream_create_bound): an id and a handle
+     * that reports and queries name, no worker; it takes no work and is not destroyed by
+     * aclrtDestroyStream (107005), only with its model. */
+    bool bound;
     uint16_t last_task;          /* per-stream task counter and its wrap count (stream.c) */
     uint16_t task_flip;
     struct sim_subscriber *subscriber; /* report thread bound by aclrtSubscribeReport */
@@ -772,6 +778,17 @@ void sim_callback_reset(void);
 /* Calls every registered exception-info callback with this failure, on the calling thread
  * (a stream worker, before it moves past the failed task). */
 void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code);
+/* A task failed: the exception-info callbacks, inline on STARS chips, from another thread a
+ * moment later on HWTS chips (no barrier: the stream goes on meanwhile). */
+void sim_exception_report(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code,
+                          const char *msg);
+/* The fast ring buffer (millisecond operator timeouts only): a failed kernel is posted there,
+ * and reported again by the next thread that submits to or checks a context of its device. */
+void sim_exception_fast_post(sim_stream *s, uint32_t task_id, uint32_t tid, aclError code, const char *msg);
+void sim_exception_fast_poll(sim_device *d, sim_context *c);
+void sim_exception_fast_clear(int device);
+void sim_stream_task_failed_as(sim_stream *s, aclError rc, const char *msg, uint32_t report_stream, uint32_t task_id,
+                               uint32_t tid);
 
 /* ------------------------------------------------------------------ binaries ------------- */
 
@@ -988,6 +1005,8 @@ void sim_op_timeout_reset(void);
 /* issue 21: aclrtSetDeviceSatMode's process-wide mode back to the chip's default (aclFinalize;
  * device_query.c). */
 void sim_sat_mode_reset(void);
+/* Whether the driver supports millisecond operator timeouts (Runtime::IsSupportOpTimeoutMs). */
+bool sim_op_timeout_ms_mode(void);
 
 /* overflow.c: what a finished kernel task reports: its blocks' status, and whether its
  * stream's switch was on at submission. Returns 0, or ACL_ERROR_RT_AICORE_OVER_FLOW with msg

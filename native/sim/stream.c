@@ -204,8 +204,20 @@ static void discard(sim_stream *s, sim_task *t, bool stop_abort)
 /* The worker's reaction to a failed task, in the real runtime's order: the stream's error slot
  * (PreCheckTaskErr sets errCode_), the exception-info callbacks (TaskFailCallBack), then, in a
  * stop-on-failure context, the abort (EnterFailureAbort). No lock is held while the callbacks
- * run: they are user code and may call the runtime. */
+ * run: they are user code and may call the runtime. A failed kernel is also written to the
+ * device's fast ring buffer where the driver supports millisecond operator timeouts
+ * (exception.c), before its regular report, as the device writes it when the fault happens. */
 void sim_stream_task_failed(sim_stream *s, const sim_task *t, aclError rc, const char *msg)
+{
+    if (t->type == SIM_TASK_KERNEL)
+        sim_exception_fast_post(s, t->task_id, t->tid, rc, msg);
+    sim_stream_task_failed_as(s, rc, msg, s->id, t->task_id, t->tid);
+}
+
+/* The same, with the report naming stream `report_stream` and task `task_id` (a replay names
+ * the model's own stream and captured task, capture.c). */
+void sim_stream_task_failed_as(sim_stream *s, aclError rc, const char *msg, uint32_t report_stream, uint32_t task_id,
+                               uint32_t tid)
 {
     pthread_mutex_lock(&s->lock);
     s->error = rc;
@@ -214,7 +226,7 @@ void sim_stream_task_failed(sim_stream *s, const sim_task *t, aclError rc, const
     /* The failure's description becomes this thread's recent error, so an exception callback
      * that calls aclGetRecentErrMsg learns what failed. */
     sim_error_message("task", msg);
-    sim_exception_notify(t->task_id, s->id, t->tid, s->dev->id, rc);
+    sim_exception_report(task_id, report_stream, tid, s->dev->id, rc, msg);
     sim_context *c = s->ctx;
     if (atomic_load(&c->mode) == ACL_STOP_ON_FAILURE) {
         aclError none = ACL_SUCCESS;
@@ -441,8 +453,13 @@ static void *worker_main(void *arg)
                 msg[0] = '\0';
                 bool trace = sim_trace_on();
                 uint64_t t0 = trace ? sim_now_ns() : 0;
+                /* A blocking callback is traced as it is handed over: its completion may be
+                 * seen, and a trace stopped, before the stream goes on past it. */
+                bool early = trace && t->type == SIM_TASK_CALLBACK && t->u.callback.block;
+                if (early)
+                    sim_stream_trace_task(s, t, t0, ACL_SUCCESS);
                 aclError rc = execute(s, t, msg, sizeof msg);
-                if (trace)
+                if (trace && !early)
                     sim_stream_trace_task(s, t, t0, rc);
                 if (t->type == SIM_TASK_CALLBACK && !t->u.callback.block)
                     owe_report(s, t->u.callback.sub);
@@ -518,6 +535,12 @@ aclError sim_context_failure(sim_context *c, const char *func)
 
 aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_t *seq)
 {
+    if (__builtin_expect(s->bound, 0)) { /* simulator choice: a model's stream runs nothing */
+        sim_task_free(t);
+        return sim_fail_(func, ACL_ERROR_RT_STREAM_MODEL, "stream %u belongs to a captured model: it takes no work",
+                         s->id);
+    }
+    sim_exception_fast_poll(s->dev, s->ctx); /* Context::CheckTaskSend */
     aclError rc = sim_context_failure(s->ctx, func);
     if (rc) {
         sim_task_free(t);
@@ -720,6 +743,50 @@ sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priori
     return s;
 }
 
+/* A stream of a captured model. The real runtime creates one per captured stream
+ * (Context::StreamCreate in feature/aclgraph/context_aclgraph.cc) and binds it to the model
+ * (ModelAddStream, ModelBindStream); aclmdlRIGetStreams hands them out and a failed replay's
+ * report names one of them (model_execute_task.cc). The simulator runs a replay's tasks on
+ * the executing stream's worker (capture.c), so a model stream is only what the API can see
+ * of it: a per-device id from the same counter as every stream's and a handle; no worker,
+ * not on d->streams (a device teardown reaches it through its model). */
+sim_stream *sim_stream_create_bound(sim_context *ctx, aclError *rc)
+{
+    sim_device *d = ctx->dev;
+    sim_stream *s = calloc(1, sizeof *s);
+    if (!s) {
+        *rc = sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+        return NULL;
+    }
+    sim_obj_init(&s->obj, SIM_KIND_STREAM, stream_destroy);
+    s->dev = d;
+    s->ctx = ctx;
+    s->bound = true;
+    s->last_task = UINT16_MAX;
+    sim_mutex_init(&s->lock);
+    pthread_cond_init(&s->work_cv, NULL);
+    sim_cond_init_monotonic(&s->done_cv);
+    pthread_mutex_lock(&d->lock);
+    s->id = d->next_stream_id++;
+    pthread_mutex_unlock(&d->lock);
+    if (!sim_handle_open(&s->obj)) {
+        stream_destroy(&s->obj);
+        *rc = sim_fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, "handle table is full");
+        return NULL;
+    }
+    sim_obj_get(&s->obj); /* the model's, besides the handle table's */
+    *rc = ACL_SUCCESS;
+    return s;
+}
+
+/* The model is gone: so is its stream (~CaptureModel destroys its streams). */
+void sim_stream_release_bound(sim_stream *s)
+{
+    sim_obj *o = sim_handle_close(s->obj.handle, SIM_KIND_STREAM);
+    if (o)
+        sim_obj_put(o);
+}
+
 void sim_stream_shutdown(sim_stream *s)
 {
     sim_capture_stream_gone(s);
@@ -838,6 +905,11 @@ aclError sim_stream_destroy(aclrtStream stream, bool force, const char *func)
     sim_stream *s = sim_stream_for_work(stream, func, &rc);
     if (!s)
         return rc;
+    if (s->bound) { /* Context::TearDownOwnedStream: a stream bound to a model */
+        sim_obj_put(&s->obj);
+        return sim_fail_(func, ACL_ERROR_RT_STREAM_MODEL,
+                         "stream %u is bound to a captured model: it goes when the model is destroyed", s->id);
+    }
     if ((rc = sim_capture_stream_busy(s, func))) { /* ApiErrorDecorator::StreamDestroy */
         sim_obj_put(&s->obj);
         return rc;
@@ -874,6 +946,7 @@ static aclError synchronize(aclrtStream stream, int32_t timeout, const char *fun
     sim_stream *s = sim_stream_resolve(stream, func, &rc);
     if (!s)
         return rc;
+    sim_exception_fast_poll(s->dev, s->ctx); /* Context::CheckStatus */
     /* ApiErrorDecorator::StreamSynchronize: a capturing stream cannot be synchronized. An
      * aborting one returns the abort's code (Stream::SynchronizeExecutedTask). */
     if (!(rc = sim_capture_stream_busy(s, func)) && !(rc = sim_context_failure(s->ctx, func)) &&
@@ -921,6 +994,7 @@ SIM_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
     if (!s)
         return rc;
+    sim_exception_fast_poll(s->dev, s->ctx); /* Context::CheckStatus */
     /* ApiErrorDecorator::StreamQuery: nor queried. */
     if (!(rc = sim_capture_stream_busy(s, __func__)) && !(rc = sim_context_failure(s->ctx, __func__)))
         *status = atomic_load(&s->completed) == atomic_load(&s->submitted) ? ACL_STREAM_STATUS_COMPLETE

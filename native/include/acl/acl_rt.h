@@ -727,6 +727,7 @@ aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI);
 aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);
 aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
 aclError aclmdlRIDestroy(aclmdlRI modelRI);
+aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams);
 aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream);
 aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle);
 aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle);
