@@ -139,6 +139,14 @@ class Submissions:
         if self.waiters:
             self.waiters.popleft().set()
 
+    def decline(self) -> None:
+        """The caller was admitted but enqueues nothing (it raises: e.g. what it was to use was
+        closed while it waited). admit() woke it alone, for the one slot it was to take: pass
+        that turn on, or the submissions queued behind it wait for a completion that may never
+        come (nothing else in flight)."""
+        if self.waiters and self.in_flight < self.max_in_flight:
+            self._wake_next()
+
     def wake_all(self) -> None:
         """The stream is closing: every waiter finds out."""
         while self.waiters:
@@ -171,8 +179,7 @@ class Submissions:
         when it is done: keep what it uses alive, and its arrays busy (held: no stream may
         reuse their memory), until the stream is found idle (release_leftovers) -- or for good,
         if it is abandoned."""
-        if self.waiters and self.in_flight < self.max_in_flight:
-            self._wake_next()
+        self.decline()
         if self.launched[0]:
             for a in arrays:
                 a._hold()

@@ -431,11 +431,16 @@ class Stream(metaclass=NoPublicConstructor):
 
     # -- submission (event loop): the stream's Submissions owns it --------------------------
 
-    async def _admit(self) -> Submissions:
+    async def _admit(self, arrays: tuple[DeviceArray, ...] = ()) -> Submissions:
         """Check the stream is open and used from its device's loop, wait for a free in-flight
         slot and bind the device's context; returns the owner of submission. Cancelling the
         wait enqueues nothing. While the stream captures, nothing is in flight for what it
-        records: no wait."""
+        records: no wait.
+
+        ``arrays``: what the work will use. They count as busy only once it is enqueued, so one
+        closed during the wait was freed -- and its block may be another array's now: raise
+        ClosedError rather than enqueue work on it. A caller that raises after this returns
+        (and before it enqueues) calls ``sub.decline()``, as this does."""
         self._device._check_owner()
         state = self._state
         if state not in ("open", "updating", "capturing"):
@@ -443,7 +448,14 @@ class Stream(metaclass=NoPublicConstructor):
         sub = self._sub
         if state != "capturing":
             await sub.admit()
-        self._device._bind()
+        try:
+            for a in arrays:
+                if a.closed:
+                    raise errors.ClosedError(f"{a!r} was closed while the work using it waited for {self!r}")
+            self._device._bind()
+        except BaseException:
+            sub.decline()
+            raise
         return sub
 
     def capture(self, mode: CaptureMode = "global") -> AbstractAsyncContextManager[Graph]:
@@ -723,7 +735,7 @@ class Stream(metaclass=NoPublicConstructor):
         value = operator.index(value)  # an integer: not a float or a str that int() would take
         if not 0 <= value <= 255:
             raise ValueError(f"memset value must be a byte (0..255), got {value}")
-        sub = await self._admit()
+        sub = await self._admit((dst,))
         rc = lib.aclrtMemsetAsync(ffi.cast("void*", dst.ptr), dst.nbytes, value, dst.nbytes, self._handle)
         return sub.complete_after(rc, "aclrtMemsetAsync", "memset", None, (dst,))
 
