@@ -181,6 +181,9 @@ class Graph(metaclass=NoPublicConstructor):
         if s._device is not self._device:
             raise ValueError(f"{self!r} belongs to Device({self._device.index}), not {s.device!r}")
         sub = await s._admit()
+        if self._state != "ready":  # closed while the replay waited: the model is destroyed
+            sub.decline()
+            raise errors.ClosedError(f"{self!r} was closed while its replay waited for {s!r}")
         rc = lib.aclmdlRIExecuteAsync(self._handle, s._handle)
         self._replays += 1
         try:

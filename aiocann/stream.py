@@ -750,7 +750,9 @@ class Stream(metaclass=NoPublicConstructor):
         arrays: tuple[DeviceArray, ...],
         on_done: Any = None,
     ) -> Completion:
-        sub = await self._admit()
+        # ``dst`` and ``src`` were read from ``arrays`` before the wait: still theirs if none
+        # of them was closed meanwhile, which _admit checks.
+        sub = await self._admit(arrays)
         if sub.capture is not None:
             rc = lib.aclrtMemcpyAsync(
                 ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, self._handle

@@ -57,6 +57,46 @@ async def _until_waiting(s: ac.Stream, n: int) -> None:
 # --------------------------------------------------------------------------- admission waits
 
 
+@pytest.mark.parametrize("op", ["copy dst", "copy src", "download", "upload into", "memset"])
+async def test_an_array_closed_while_its_copy_waits_for_a_slot_is_not_touched(test_kernels_path, op):
+    """A copy waiting for an in-flight slot has not enqueued anything: its arrays are not busy,
+    so closing one frees its block at once -- and another array gets it. The copy, once
+    admitted, must find the array closed (ClosedError), not write into (or read from) the
+    memory that belongs to another array now."""
+    async with ac.Device(0) as dev, dev.stream(max_in_flight=1) as s, dev.stream() as s2:
+        pool = dev.memory_pool
+        host = np.full(N, 55, np.int32)
+        src = await s2.upload(host)
+        dst = dev.empty(N, np.int32)
+        await s2.synchronize()
+        gate = await Gate.hold(dev, s, test_kernels_path)  # takes s's only slot
+        victim = {"copy dst": dst, "copy src": src, "download": src, "upload into": dst, "memset": dst}[op]
+        submit = {
+            "copy dst": lambda: s.copy(dst, src),
+            "copy src": lambda: s.copy(dst, src),
+            "download": lambda: s.download(src),
+            "upload into": lambda: s.copy_from_host(dst, host),
+            "memset": lambda: s.memset(dst, 77),
+        }[op]
+        waiting = _Waiting()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(waiting.run, submit)
+            await _until_waiting(s, 1)
+            old = victim.ptr
+            victim.close()
+            other = dev.empty(N, np.int32)
+            assert other.ptr == old  # the block was idle: handed out again
+            await (await s2.memset(other, 0))
+            await gate.open()
+        with anyio.fail_after(10):
+            await waiting.finished.wait()
+        assert isinstance(waiting.error, ac.ClosedError), waiting.error or waiting.result
+        await s.synchronize()
+        np.testing.assert_array_equal(await other.get(stream=s2), np.zeros(N, np.int32))
+        other.close()
+    _all_given_back(pool)
+
+
 async def test_a_submission_that_fails_after_its_wait_passes_the_slot_on(test_kernels_path):
     """Two submissions wait for the one slot; the first is woken and then fails (its array was
     closed meanwhile). The second must be woken too, not wait for a completion that will never
@@ -80,3 +120,56 @@ async def test_a_submission_that_fails_after_its_wait_passes_the_slot_on(test_ke
         assert second.error is None, second.error
         await second.result
         assert (await b.get(stream=s))[0] == 0x02020202
+
+
+@pytest.mark.parametrize("closed", ["array", "args", "binary"])
+async def test_a_launch_whose_array_args_or_binary_closed_while_it_waited_for_a_slot_raises(test_kernels_path, closed):
+    """As for copies: once admitted, the launch finds what it was to use closed -- the array
+    (whose block is another array's now), the args, or the binary (its code unloaded)."""
+    async with ac.Device(0) as dev, dev.stream(max_in_flight=1) as s, dev.stream() as s2:
+        binary = await dev.load_binary(test_kernels_path)
+        write = binary.function("write_value")
+        a = dev.empty(N, np.int32)
+        args = await write.args().ptr(a).u32(0).i32(777)
+        gate = await Gate.hold(dev, s, test_kernels_path)
+        waiting = _Waiting()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(waiting.run, lambda: ac.launch(write, args, blocks=1, stream=s))
+            await _until_waiting(s, 1)
+            old = a.ptr
+            if closed == "array":
+                a.close()
+            elif closed == "args":
+                args.close()
+                a.close()  # idle: nothing was enqueued
+            else:
+                binary.unload()
+                a.close()
+            other = dev.empty(N, np.int32)
+            assert other.ptr == old
+            await (await s2.memset(other, 0))
+            await gate.open()
+        with anyio.fail_after(10):
+            await waiting.finished.wait()
+        assert isinstance(waiting.error, ac.ClosedError), waiting.error or waiting.result
+        await s.synchronize()
+        assert (await other.get(stream=s2))[0] == 0
+
+
+async def test_a_graph_closed_while_its_replay_waits_for_a_slot_is_not_replayed(test_kernels_path):
+    async with ac.Device(0) as dev, dev.stream(max_in_flight=1) as s, dev.stream() as s2:
+        write = await _write_kernel(dev, test_kernels_path)
+        x = dev.empty(N, np.int32)
+        async with s2.capture() as g:
+            await ac.launch(write, write.args().ptr(x).u32(0).i32(4242), blocks=1, stream=s2)
+        gate = await Gate.hold(dev, s, test_kernels_path)
+        waiting = _Waiting()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(waiting.run, lambda: g.launch(stream=s))
+            await _until_waiting(s, 1)
+            g.close()  # no replay in flight: destroyed now
+            await gate.open()
+        with anyio.fail_after(10):
+            await waiting.finished.wait()
+        assert isinstance(waiting.error, ac.ClosedError), waiting.error or waiting.result
+        await s.synchronize()
