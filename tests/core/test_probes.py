@@ -173,3 +173,55 @@ async def test_a_graph_closed_while_its_replay_waits_for_a_slot_is_not_replayed(
             await waiting.finished.wait()
         assert isinstance(waiting.error, ac.ClosedError), waiting.error or waiting.result
         await s.synchronize()
+
+
+# --------------------------------------------------------------------------- prebuilt args
+
+
+async def test_prebuilt_args_pointing_to_a_closed_array_are_refused(test_kernels_path):
+    """The args were built with ``a``; ``a`` is closed and its block handed to ``b``. Launching
+    the old args again would write ``b``: it raises ClosedError instead, on the hot path too."""
+    async with ac.Device(0) as dev, dev.stream() as s:
+        write = await _write_kernel(dev, test_kernels_path)
+        a = dev.empty(N, np.int32)
+        args = await write.args().ptr(a).u32(0).i32(777)
+        await (await ac.launch(write, args, blocks=1, stream=s))
+        old = a.ptr
+        a.close()
+        b = dev.empty(N, np.int32)
+        assert b.ptr == old
+        await (await s.memset(b, 0))
+        with pytest.raises(ac.ClosedError, match="argument 0"):
+            await ac.launch(write, args, blocks=1, stream=s)
+        with pytest.raises(ac.ClosedError, match="argument 0"):
+            await ac.launch(write, args, blocks=1, stream=s, config=ac.LaunchConfig())
+        with pytest.raises(ac.ClosedError, match="argument 0"):
+            args.handle  # noqa: B018 -- what pyACL would launch
+        async with s.capture():  # nor recorded into a graph
+            with pytest.raises(ac.ClosedError, match="argument 0"):
+                await ac.launch(write, args, blocks=1, stream=s)
+        await s.synchronize()
+        assert (await b.get(stream=s))[0] == 0
+        args.update(2, np.int32(5))  # other arguments stay updatable; still refused
+        with pytest.raises(ac.ClosedError, match="argument 0"):
+            await ac.launch(write, args, blocks=1, stream=s)
+        args.update(0, b)  # pointed at a live array again: usable
+        await (await ac.launch(write, args, blocks=1, stream=s))
+        assert (await b.get(stream=s))[0] == 5
+
+
+async def test_every_args_pointing_to_a_closed_array_is_refused_until_updated(test_kernels_path):
+    async with ac.Device(0) as dev, dev.stream() as s:
+        copy = (await dev.load_binary(test_kernels_path)).function("empty")
+        a, b = dev.empty(N, np.int32), dev.empty(N, np.int32)
+        args = await copy.args().ptr(a)
+        other = await copy.args().ptr(a)
+        a.close()
+        for x in (args, other):
+            with pytest.raises(ac.ClosedError, match="argument 0"):
+                await ac.launch(copy, x, blocks=1, stream=s)
+        args.update(0, b.ptr)  # an int address is the caller's to keep valid
+        await (await ac.launch(copy, args, blocks=1, stream=s))
+        args.close()
+        with pytest.raises(ac.ClosedError, match="were closed"):
+            await ac.launch(copy, args, blocks=1, stream=s)
