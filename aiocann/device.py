@@ -38,12 +38,12 @@ from ._dispatch import Dispatcher
 from ._lib import bind_context, check, ffi, lib
 from .memory import DeviceArray, StagingPool, allocate_pinned, shape_and_dtype
 from .memory_pool import MemoryPool
+from .stream import Stream
 
 if TYPE_CHECKING:
     from .event import Event
     from .graph import Graph
     from .kernel import Binary
-    from .stream import Stream
 
 __all__ = ["Device", "current_device", "device_count"]
 
@@ -345,8 +345,6 @@ class Device:
         :raises ValueError: ``max_in_flight`` is below 1.
         :raises AclError: the runtime refused the stream (e.g. ``ResourceExhaustedError``).
         """
-        from .stream import Stream
-
         limit = self.max_in_flight if max_in_flight is None else max_in_flight
         return Stream._create(self, limit, operator.index(priority))
 
@@ -396,13 +394,15 @@ class Device:
             was, may still touch it.
         :returns: the :class:`DeviceArray`.
         :raises ValueError: a negative dimension, or a stream of another device.
-        :raises TypeError: an object dtype.
+        :raises TypeError: an object dtype, or a ``stream`` that is not a Stream.
         :raises DeviceOutOfMemoryError: the pool's limit or the device's memory is exhausted.
         :raises ClosedError: the device is not open.
         """
         self._bind()
         shape_t, dt = shape_and_dtype(shape, dtype)
-        if stream is not None and stream._device is not self:
+        if stream is not None and (type(stream) is not Stream or stream._device is not self):
+            if not isinstance(stream, Stream):
+                raise TypeError(f"stream must be a Stream (dev.stream()) or None, not {type(stream).__name__}")
             raise ValueError(f"{stream!r} is not a stream of {self!r}")
         block = self.memory_pool._allocate(math.prod(shape_t) * dt.itemsize, stream)
         arr = DeviceArray._create(self, block, shape_t, dt)

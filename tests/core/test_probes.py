@@ -225,3 +225,14 @@ async def test_every_args_pointing_to_a_closed_array_is_refused_until_updated(te
         args.close()
         with pytest.raises(ac.ClosedError, match="were closed"):
             await ac.launch(copy, args, blocks=1, stream=s)
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+async def test_empty_with_a_stream_that_is_not_a_stream_is_a_type_error():
+    async with ac.Device(0) as dev:
+        with pytest.raises(TypeError, match="stream"):
+            dev.empty(N, np.int32, stream=object())  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="stream"):
+            dev.empty(N, np.int32, stream=dev.empty(1))  # type: ignore[arg-type]  # has a _device too
