@@ -104,6 +104,7 @@ class Graph(metaclass=NoPublicConstructor):
         self._close_requested = False
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._groups: list[TaskGroup] = []
+        self._updates = 0  # streams updating one of its task groups now (TaskGroup.update)
         self._abandoned = False  # a replay was abandoned with its stream: never destroyed
 
     # -- capture (the stream's submission owner calls these) ----------------------------------
@@ -205,6 +206,11 @@ class Graph(metaclass=NoPublicConstructor):
             return
         if self._state == "capturing":
             raise RuntimeError("leave the capture block first")
+        if self._updates:
+            # What the update block launches is recorded into this graph, and held by it: a
+            # graph destroyed meanwhile would hold that for good (and the update would reach a
+            # destroyed model).
+            raise RuntimeError("leave the task group's update block first")
         self._close_requested = True
         if not self._replays:
             self._destroy()
@@ -245,7 +251,7 @@ class TaskGroup(metaclass=NoPublicConstructor):
         graph's kernels are replaced when the stream reaches them (replays after that run the
         new ones). ``aclmdlRICaptureTaskUpdateBegin`` / ``End``."""
         g = self._graph
-        if g._state != "ready" or self._handle is None:
+        if g._state != "ready" or self._handle is None or g._close_requested:
             raise errors.ClosedError(f"{g!r} is not ready")
         s = stream
         if s._state != "open":
@@ -256,9 +262,11 @@ class TaskGroup(metaclass=NoPublicConstructor):
         # path, which hands the graph what they use.
         s._sub.updating = g
         s._state = "updating"
+        g._updates += 1
         try:
             yield
         finally:
+            g._updates -= 1
             s._sub.updating = None
             s._state = "open"
             s._device._bind()

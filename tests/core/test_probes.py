@@ -236,3 +236,29 @@ async def test_empty_with_a_stream_that_is_not_a_stream_is_a_type_error():
             dev.empty(N, np.int32, stream=object())  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="stream"):
             dev.empty(N, np.int32, stream=dev.empty(1))  # type: ignore[arg-type]  # has a _device too
+
+
+# --------------------------------------------------------------------------- graphs
+
+
+async def test_work_recorded_into_a_graph_closed_during_its_update_holds_nothing_for_good(test_kernels_path):
+    """``g.close()`` inside ``grp.update()``: the update's launch would be recorded into a graph
+    already destroyed, and hold its array for good (its block never back in the pool). Refused,
+    as closing a graph inside its capture block is."""
+    async with ac.Device(0) as dev, dev.stream() as s:
+        write = await _write_kernel(dev, test_kernels_path)
+        x, y = dev.empty(N, np.int32), dev.empty(N, np.int32)
+        async with s.capture() as g:
+            async with g.group() as grp:
+                await ac.launch(write, write.args().ptr(x).u32(0).i32(1), blocks=1, stream=s)
+        async with grp.update(stream=s):
+            with pytest.raises(RuntimeError, match="update block"):
+                g.close()
+            await ac.launch(write, write.args().ptr(y).u32(0).i32(2), blocks=1, stream=s)
+        await (await g.launch(stream=s))
+        assert (await y.get(stream=s))[0] == 2
+        g.close()
+        y.close()
+        x.close()
+        assert not y._busy and not x._busy
+    _all_given_back(dev.memory_pool)
