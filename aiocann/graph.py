@@ -250,10 +250,16 @@ class TaskGroup(metaclass=NoPublicConstructor):
         """Re-launch the group's kernels (same order, new args or blocks) on ``stream``; the
         graph's kernels are replaced when the stream reaches them (replays after that run the
         new ones). ``aclmdlRICaptureTaskUpdateBegin`` / ``End``."""
+        from .stream import Stream
+
         g = self._graph
         if g._state != "ready" or self._handle is None or g._close_requested:
             raise errors.ClosedError(f"{g!r} is not ready")
         s = stream
+        if not isinstance(s, Stream):
+            raise TypeError(f"stream must be a Stream (dev.stream()), not {type(s).__name__}")
+        if s._device is not g._device:
+            raise ValueError(f"{g!r} belongs to Device({g._device.index}), not {s.device!r}")
         if s._state != "open":
             raise errors.ClosedError(f"{s!r} is not open")
         s._device._bind()

@@ -262,3 +262,21 @@ async def test_work_recorded_into_a_graph_closed_during_its_update_holds_nothing
         x.close()
         assert not y._busy and not x._busy
     _all_given_back(dev.memory_pool)
+
+
+async def test_a_task_group_update_on_a_stream_of_another_device_is_refused(test_kernels_path):
+    async with ac.Device(0) as dev, ac.Device(1) as dev1, dev.stream() as s, dev1.stream() as s1:
+        write = await _write_kernel(dev, test_kernels_path)
+        x = dev.empty(N, np.int32)
+        async with s.capture() as g:
+            async with g.group() as grp:
+                await ac.launch(write, write.args().ptr(x).u32(0).i32(1), blocks=1, stream=s)
+        with pytest.raises(ValueError, match="Device"):
+            async with grp.update(stream=s1):
+                pass
+        with pytest.raises(TypeError, match="Stream"):
+            async with grp.update(stream=None):  # type: ignore[arg-type]
+                pass
+        assert s1._state == "open"
+        await s1.synchronize()
+        g.close()
