@@ -280,3 +280,123 @@ async def test_a_task_group_update_on_a_stream_of_another_device_is_refused(test
         assert s1._state == "open"
         await s1.synchronize()
         g.close()
+
+
+# --------------------------------------------------------------------------- two Device blocks, one NPU
+
+
+async def test_an_array_busy_on_another_device_blocks_stream_outlives_its_device(test_kernels_path):
+    """Two Device blocks of one NPU share its memory: an array of ``a`` used by work queued on a
+    stream of ``b`` is closed with ``a``. Its block is freed only once that work is done -- the
+    work writes into live memory -- and then goes back (nothing leaks)."""
+    async with ac.Device(0) as b, b.stream() as sb:
+        write = await _write_kernel(b, test_kernels_path)
+        gate = await Gate.hold(b, sb, test_kernels_path)
+        async with ac.Device(0) as a:
+            x = a.empty(N, np.int32)
+            done = await ac.launch(write, write.args().ptr(x).u32(0).i32(9), blocks=1, stream=sb)
+            pool_a = a.memory_pool
+        assert x.closed and not done.done()
+        assert pool_a.stats().in_use_bytes == 4096 and pool_a.stats().frees == 0  # not freed under the work
+        await gate.open()
+        await done
+        _all_given_back(pool_a)
+
+
+async def test_args_pointing_to_an_array_of_a_closed_device_block_are_refused(test_kernels_path):
+    async with ac.Device(0) as b, b.stream() as sb:
+        write = await _write_kernel(b, test_kernels_path)
+        async with ac.Device(0) as a:
+            x = a.empty(N, np.int32)
+            args = await write.args().ptr(x).u32(0).i32(9)
+            await (await ac.launch(write, args, blocks=1, stream=sb))
+        with pytest.raises(ac.ClosedError, match="argument 0"):  # x was freed with its device
+            await ac.launch(write, args, blocks=1, stream=sb)
+
+
+# --------------------------------------------------------------------------- pressure
+
+
+async def test_a_memory_limit_counts_pending_blocks_and_stream_reuse_still_serves_them(test_kernels_path):
+    async with ac.Device(0, memory_limit=3 * 4096) as dev, dev.stream() as s:
+        write = await _write_kernel(dev, test_kernels_path)
+        gate = await Gate.hold(dev, s, test_kernels_path)  # its flag: one 512-byte block
+        a = dev.empty(N, np.int32)
+        old = a.ptr
+        done = await ac.launch(write, write.args().ptr(a).u32(0).i32(1), blocks=1, stream=s)
+        a.close()  # pending on s
+        b = dev.empty(N, np.int32)  # a fresh block: 512 + 2 * 4096 bytes held
+        assert b.ptr != old
+        with pytest.raises(ac.DeviceOutOfMemoryError):
+            dev.empty(N, np.int32)  # the pending block cannot be freed or given to other streams
+        c = s.empty(N, np.int32)  # but s may take it
+        assert c.ptr == old
+        assert dev.memory_pool.trim() == 0
+        await gate.open()
+        await done
+        for arr in (b, c):
+            arr.close()
+        assert dev.memory_pool.trim() == 2 * 4096
+
+
+# --------------------------------------------------------------------------- leaks, exactly once
+
+
+def _fds() -> int:
+    import os
+
+    return len(os.listdir("/proc/self/fd"))
+
+
+async def test_devices_opened_and_closed_again_and_again_leak_no_threads_fds_or_memory(test_kernels_path):
+    import threading
+
+    async def once() -> None:
+        async with ac.Device(0) as dev, dev.stream() as s, dev.stream() as s2:
+            write = await _write_kernel(dev, test_kernels_path)
+            x = await s.upload(np.arange(N, dtype=np.int32))
+            args = await write.args().ptr(x).u32(0).i32(3)
+            await ac.launch(write, args, blocks=1, stream=s)
+            s2.wait(await s.record())
+            async with s2.capture() as g:
+                await ac.launch(write, args, blocks=1, stream=s2)
+            await (await g.launch(stream=s))
+            assert (await x.get(stream=s2))[0] == 3
+            x.close()  # busy or not
+        _all_given_back(dev.memory_pool)
+
+    await once()
+    threads, fds = threading.active_count(), _fds()
+    for _ in range(15):
+        await once()
+    assert threading.active_count() <= threads and _fds() <= fds
+
+
+async def test_cancelled_waits_leave_every_completion_resolved_once_and_every_array_idle(test_kernels_path):
+    async with ac.Device(0) as dev, dev.stream(max_in_flight=8) as s:
+        write = await _write_kernel(dev, test_kernels_path)
+        arrays = [dev.empty(N, np.int32) for _ in range(16)]
+        gate = await Gate.hold(dev, s, test_kernels_path)
+        completions: list[ac.Completion] = []
+        resolved0 = dev._live_dispatcher.resolved
+
+        async def submit_and_wait(i: int) -> None:
+            c = await ac.launch(write, write.args().ptr(arrays[i]).u32(0).i32(i), blocks=1, stream=s)
+            completions.append(c)
+            await c
+
+        with anyio.move_on_after(0.5):  # cancels the waits, some for a slot, some for the device
+            async with anyio.create_task_group() as tg:
+                for i in range(16):
+                    tg.start_soon(submit_and_wait, i)
+        assert s.in_flight == 8 and all(not c.done() for c in completions)
+        for a in arrays:
+            a.close()  # busy or not
+        await gate.open()
+        await s.synchronize()
+        assert all(c.done() and c.exception() is None for c in completions)
+        assert dev._live_dispatcher.resolved - resolved0 == len(completions) + 3  # + the gate, its opener, synchronize
+        assert all(a._busy == 0 for a in arrays)
+        with pytest.raises(ac.ClosedError):
+            arrays[0].ptr  # noqa: B018
+    _all_given_back(dev.memory_pool)
