@@ -400,3 +400,17 @@ async def test_cancelled_waits_leave_every_completion_resolved_once_and_every_ar
         with pytest.raises(ac.ClosedError):
             arrays[0].ptr  # noqa: B018
     _all_given_back(dev.memory_pool)
+
+
+async def test_the_pool_limit_takes_a_whole_number_of_bytes():
+    async with ac.Device(0) as dev:
+        pool = dev.memory_pool
+        for bad in (1.5, True, "4096", np.float64(4096)):
+            with pytest.raises(TypeError, match="limit"):
+                pool.limit = bad  # type: ignore[assignment]
+            assert pool.limit is None
+        with pytest.raises(ValueError, match=">= 0"):
+            pool.limit = -1
+        pool.limit = np.int64(8192)  # type: ignore[assignment]
+        assert pool.limit == 8192 and type(pool.limit) is int
+        pool.limit = None
