@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import errors
 from ._factory import NoPublicConstructor
-from ._lib import as_int, check, ffi, in_context, lib
+from ._lib import as_int, bind_context, check, ffi, in_context, last_error_message, lib
 from .completion import Completion
 
 if TYPE_CHECKING:
@@ -266,17 +266,22 @@ class TaskGroup(metaclass=NoPublicConstructor):
         check(lib.aclmdlRICaptureTaskUpdateBegin(s._handle, self._handle), "aclmdlRICaptureTaskUpdateBegin")
         # Launches on the stream now update the group's kernels: they take launch()'s slow
         # path, which hands the graph what they use.
-        s._sub.updating = g
+        sub = s._sub
+        sub.updating = g
         s._state = "updating"
         g._updates += 1
         try:
             yield
         finally:
-            g._updates -= 1
-            s._sub.updating = None
-            s._state = "open"
-            s._device._bind()
-            check(lib.aclmdlRICaptureTaskUpdateEnd(s._handle), "aclmdlRICaptureTaskUpdateEnd")
+            interrupted = sub.updating is not g  # the device's closing ended the update (_interrupt)
+            if not interrupted:
+                g._updates -= 1
+                sub.updating = None
+                s._state = "open"
+                s._device._bind()
+                check(lib.aclmdlRICaptureTaskUpdateEnd(s._handle), "aclmdlRICaptureTaskUpdateEnd")
+        if interrupted:  # the body succeeded, but the update was ended under it
+            raise errors.ClosedError(f"{s._device!r} was closed during the update: it was not applied")
 
 
 @asynccontextmanager
@@ -300,16 +305,45 @@ async def _capture(stream: Stream, mode: CaptureMode = "global") -> AsyncIterato
         yield graph
         ok = True
     finally:
+        if sub.capture is graph:  # else the device's closing ended the capture (_interrupt)
+            sub.capture = None
+            stream._state = "open"
+            out = ffi.new("aclmdlRI *")
+            dev._bind()
+            rc = lib.aclmdlRICaptureEnd(stream._handle, out)
+            if rc or not ok:
+                if out[0] != ffi.NULL:
+                    lib.aclmdlRIDestroy(out[0])
+                graph._abandon()
+                if ok:
+                    check(rc, "aclmdlRICaptureEnd")
+            else:
+                graph._captured(out[0])
+    if graph._state == "closed":  # the body succeeded, but the capture was ended under it
+        raise errors.ClosedError(f"{dev!r} was closed during the capture: the graph was discarded")
+
+
+def _interrupt(stream: Stream) -> None:
+    """The device is closing while ``stream`` captures a graph or updates a task group (in a
+    task that is still inside that block): end it now -- the runtime would refuse to drain or
+    destroy the stream until then -- and discard the capture (its graph never ran: what it held
+    goes back) or the unfinished update. The block, when its task resumes, raises
+    ClosedError."""
+    sub = stream._sub
+    bind_context(stream._device._ctx)  # the device is closing: _bind() would refuse
+    graph = sub.capture
+    if graph is not None:
         sub.capture = None
-        stream._state = "open"
         out = ffi.new("aclmdlRI *")
-        dev._bind()
-        rc = lib.aclmdlRICaptureEnd(stream._handle, out)
-        if rc or not ok:
-            if out[0] != ffi.NULL:
-                lib.aclmdlRIDestroy(out[0])
-            graph._abandon()
-            if ok:
-                check(rc, "aclmdlRICaptureEnd")
-        else:
-            graph._captured(out[0])
+        if lib.aclmdlRICaptureEnd(stream._handle, out):
+            last_error_message()  # e.g. the capture was invalidated already: ended either way
+        if out[0] != ffi.NULL:
+            lib.aclmdlRIDestroy(out[0])
+        graph._abandon()
+    updated = sub.updating
+    if updated is not None:
+        sub.updating = None
+        updated._updates -= 1
+        if lib.aclmdlRICaptureTaskUpdateEnd(stream._handle):
+            last_error_message()  # an update with kernels still to launch is refused: ended anyway
+    stream._state = "open"

@@ -288,8 +288,18 @@ class Stream(metaclass=NoPublicConstructor):
 
         :param raise_errors: raise the stream's first unreported failure.
         :raises AclError: that failure (with ``raise_errors``).
+        :raises RuntimeError: the stream is inside a ``capture()`` or task-group ``update()``
+            block (the device's closing ends such a block instead: it raises ClosedError then).
         :raises WrongThreadError: called from another thread or event loop than the device's.
         """
+        if self._state in ("capturing", "updating"):
+            what = "capture" if self._state == "capturing" else "task group's update"
+            if self._device._state != "closing":
+                raise RuntimeError(f"{self!r} is inside a {what} block: leave it first")
+            self._device._check_owner()
+            from .graph import _interrupt
+
+            _interrupt(self)  # the device is closing: the block cannot be waited for
         if self._state != "open":
             return
         self._device._check_owner()

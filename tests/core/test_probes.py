@@ -414,3 +414,72 @@ async def test_the_pool_limit_takes_a_whole_number_of_bytes():
         pool.limit = np.int64(8192)  # type: ignore[assignment]
         assert pool.limit == 8192 and type(pool.limit) is int
         pool.limit = None
+
+
+# --------------------------------------------------------------------------- closing under capture
+
+
+async def test_closing_a_stream_that_captures_or_updates_is_refused(test_kernels_path):
+    async with ac.Device(0) as dev, dev.stream() as s:
+        write = await _write_kernel(dev, test_kernels_path)
+        x = dev.empty(N, np.int32)
+        async with s.capture() as g:
+            async with g.group() as grp:
+                await ac.launch(write, write.args().ptr(x).u32(0).i32(1), blocks=1, stream=s)
+            with pytest.raises(RuntimeError, match="capture"):
+                await s.aclose()
+        async with grp.update(stream=s):
+            with pytest.raises(RuntimeError, match="update"):
+                await s.aclose()
+            await ac.launch(write, write.args().ptr(x).u32(0).i32(2), blocks=1, stream=s)
+        await (await g.launch(stream=s))
+        assert (await x.get(stream=s))[0] == 2
+        g.close()
+
+
+@pytest.mark.parametrize("block", ["capture", "update"])
+async def test_a_device_closed_while_another_task_captures_ends_the_capture(test_kernels_path, block):
+    """Another task is inside ``s.capture()`` (or a task group's update) when the device
+    closes: the device ends it, drains and destroys the stream, frees what the graph held and
+    resets the NPU; the block, when it resumes, raises ClosedError."""
+    from aiocann import _runtime
+
+    inside, resume = anyio.Event(), anyio.Event()
+    outcome: list[BaseException | None] = []
+    dev = ac.Device(0)
+    async with dev:
+        write = await _write_kernel(dev, test_kernels_path)
+        s = dev.stream()
+        x = dev.empty(N, np.int32)
+        grp = None
+        if block == "update":
+            async with s.capture() as g:
+                async with g.group() as grp:
+                    await ac.launch(write, write.args().ptr(x).u32(0).i32(1), blocks=1, stream=s)
+
+        async def capturing() -> None:
+            try:
+                if grp is None:
+                    async with s.capture():
+                        await ac.launch(write, write.args().ptr(x).u32(0).i32(1), blocks=1, stream=s)
+                        inside.set()
+                        await resume.wait()
+                else:
+                    async with grp.update(stream=s):
+                        inside.set()
+                        await resume.wait()
+                outcome.append(None)
+            except Exception as exc:
+                outcome.append(exc)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(capturing)
+            await inside.wait()
+            x.close()
+            with anyio.fail_after(10):
+                await dev.aclose()
+            resume.set()
+    assert len(outcome) == 1 and isinstance(outcome[0], ac.ClosedError), outcome
+    assert "closed" in repr(s)
+    _all_given_back(dev.memory_pool)
+    assert 0 not in _runtime._kept_set
