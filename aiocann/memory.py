@@ -252,7 +252,13 @@ class DeviceArray(metaclass=NoPublicConstructor):
         If all that work is on one stream, later work on that stream may reuse the memory at
         once (stream-ordered; see memory_pool.py). Kernel args that point to the array refuse
         to be launched from now on (until that argument is updated): its memory may be
-        another array's by then."""
+        another array's by then.
+
+        :raises WrongThreadError: the array is busy and this is not its device's thread: its busy
+            count is the event loop's, which resolves its work meanwhile (an idle array may be
+            closed from anywhere, as the garbage collector frees it from anywhere)."""
+        if self._busy and threading.get_ident() != self._device._thread:
+            self._device._wrong_thread()
         if self._args is not None:
             pointing, self._args = list(self._args), None
             for args in pointing:

@@ -483,3 +483,26 @@ async def test_a_device_closed_while_another_task_captures_ends_the_capture(test
     assert "closed" in repr(s)
     _all_given_back(dev.memory_pool)
     assert 0 not in _runtime._kept_set
+
+
+# --------------------------------------------------------------------------- wrong thread
+
+
+async def test_closing_a_busy_array_from_another_thread_is_refused(test_kernels_path):
+    """Its busy count is the event loop's, which resolves the array's work at the same time:
+    closed from another thread, the array's release could miss its last completion and the
+    block stay pending for good. An idle array closes from anywhere (as GC frees it)."""
+    async with ac.Device(0) as dev, dev.stream() as s:
+        write = await _write_kernel(dev, test_kernels_path)
+        busy, idle = dev.empty(N, np.int32), dev.empty(N, np.int32)
+        gate = await Gate.hold(dev, s, test_kernels_path)
+        done = await ac.launch(write, write.args().ptr(busy).u32(0).i32(1), blocks=1, stream=s)
+        with pytest.raises(ac.WrongThreadError):
+            await anyio.to_thread.run_sync(busy.close)
+        assert not busy.closed
+        await anyio.to_thread.run_sync(idle.close)
+        assert idle.closed
+        await gate.open()
+        await done
+        await anyio.to_thread.run_sync(busy.close)  # idle now
+    _all_given_back(dev.memory_pool)
