@@ -286,6 +286,22 @@ class Device:
             "(e.g. anyio.from_thread.run) instead"
         )
 
+    def _soon(self, fn: Any) -> None:
+        """Run ``fn`` on the device's thread: now if called there, else handed to its event
+        loop -- for finalizers, which the garbage collector runs in whatever thread it is in,
+        that touch state only the loop may (arrays' busy counts). Once the loop is gone,
+        nothing runs there any more, and nothing will use that state either."""
+        if threading.get_ident() == self._thread:
+            fn()
+            return
+        try:
+            if self._loop is not None:
+                self._loop.call_soon_threadsafe(fn)
+            elif self._trio_token is not None:
+                self._trio_token.run_sync_soon(fn)
+        except RuntimeError:  # the loop is closed, or the trio run ended
+            pass
+
     def _served_stream(self, handle: int) -> Stream | None:
         """The open stream of this device whose ACL handle is ``handle``, if aiocann serves one
         (Stream.from_handle answers with it rather than subscribing the stream a second time)."""

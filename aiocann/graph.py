@@ -81,8 +81,19 @@ class CapturedWork(Completion):
         return f"<CapturedWork {self.label} in {self.graph!r}>"
 
 
-def _destroy(ctx: Any, handle: Any) -> None:
-    in_context(ctx, lambda: lib.aclmdlRIDestroy(handle))
+def _destroy(device: Device, handle: Any, arrays: list[DeviceArray]) -> None:
+    """Destroy the model and release the arrays it held: Graph._destroy, or the graph's
+    finalizer when it is collected unclosed (no replay is in flight then: each holds it)."""
+    in_context(device._ctx, lambda: lib.aclmdlRIDestroy(handle))
+    if arrays:
+        device._soon(lambda: _unhold(arrays))
+
+
+def _unhold(arrays: list[DeviceArray]) -> None:
+    held = list(arrays)
+    arrays.clear()  # in place: the finalizer holds this list
+    for a in held:
+        a._unhold()
 
 
 class Graph(metaclass=NoPublicConstructor):
@@ -121,7 +132,9 @@ class Graph(metaclass=NoPublicConstructor):
     def _captured(self, handle: Any) -> None:
         self._handle = handle
         self._state = "ready"
-        self._finalizer = weakref.finalize(self, _destroy, self._device._ctx, handle)
+        # The finalizer holds the arrays list, not the graph: a graph dropped unclosed still
+        # releases what it held.
+        self._finalizer = weakref.finalize(self, _destroy, self._device, handle, self._arrays)
         self._finalizer.atexit = False
         self._device._graphs.add(self)
 
@@ -132,9 +145,7 @@ class Graph(metaclass=NoPublicConstructor):
         self._unhold()
 
     def _unhold(self) -> None:
-        arrays, self._arrays = self._arrays, []
-        for a in arrays:
-            a._unhold()
+        _unhold(self._arrays)
 
     # -- public -----------------------------------------------------------------------------
 
@@ -230,6 +241,7 @@ class Graph(metaclass=NoPublicConstructor):
         if self._finalizer is not None:
             self._finalizer()  # binds the device's context itself (also while it closes)
         self._unhold()  # no replay is in flight: the arrays are no longer busy for the graph
+        # (the finalizer released them already; this is for a graph that never got one)
         self._keep.clear()
 
     def __repr__(self) -> str:

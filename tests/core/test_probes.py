@@ -506,3 +506,35 @@ async def test_closing_a_busy_array_from_another_thread_is_refused(test_kernels_
         await done
         await anyio.to_thread.run_sync(busy.close)  # idle now
     _all_given_back(dev.memory_pool)
+
+
+# --------------------------------------------------------------------------- graphs dropped
+
+
+async def test_a_graph_dropped_without_close_lets_its_arrays_go(test_kernels_path):
+    """A graph is destroyed when garbage-collected (its finalizer): the arrays it held must be
+    released with it, not stay busy for a graph that is gone (their blocks never back)."""
+    import gc
+
+    async with ac.Device(0) as dev, dev.stream() as s:
+        write = await _write_kernel(dev, test_kernels_path)
+        x = dev.empty(N, np.int32)
+        old = x.ptr
+        async with s.capture() as g:
+            await ac.launch(write, write.args().ptr(x).u32(0).i32(1), blocks=1, stream=s)
+        await (await g.launch(stream=s))
+        del g
+        gc.collect()
+        x.close()
+        assert dev.empty(N, np.int32).ptr == old
+        # Collected in another thread: the arrays are released on the device's loop.
+        y = dev.empty(N, np.int32)
+        async with s.capture() as g:
+            await ac.launch(write, write.args().ptr(y).u32(0).i32(1), blocks=1, stream=s)
+        graphs = [g]
+        del g
+        await anyio.to_thread.run_sync(lambda: (graphs.clear(), gc.collect()))
+        await anyio.lowlevel.checkpoint()  # handed to the loop before the thread returned
+        assert y._busy == 0
+        y.close()
+    _all_given_back(dev.memory_pool)
