@@ -592,13 +592,16 @@ class Stream(metaclass=NoPublicConstructor):
         :param dst: the :class:`DeviceArray` to fill, of this stream's device.
         :param data: a numpy array (or anything ``np.asarray`` accepts) of ``dst.nbytes`` bytes.
         :returns: the copy's :class:`Completion`, once it is enqueued.
-        :raises TypeError: ``dst`` is not a DeviceArray.
+        :raises TypeError: ``dst`` is not a DeviceArray, or ``data`` is not numeric (holds Python
+            objects: a DeviceArray, say).
         :raises ValueError: a size mismatch, or an array of another device.
         :raises ClosedError: the stream or the array is closed.
         """
         self._own(_array(dst, "dst"))
         self._usable()
         host = np.ascontiguousarray(data)
+        if host.dtype.hasobject:  # its bytes are object pointers (a DeviceArray passed as data, say)
+            raise TypeError(f"data must be numeric, not {type(data).__name__} (numpy made an {host.dtype} array of it)")
         if host.nbytes != dst.nbytes:
             raise ValueError(f"size mismatch: {host.nbytes} host bytes for a {dst.nbytes}-byte {dst!r}")
         if host.nbytes == 0:

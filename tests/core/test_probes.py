@@ -538,3 +538,17 @@ async def test_a_graph_dropped_without_close_lets_its_arrays_go(test_kernels_pat
         assert y._busy == 0
         y.close()
     _all_given_back(dev.memory_pool)
+
+
+async def test_host_data_that_holds_python_objects_is_refused_not_copied():
+    """numpy makes an object array of a DeviceArray (or any object): its 8 bytes are a pointer,
+    which a copy into an 8-byte array took as data."""
+    async with ac.Device(0) as dev, dev.stream() as s:
+        a = dev.empty(2, np.int32)
+        await (await s.memset(a, 0))
+        for data in (a, object(), np.array([None])):
+            with pytest.raises(TypeError, match="numeric"):
+                await s.copy_from_host(a, data)
+            with pytest.raises(TypeError, match="numeric"):
+                await a.set(data, stream=s)
+        np.testing.assert_array_equal(await a.get(stream=s), [0, 0])
