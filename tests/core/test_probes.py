@@ -552,3 +552,27 @@ async def test_host_data_that_holds_python_objects_is_refused_not_copied():
             with pytest.raises(TypeError, match="numeric"):
                 await a.set(data, stream=s)
         np.testing.assert_array_equal(await a.get(stream=s), [0, 0])
+
+
+# --------------------------------------------------------------------------- events
+
+
+async def test_an_event_closed_while_a_stream_waits_for_it_still_orders_that_stream(test_kernels_path):
+    async with ac.Device(0) as dev, dev.stream() as s1, dev.stream() as s2:
+        write = await _write_kernel(dev, test_kernels_path)
+        x = dev.empty(N, np.int32)
+        await (await s2.memset(x, 0))
+        gate = await Gate.hold(dev, s1, test_kernels_path)
+        first = await ac.launch(write, write.args().ptr(x).u32(0).i32(1), blocks=1, stream=s1)
+        ev = await s1.record(timing=False)
+        s2.wait(ev)
+        ev.close()
+        with pytest.raises(ac.ClosedError):
+            s2.wait(ev)
+        second = await ac.launch(write, write.args().ptr(x).u32(0).i32(2), blocks=1, stream=s2)
+        assert not second.done()
+        await gate.open()
+        with anyio.fail_after(10):
+            await second
+        assert first.done()
+        assert (await x.get(stream=s2))[0] == 2  # s2's write ran after s1's
