@@ -19,11 +19,13 @@ opened it; used from another, they raise ``WrongThreadError``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import operator
 import threading
 import warnings
 import weakref
+from collections.abc import Iterator
 from contextvars import ContextVar
 from os import PathLike
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -128,6 +130,10 @@ class Device:
         self._graphs: weakref.WeakSet[Graph] = weakref.WeakSet()
         self._binaries: weakref.WeakSet[Binary] = weakref.WeakSet()
         self._staging: StagingPool | None = None
+        # Binary loads running in worker threads (load_binary): the close waits for them, so
+        # that what they load is unloaded while the device's context lives.
+        self._loads = 0
+        self._loads_done: anyio.Event | None = None
         # Who owns it: the thread and the event loop that opened it (the asyncio loop, or the
         # trio run's token). Everything of the device runs there; see _check_owner.
         self._thread = 0
@@ -231,10 +237,24 @@ class Device:
         assert self._acl is not None
         _runtime.abandon(self._acl, held)
 
+    @contextlib.contextmanager
+    def _loading(self) -> Iterator[None]:
+        """Around a binary load's worker thread (Binary._load)."""
+        self._loads += 1
+        try:
+            yield
+        finally:
+            self._loads -= 1
+            if not self._loads and self._loads_done is not None:
+                self._loads_done.set()
+
     async def _teardown(self) -> None:
         """Stop the dispatcher, free the pools and release the ACL device (shielded, bounded)."""
         assert self._acl is not None
         with anyio.CancelScope(shield=True):
+            while self._loads:  # a load's thread cannot be interrupted: it ends soon, then unloads
+                self._loads_done = anyio.Event()
+                await self._loads_done.wait()
             try:
                 if self._dispatcher is not None:
                     await self._dispatcher.stop()

@@ -77,6 +77,23 @@ class Binary(metaclass=NoPublicConstructor):
         cls, device: Device, *, path: str | os.PathLike[str] | None = None, data: bytes | None = None
     ) -> Binary:
         ctx = device._ctx
+        with device._loading():
+            binary = await cls._load_in_thread(device, ctx, path, data)
+        # No await from here to the unload: the close, woken by the end of the load, runs
+        # only after it.
+        if device._state != "open":
+            # The device closed while the file loaded (its close waited for that): unload now,
+            # while its context lives, rather than leave a handle the reset made stale.
+            binary.unload()
+            raise errors.ClosedError(f"Device({device.index}) was closed while binary {binary.label} loaded")
+        device._binaries.add(binary)
+        await anyio.lowlevel.checkpoint_if_cancelled()
+        return binary
+
+    @classmethod
+    async def _load_in_thread(
+        cls, device: Device, ctx: Any, path: str | os.PathLike[str] | None, data: bytes | None
+    ) -> Binary:
         if path is not None:
             if not isinstance(path, (str, os.PathLike)):
                 raise TypeError(f"path must be a str or path, not {type(path).__name__}")
@@ -105,8 +122,6 @@ class Binary(metaclass=NoPublicConstructor):
             with anyio.CancelScope(shield=True):
                 handle = await anyio.to_thread.run_sync(load_data)
             binary = cls._create(device, handle, f"<{len(data)} bytes>", None)
-        device._binaries.add(binary)
-        await anyio.lowlevel.checkpoint_if_cancelled()
         return binary
 
     @property

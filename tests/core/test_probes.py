@@ -576,3 +576,65 @@ async def test_an_event_closed_while_a_stream_waits_for_it_still_orders_that_str
             await second
         assert first.done()
         assert (await x.get(stream=s2))[0] == 2  # s2's write ran after s1's
+
+
+# --------------------------------------------------------------------------- loads during close
+
+
+async def test_a_device_closed_while_a_binary_loads_waits_for_the_load_and_unloads_it(test_kernels_path, monkeypatch):
+    """The load runs in a worker thread, which the close cannot interrupt: the close waits for
+    it, and the load -- finding its device closing -- unloads what it loaded (in the device's
+    context, before the reset) and raises ClosedError, rather than hand back a binary of a
+    closed device whose handle the reset made stale."""
+    import threading
+
+    import aiocann.kernel as kernel_module
+
+    entered, go = threading.Event(), threading.Event()
+    read = kernel_module.read_signatures
+
+    def slow_read(path):
+        entered.set()
+        go.wait(10)
+        return read(path)
+
+    monkeypatch.setattr(kernel_module, "read_signatures", slow_read)
+    got: list[object] = []
+    unloads: list[object] = []
+    dev = ac.Device(0)
+    async with dev:
+
+        async def load() -> None:
+            try:
+                got.append(await dev.load_binary(test_kernels_path))
+            except Exception as exc:
+                got.append(exc)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(load)
+            await anyio.to_thread.run_sync(entered.wait, 10)
+            real_unload = kernel_module.lib.aclrtBinaryUnLoad
+
+            tg.start_soon(dev.aclose)
+            with anyio.fail_after(10):
+                while dev._state == "open":  # noqa: ASYNC110 -- until the close has begun
+                    await anyio.lowlevel.checkpoint()
+            monkeypatch.setattr(kernel_module, "lib", _Spy(real_unload, unloads, kernel_module.lib))
+            go.set()
+    assert len(got) == 1 and isinstance(got[0], ac.ClosedError), got
+    assert len(unloads) == 1  # unloaded by the load itself, while the device's context lived
+    assert dev.closed
+
+
+class _Spy:
+    """aiocann.kernel's ``lib`` with aclrtBinaryUnLoad counted."""
+
+    def __init__(self, unload, calls: list[object], lib) -> None:
+        self._unload, self._calls, self._lib = unload, calls, lib
+
+    def aclrtBinaryUnLoad(self, handle):  # noqa: N802 -- the C name
+        self._calls.append(handle)
+        return self._unload(handle)
+
+    def __getattr__(self, name):
+        return getattr(self._lib, name)
