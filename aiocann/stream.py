@@ -142,6 +142,7 @@ class Stream(metaclass=NoPublicConstructor):
         self._state = "new"
         self._sub: Submissions = None  # type: ignore[assignment]  # set below
         self._cv_token: Any = None
+        self._closed_event: anyio.Event | None = None  # for a close that waits for another's
         device._bind()
         reporter = device._reporter_tid
         if borrowed is None:
@@ -284,7 +285,9 @@ class Stream(metaclass=NoPublicConstructor):
         runs shielded, so that a cancelled block still releases what it used; a cancellation
         that arrives during the wait (a deadline around the exit, Ctrl-C) ends it, abandoning
         the work still running. A borrowed stream (:meth:`from_handle`) is not destroyed, only
-        unsubscribed and forgotten. Closing twice does nothing.
+        unsubscribed and forgotten. Closing a closed stream does nothing; a close while another
+        task's close of the stream waits for its work waits for that close to end (and raises
+        nothing: that close reports the stream's errors).
 
         :param raise_errors: raise the stream's first unreported failure.
         :raises AclError: that failure (with ``raise_errors``).
@@ -300,6 +303,18 @@ class Stream(metaclass=NoPublicConstructor):
             from .graph import _interrupt
 
             _interrupt(self)  # the device is closing: the block cannot be waited for
+        if self._state == "closing":
+            # Another task is closing it, waiting for its work: wait for that close to end --
+            # above all the device's close, which would abandon the work under it otherwise.
+            self._device._check_owner()
+            if self._closed_event is None:
+                self._closed_event = anyio.Event()
+            if _being_cancelled():
+                with anyio.CancelScope(shield=True):
+                    await self._closed_event.wait()
+            else:
+                await self._closed_event.wait()
+            return
         if self._state != "open":
             return
         self._device._check_owner()
@@ -377,6 +392,8 @@ class Stream(metaclass=NoPublicConstructor):
             self._state = "closed"
             sub.close()
             dev._streams.discard(self)
+            if self._closed_event is not None:
+                self._closed_event.set()
         if abandoned and not collected:
             warnings.warn(
                 f"closing {what}: {abandoned} piece(s) of its work still running on the device were abandoned "

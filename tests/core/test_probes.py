@@ -47,6 +47,13 @@ class _Waiting:
             self.finished.set()
 
 
+async def _until(condition) -> None:
+    """Until ``condition()`` holds: tasks started meanwhile have run far enough."""
+    with anyio.fail_after(5):
+        while not condition():  # noqa: ASYNC110 -- polls what other tasks do
+            await anyio.lowlevel.checkpoint()
+
+
 async def _until_waiting(s: ac.Stream, n: int) -> None:
     """Until ``n`` submissions wait for a slot on ``s``."""
     with anyio.fail_after(5):
@@ -638,3 +645,33 @@ class _Spy:
 
     def __getattr__(self, name):
         return getattr(self._lib, name)
+
+
+async def test_a_device_closed_while_another_task_closes_a_stream_waits_for_that_streams_work(test_kernels_path):
+    """Another task's ``s.aclose()`` is waiting for the stream's work when the device closes:
+    the device must wait for that work too, not abandon it (and never reset the NPU)."""
+    import warnings
+
+    from aiocann import _runtime
+
+    dev = ac.Device(0)
+    async with ac.Device(0) as opener, dev:  # opener: another Device block, to open the gate
+        write = await _write_kernel(dev, test_kernels_path)
+        s = dev.stream()
+        x = dev.empty(N, np.int32)
+        gate = await Gate.hold(dev, s, test_kernels_path)
+        done = await ac.launch(write, write.args().ptr(x).u32(0).i32(1), blocks=1, stream=s)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # an abandonment warns
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(s.aclose)
+                await _until(lambda: s._state == "closing")
+                tg.start_soon(dev.aclose)
+                await _until(lambda: dev._state == "closing")
+                assert not done.done()
+                with anyio.fail_after(20):
+                    await Gate(opener, gate._flag, gate.done).open()
+        assert dev.closed
+    assert done.done() and done.exception() is None
+    assert 0 not in _runtime._kept_set  # nothing abandoned: the NPU was reset
+    _all_given_back(dev.memory_pool)
