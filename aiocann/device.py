@@ -40,7 +40,7 @@ from ._dispatch import Dispatcher
 from ._lib import bind_context, check, ffi, lib
 from .memory import DeviceArray, StagingPool, allocate_pinned, shape_and_dtype
 from .memory_pool import MemoryPool
-from .stream import Stream
+from .stream import Stream, _being_cancelled
 
 if TYPE_CHECKING:
     from .event import Event
@@ -134,6 +134,7 @@ class Device:
         # that what they load is unloaded while the device's context lives.
         self._loads = 0
         self._loads_done: anyio.Event | None = None
+        self._closed_event: anyio.Event | None = None  # for a close that waits for another's
         # Who owns it: the thread and the event loop that opened it (the asyncio loop, or the
         # trio run's token). Everything of the device runs there; see _check_owner.
         self._thread = 0
@@ -191,12 +192,21 @@ class Device:
     async def aclose(self, *, raise_errors: bool = True) -> None:
         """Close the device (what leaving ``async with`` does): close its streams, awaiting
         their work, free what is left and release the device. Devices close in any order;
-        closing twice does nothing.
+        closing a closed device does nothing, and a close while another task's close is in
+        progress waits for that close to end (that one reports the errors).
 
         :param raise_errors: raise the first device error a stream reports on closing.
         :raises AclError: a stream's unreported failure (with ``raise_errors``).
         :raises WrongThreadError: called from another thread or event loop than the device's.
         """
+        if self._state == "closing":
+            # Another task is closing it: wait for that close (shielded, as the closing is).
+            self._check_owner()
+            if self._closed_event is None:
+                self._closed_event = anyio.Event()
+            with anyio.CancelScope(shield=_being_cancelled()):
+                await self._closed_event.wait()
+            return
         if self._state != "open":
             return
         self._check_owner()
@@ -266,6 +276,8 @@ class Device:
             finally:
                 await anyio.to_thread.run_sync(_runtime.release_device, self._acl)
                 self._state = "closed"
+                if self._closed_event is not None:
+                    self._closed_event.set()
 
     def __del__(self) -> None:
         if getattr(self, "_state", None) == "open":

@@ -675,3 +675,28 @@ async def test_a_device_closed_while_another_task_closes_a_stream_waits_for_that
     assert done.done() and done.exception() is None
     assert 0 not in _runtime._kept_set  # nothing abandoned: the NPU was reset
     _all_given_back(dev.memory_pool)
+
+
+async def test_a_second_close_of_a_device_waits_for_the_first(test_kernels_path):
+    """Task A's close of the device waits for a stream's work; task B's close must not return
+    before the device is closed (it returned at once, the device still open)."""
+    async with ac.Device(0) as opener:
+        dev = ac.Device(0)
+        await dev.__aenter__()
+        s = dev.stream()
+        gate = await Gate.hold(dev, s, test_kernels_path)
+        closed_by_b: list[bool] = []
+
+        async def second_close() -> None:
+            await dev.aclose()
+            closed_by_b.append(dev.closed)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(dev.aclose)
+            await _until(lambda: dev._state == "closing")
+            tg.start_soon(second_close)
+            await anyio.lowlevel.checkpoint()
+            assert not closed_by_b
+            with anyio.fail_after(20):
+                await Gate(opener, gate._flag, gate.done).open()
+        assert closed_by_b == [True]
