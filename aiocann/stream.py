@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import math
 import operator
+import threading
 import warnings
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
@@ -409,6 +410,22 @@ class Stream(metaclass=NoPublicConstructor):
         # keep it alive while work is in flight -- unless they are garbage too (a device never
         # closed, at interpreter exit): then that work is abandoned, never waited for.
         if getattr(self, "_state", None) != "open":
+            return
+        dev = self._device
+        if dev._state not in ("open", "closing"):
+            self._state = "closed"
+            return
+        if threading.get_ident() != dev._thread:
+            # The collector runs in whatever thread it is in, and the stream's bookkeeping is the
+            # event loop's (the dispatcher and its watchdog iterate the registered streams while
+            # this unregisters one): finish on the loop (this resurrects the stream until then).
+            dev._soon(self._collected)
+            return
+        self._collected()
+
+    def _collected(self) -> None:
+        """The rest of ``__del__``, on the device's thread."""
+        if self._state != "open":
             return
         dev = self._device
         if dev._state not in ("open", "closing"):

@@ -700,3 +700,31 @@ async def test_a_second_close_of_a_device_waits_for_the_first(test_kernels_path)
             with anyio.fail_after(20):
                 await Gate(opener, gate._flag, gate.done).open()
         assert closed_by_b == [True]
+
+
+async def test_a_stream_collected_in_another_thread_is_closed_on_the_devices_loop(monkeypatch):
+    """The garbage collector may drop an unclosed stream in any thread; unregistering it from
+    the dispatcher there races the watchdog iterating the registered streams on the loop."""
+    import gc
+    import threading
+    import warnings
+
+    finished_in: list[int] = []
+    close = ac.Stream._finish_close
+
+    def spy(self, *args, **kwargs):
+        finished_in.append(threading.get_ident())
+        return close(self, *args, **kwargs)
+
+    monkeypatch.setattr(ac.Stream, "_finish_close", spy)
+    async with ac.Device(0) as dev:
+        holder = [dev.stream()]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            await anyio.to_thread.run_sync(lambda: (holder.clear(), gc.collect()))
+            await anyio.lowlevel.checkpoint()
+        assert finished_in == [threading.get_ident()]  # the device's (this) thread
+        assert any(issubclass(w.category, ResourceWarning) for w in caught)
+        assert len(dev._streams) == 0
+        async with dev.stream() as s:
+            await s.synchronize()
