@@ -1,9 +1,13 @@
-"""Adversarial probes (issue 20's re-run): memory a queued piece of work may still touch is
-never handed to anyone else, work that can no longer run raises instead of touching freed
-memory, and a submission that gives up its turn never strands the ones behind it.
+"""Adversarial probes (issue 20's re-run), data corruption and lifetimes first: memory that
+queued work may still touch is never handed to anyone else; work whose arrays, args, binary or
+graph were closed while it waited for a slot raises instead of touching freed memory, and gives
+its turn on; prebuilt args pointing to a closed array are refused; graphs dropped or closed
+mid-update release what they hold; a device closing under a capture, an update, a binary load
+or another task's close ends or waits for it; finalizers run on the device's loop; nothing
+leaks (pool blocks, threads, fds); bad input gets a clear error.
 
-Every probe holds the device with a Gate (async_util.Gate): an ordering the test controls,
-never a duration it hopes for.
+Probes that hold the device use a Gate (async_util.Gate): an ordering the test controls, never
+a duration it hopes for.
 """
 
 from __future__ import annotations
