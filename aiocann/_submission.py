@@ -162,6 +162,14 @@ class Submissions:
         if self.waiters:
             self.waiters.popleft().set()
 
+    def decline(self) -> None:
+        """The caller was admitted but enqueues nothing (it raises: e.g. what it was to use was
+        closed while it waited). admit() woke it alone, for the one slot it was to take: pass
+        that turn on, or the submissions queued behind it wait for a completion that may never
+        come (nothing else in flight)."""
+        if self.waiters and self.in_flight < self.max_in_flight:
+            self._wake_next()
+
     def wake_all(self) -> None:
         """The stream is closing: every waiter finds out."""
         while self.waiters:
@@ -205,8 +213,7 @@ class Submissions:
         stopped on a failure (stop-on-failure mode): then the ``work`` is over already (it was
         the failure, or is discarded behind it), and this returns the runtime's message for the
         caller to return a Completion failed with ``rc`` (failed_now)."""
-        if self.waiters and self.in_flight < self.max_in_flight:
-            self._wake_next()
+        self.decline()
         if self.launched[0]:
             if work and stopped_code(rc):
                 return last_error_message() or ""
