@@ -80,7 +80,7 @@ typedef enum sim_visible_state {
 #define SIM_VISIBLE_STR_MAX 128 /* RT_SET_DEVICE_STR_MAX_LEN: the runtime reads this much of it */
 
 typedef struct sim_config {
-    int physical_devices;    /* AIOCANN_SIM_DEVICES, default 2: the machine's devices */
+    int physical_devices;    /* AIOCANN_SIM_DEVICES, default 8 (a 910B server): the machine's devices */
     int num_devices;         /* the devices this process sees (user ids 0..num_devices-1) */
     sim_visible_state visible;
     int32_t logic_id[SIM_MAX_DEVICES];       /* user id -> logical (physical) id */
