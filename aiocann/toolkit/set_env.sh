@@ -19,10 +19,6 @@ else
 fi
 __aiocann_tk_home="$(cd "$(dirname "${__aiocann_tk_self}")" && pwd -P)"
 
-if [ "${__AIOCANN_TK_FROM:-}" = "bin" ]; then
-    __aiocann_tk_home="$(dirname "${__aiocann_tk_home}")"
-fi
-
 # name value: value first in the colon list $name, once.
 __aiocann_tk_prepend() {
     eval "__aiocann_tk_old=\"\${$1:-}\""

@@ -24,14 +24,21 @@
 
 #include "sim.h"
 
-/* The layout of the real rtExceptionInfo (pkg_inc/runtime/rt_external_base.h), without its
- * expand info, which no public getter of ours reads. */
+/* The real rtExceptionInfo (pkg_inc/runtime/rt_external_base.h): the ids, then its expand info,
+ * of which the simulator keeps what aclrtGetArgsFromExceptionInfo and
+ * aclrtGetFuncHandleFromExceptionInfo read for an AI-core exception (issue 23): the kernel's
+ * argument block and its function handle. `aicore` is the expand info's type test
+ * (RT_EXCEPTION_AICORE); a failure that is not a kernel's (a copy) has none. */
 struct rtExceptionInfo {
     uint32_t taskid;
     uint32_t streamid;
     uint32_t tid;
     uint32_t deviceid;
     uint32_t retcode;
+    bool aicore;
+    void *args;
+    uint32_t args_size;
+    aclrtFuncHandle func;
 };
 
 #define MAX_CALLBACKS 64
@@ -86,7 +93,8 @@ SIM_API aclError aclrtExceptionInfoCallbackUnregister(aclrtExceptionInfoCallback
     return ACL_SUCCESS;
 }
 
-void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code)
+void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code,
+                          const sim_exception_kernel *kernel)
 {
     aclrtExceptionInfoCallback calls[MAX_CALLBACKS + 1];
     int n = 0;
@@ -98,6 +106,12 @@ void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, in
     pthread_mutex_unlock(&g_lock);
     struct rtExceptionInfo info = {
         .taskid = task_id, .streamid = stream_id, .tid = tid, .deviceid = (uint32_t)device, .retcode = (uint32_t)code};
+    if (kernel) {
+        info.aicore = true;
+        info.args = kernel->args;
+        info.args_size = (uint32_t)kernel->args_size;
+        info.func = kernel->func;
+    }
     for (int i = 0; i < n; i++)
         calls[i](&info);
 }
@@ -109,3 +123,36 @@ GETTER(aclrtGetStreamIdFromExceptionInfo, streamid)
 GETTER(aclrtGetThreadIdFromExceptionInfo, tid)
 GETTER(aclrtGetDeviceIdFromExceptionInfo, deviceid)
 GETTER(aclrtGetErrorCodeFromExceptionInfo, retcode)
+
+/* aclrtGetArgsFromExceptionInfo (callback.cpp, aclrtGetArgsFromExceptionInfoImpl): a NULL info
+ * is ACL_ERROR_INVALID_EXCEPTION_INFO, which callback.cpp defines as 0xFFFFFFFF (-1 as an
+ * aclError; no public header has it), NULL outputs 100000, an exception that is not an AI-core
+ * one 100000 ("type is invalid"). The args are the kernel's argument block as the kernel saw it. */
+#define SIM_ERROR_INVALID_EXCEPTION_INFO ((aclError)-1)
+SIM_API aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info, void **devArgsPtr, uint32_t *devArgsLen)
+{
+    SIM_CHECK_PROCESS();
+    if (!info)
+        return sim_fail(SIM_ERROR_INVALID_EXCEPTION_INFO, "info must not be NULL");
+    SIM_CHECK_NOT_NULL(devArgsPtr);
+    SIM_CHECK_NOT_NULL(devArgsLen);
+    if (!info->aicore)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "the exception is not an AI-core exception: it has no kernel arguments");
+    *devArgsPtr = info->args;
+    *devArgsLen = info->args_size;
+    return ACL_SUCCESS;
+}
+
+/* aclrtGetFuncHandleFromExceptionInfo (rtGetFuncHandleFromExceptionInfo): the failed kernel's
+ * function handle; 107000 when the exception is not a kernel's. */
+SIM_API aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo *info, aclrtFuncHandle *func)
+{
+    SIM_CHECK_PROCESS();
+    if (!info)
+        return sim_fail(SIM_ERROR_INVALID_EXCEPTION_INFO, "info must not be NULL");
+    SIM_CHECK_NOT_NULL(func);
+    if (!info->aicore || !info->func)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "the exception is not a kernel's: it has no function handle");
+    *func = info->func;
+    return ACL_SUCCESS;
+}

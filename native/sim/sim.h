@@ -394,6 +394,9 @@ struct sim_device {
     _Atomic uint32_t res_limit[2];
     uint64_t *notify_ids;
     atomic_bool task_abort;
+    /* issue 23: the latest AI-core exception's code on this device (0: none), for
+     * aclrtGetErrorVerbose (base.c); set by the stream worker (stream.c), cleared at activation. */
+    _Atomic uint32_t last_error;
 };
 
 sim_device *sim_device_at(int i);     /* the static slot i < SIM_MAX_DEVICES, configured or not */
@@ -752,7 +755,15 @@ void sim_callback_reset(void);
 
 /* Calls every registered exception-info callback with this failure, on the calling thread
  * (a stream worker, before it moves past the failed task). */
-void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code);
+/* What an AI-core exception's info carries about the kernel (issue 23: aclrtGetArgsFrom-
+ * ExceptionInfo, aclrtGetFuncHandleFromExceptionInfo); NULL for a failure that is not a kernel's. */
+typedef struct sim_exception_kernel {
+    void *args;
+    size_t args_size;
+    aclrtFuncHandle func;
+} sim_exception_kernel;
+void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code,
+                          const sim_exception_kernel *kernel);
 
 /* ------------------------------------------------------------------ binaries ------------- */
 

@@ -198,7 +198,14 @@ void sim_stream_task_failed(sim_stream *s, const sim_task *t, aclError rc, const
     /* The failure's description becomes this thread's recent error, so an exception callback
      * that calls aclGetRecentErrMsg learns what failed. */
     sim_error_message("task", msg);
-    sim_exception_notify(t->task_id, s->id, t->tid, s->dev->id, rc);
+    /* An AI-core exception's info names the kernel and its arguments (issue 23). */
+    sim_exception_kernel k = {0};
+    bool kernel = t->type == SIM_TASK_KERNEL && t->u.kernel.fn;
+    if (kernel) {
+        k = (sim_exception_kernel){t->u.kernel.args, t->u.kernel.args_size, t->u.kernel.fn->obj.handle};
+        atomic_store(&s->dev->last_error, (uint32_t)rc); /* aclrtGetErrorVerbose (base.c) */
+    }
+    sim_exception_notify(t->task_id, s->id, t->tid, s->dev->id, rc, kernel ? &k : NULL);
     sim_context *c = s->ctx;
     if (atomic_load(&c->mode) == ACL_STOP_ON_FAILURE) {
         aclError none = ACL_SUCCESS;
