@@ -609,6 +609,9 @@ sim_stream *sim_stream_resolve(aclrtStream s, const char *func, aclError *rc);
 /* As sim_stream_resolve, for submitting work: the stream must also belong to the calling
  * thread's current context (107003 otherwise, 107002 without a context). Same contract. */
 sim_stream *sim_stream_for_work(aclrtStream s, const char *func, aclError *rc);
+/* Runs the aclrtRegStreamStateCallback callbacks for a user stream just created (created) or
+ * about to be destroyed (stream_config.c). No simulator lock may be held: they are user code. */
+void sim_stream_state_notify(aclrtStream stream, bool created);
 /* A zeroed task: one the calling thread took from a stream's recycled tasks, or a new one. */
 sim_task *sim_task_new(sim_task_type type);
 /* Runs in place of a task that will never execute (a force-destroyed or aborted stream;
@@ -696,6 +699,9 @@ struct sim_event {
      * stream waits on this event submitted and executed so far (aclrtQueryEventWaitStatus). */
     bool ex_mode;
     uint64_t waits_submitted, waits_done;
+    /* issue 23: the flag of its first aclrtRecordEventWithFlag / aclrtStreamWaitEventWithFlag
+     * (UINT32_MAX: none yet); a later one with the other flag is refused (event.c). Lock. */
+    uint32_t record_flag, wait_flag;
     /* Set while a capture holds a record of it (capture.c; written under the capture lock). */
     _Atomic(struct sim_capevent *) cap;
 };
@@ -739,6 +745,8 @@ struct sim_subscriber {
 };
 
 void sim_subscriber_put(sim_subscriber *sub);
+/* Joins the threads that run aclrtLaunchHostFunc's functions (host_func.c); aclFinalize. */
+void sim_host_func_stop(void);
 /* Executes a callback task: hands the report over. A blocking one wakes the processing thread
  * and waits for the callback to return. A non-blocking one is only queued: the stream worker
  * owes the thread a sim_callback_wake, which it may defer to wake it once for several reports

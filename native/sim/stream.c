@@ -792,8 +792,10 @@ static aclError create(aclrtStream *stream, uint32_t priority, uint32_t flags, c
     pthread_mutex_unlock(&d->lock);
     sim_obj_put(still);
     sim_obj_put(&c->obj);
-    if (s)
+    if (s) {
         *stream = s->obj.handle;
+        sim_stream_state_notify(s->obj.handle, true); /* issue 23: aclrtRegStreamStateCallback */
+    }
     return rc;
 }
 
@@ -823,6 +825,7 @@ aclError sim_stream_destroy(aclrtStream stream, bool force, const char *func)
         sim_obj_put(&s->obj);
         return rc;
     }
+    sim_stream_state_notify(stream, false); /* issue 23: before it goes (DESTROY_PRE) */
     sim_obj *table_ref = sim_handle_close(stream, SIM_KIND_STREAM);
     if (!table_ref) {
         sim_obj_put(&s->obj);
