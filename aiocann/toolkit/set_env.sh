@@ -7,7 +7,8 @@
 # pyACL's module, here aiocann.acl) first on PYTHONPATH, bin first on PATH -- and what CANN's
 # samples read: ASCEND_CANN_PACKAGE_PATH, ASCEND_INSTALL_PATH, ASCENDC_CMAKE_DIR (ascendc.cmake)
 # and SOC_VERSION, the simulated chip's (bin/aclsim-chip, which follows AIOCANN_SIM_SOC_NAME).
-# Sourcing it twice does not grow the path variables. Works from bash, zsh and sh (dash).
+# Sourcing it twice does not grow the path variables. Works from bash, zsh and sh (dash), also
+# under `set -euo pipefail` (the samples' run.sh scripts source it so).
 
 if [ -n "${BASH_SOURCE:-}" ]; then
     __aiocann_tk_self="${BASH_SOURCE}"
@@ -23,7 +24,7 @@ __aiocann_tk_home="$(cd "$(dirname "${__aiocann_tk_self}")" && pwd -P)"
 __aiocann_tk_prepend() {
     eval "__aiocann_tk_old=\"\${$1:-}\""
     __aiocann_tk_new="$2"
-    __aiocann_tk_rest="$(printf '%s' "${__aiocann_tk_old}" | tr ':' '\n' | grep -v -x -F -e "$2" | tr '\n' ':' | sed 's/:$//')"
+    __aiocann_tk_rest="$(printf '%s' "${__aiocann_tk_old}" | tr ':' '\n' | { grep -v -x -F -e "$2" || true; } | tr '\n' ':' | sed 's/:$//')"
     if [ -n "${__aiocann_tk_rest}" ]; then
         __aiocann_tk_new="$2:${__aiocann_tk_rest}"
     fi
