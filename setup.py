@@ -31,7 +31,7 @@ SIM = Extension(
     include_dirs=["native/include", "native/sim", "native/common"],
     extra_compile_args=["-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden"],
     extra_link_args=["-Wl,--version-script=native/sim/exports.map", "-Wl,-Bsymbolic"],
-    libraries=["pthread", "dl"],
+    libraries=["pthread", "dl", "m"],
 )
 
 HINT = (
