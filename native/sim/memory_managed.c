@@ -14,7 +14,7 @@
  * simulated device's memory is host memory, so device memory of the current device already is
  * that: aclrtMemAllocManaged allocates it as aclrtMalloc does (same accounting, same guard
  * gaps), and aclrtFree frees it. A DEFAULT shareable handle is the 64-bit handle of
- * aclrtMemExportToShareableHandle (share.c), written to / read from *(uint64_t *)shareableHandle;
+ * aclrtMemExportToShareableHandle (vmm.c; handle type NONE, the one it takes), written to / read from *(uint64_t *)shareableHandle;
  * a FABRIC handle shares memory between servers, which the simulated machine is not part of:
  * 207000. aclrtMemSetAccess changes which devices may reach a mapped virtual range: the
  * simulated devices reach each other's memory always (vmm.c), so after the checks of the real
@@ -80,7 +80,7 @@ SIM_API aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uin
     if (shareType == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC)
         return sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                         "fabric handles share memory between servers; the simulated machine is a single server");
-    return aclrtMemExportToShareableHandle(handle, ACL_MEM_HANDLE_TYPE_POSIX, flags, (uint64_t *)shareableHandle);
+    return aclrtMemExportToShareableHandle(handle, ACL_MEM_HANDLE_TYPE_NONE, flags, (uint64_t *)shareableHandle);
 }
 
 SIM_API aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType,
