@@ -105,9 +105,10 @@ function(_ascendc_flags target out)
     set(_p "$<TARGET_PROPERTY:${target},ASCENDC_DEFINITIONS>")
     set(_i "$<TARGET_PROPERTY:${target},ASCENDC_INCLUDES>")
     set(_o "$<TARGET_PROPERTY:${target},ASCENDC_OPTIONS>")
+    # $<SEMICOLON> keeps the joined list one argument until COMMAND_EXPAND_LISTS splits it.
     set(${out}
-        "$<$<BOOL:${_p}>:-D$<JOIN:${_p},;-D>>"
-        "$<$<BOOL:${_i}>:-I$<JOIN:${_i},;-I>>"
+        "$<$<BOOL:${_p}>:-D$<JOIN:${_p},$<SEMICOLON>-D>>"
+        "$<$<BOOL:${_i}>:-I$<JOIN:${_i},$<SEMICOLON>-I>>"
         "${_o}"
         PARENT_SCOPE)
 endfunction()
