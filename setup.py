@@ -123,16 +123,33 @@ def build_toolkit(cmd):
     names = sorted({f[2] for f in (line.split() for line in nm.stdout.splitlines()) if len(f) == 3 and f[1] == "T"})
     # Placeholders only: the filter's symbols are never bound to (the filtee's are).
     stub = tmp / "filter_stub.c"
-    stub.write_text("".join(f"__attribute__((visibility(\"default\"))) void {n}(void) {{}}\n" for n in names))
+    stub.write_text("".join(f'__attribute__((visibility("default"))) void {n}(void) {{}}\n' for n in names))
     for lib in TOOLKIT_LIBS:
         subprocess.run(
-            cc + ["-shared", "-fPIC", "-o", str(lib64 / lib), str(stub), f"-Wl,-soname,{lib}",
-                  "-Wl,--filter=$ORIGIN/../../lib/libascendcl.so"],
+            cc
+            + [
+                "-shared",
+                "-fPIC",
+                "-o",
+                str(lib64 / lib),
+                str(stub),
+                f"-Wl,-soname,{lib}",
+                "-Wl,--filter=$ORIGIN/../../lib/libascendcl.so",
+            ],
             check=True,
         )
     subprocess.run(
-        cc + ["-std=c11", "-O2", "-Inative/include", "-o", str(toolkit / "bin" / "aclsim-chip"),
-              "native/toolkit/aclsim_chip_main.c", str(lib64 / "libascendcl.so"), "-Wl,-rpath,$ORIGIN/../lib64"],
+        cc
+        + [
+            "-std=c11",
+            "-O2",
+            "-Inative/include",
+            "-o",
+            str(toolkit / "bin" / "aclsim-chip"),
+            "native/toolkit/aclsim_chip_main.c",
+            str(lib64 / "libascendcl.so"),
+            "-Wl,-rpath,$ORIGIN/../lib64",
+        ],
         check=True,
     )
     include = toolkit / "include"

@@ -47,7 +47,8 @@ def wheel_needs() -> list[str]:
         "aiocann-*.dist-info/licenses/LICENSE",
     ]
     # the CANN-shaped toolkit (issue 23)
-    needs += [f"aiocann/toolkit/lib64/{lib}" for lib in ("libascendcl.so", "libacl_rt.so", "libacl_rt_impl.so", "libacl_rtc.so")]
+    libs = ("libascendcl.so", "libacl_rt.so", "libacl_rt_impl.so", "libacl_rtc.so")
+    needs += [f"aiocann/toolkit/lib64/{lib}" for lib in libs]
     needs += [
         "aiocann/toolkit/include/acl/acl.h",
         "aiocann/toolkit/include/acl/acl_base_rt.h",

@@ -5,8 +5,9 @@
 RUNTIME_CHECKOUT is a checkout of hicann/runtime (its example/ directory is copied to a
 temporary directory first, so the checkout is not written). Each example is run as its README
 says: its run.sh, in a shell that sourced the toolkit's set_env.sh, as with CANN's. An example
-passes when run.sh exits 0 and prints no "[FAILURE]" line (an "[ERROR]" line may be an error the example provokes on purpose). Prints one line per
-example and a summary; the opt-in test (test_cann_examples.py) uses `run_examples`.
+passes when run.sh exits 0 and prints no "[FAILURE]" line (an "[ERROR]" line may be an error
+the example provokes on purpose). Prints one line per example and a summary; the opt-in test
+(test_toolkit.py::test_hicann_runtime_examples) uses `run_examples`.
 """
 
 from __future__ import annotations

@@ -127,8 +127,16 @@ def test_every_declared_function_is_exported_and_every_export_declared(toolkit: 
     assert not declared - exported, f"declared but not in the library: {sorted(declared - exported)}"
     assert not exported - declared, f"exported but declared in no header: {sorted(exported - declared)}"
     # The functions among them.
-    for name in ("aclrtLaunchHostFunc", "aclrtCreateStreamV2", "aclrtRandomNumAsync", "aclFloatToFloat16",
-                 "aclrtGetErrorVerbose", "aclmdlRIBuildBegin", "aclrtMemAllocManaged", "aclCreateDataBuffer"):
+    for name in (
+        "aclrtLaunchHostFunc",
+        "aclrtCreateStreamV2",
+        "aclrtRandomNumAsync",
+        "aclFloatToFloat16",
+        "aclrtGetErrorVerbose",
+        "aclmdlRIBuildBegin",
+        "aclrtMemAllocManaged",
+        "aclCreateDataBuffer",
+    ):
         assert name in declared
 
 
@@ -278,7 +286,9 @@ def kernel_project(tmp_path: Path, soc: str | None = None) -> Path:
     (src / "inc").mkdir(parents=True)
     cml = KERNEL_PROJECT if soc is None else KERNEL_PROJECT.replace("$ENV{SOC_VERSION}", soc)
     (src / "CMakeLists.txt").write_text(cml)
-    (src / "add.cpp").write_text('#include "kernel_operator.h"\nextern "C" __global__ __aicore__ void add(GM_ADDR x) {}\n')
+    (src / "add.cpp").write_text(
+        '#include "kernel_operator.h"\nextern "C" __global__ __aicore__ void add(GM_ADDR x) {}\n'
+    )
     (src / "main.cpp").write_text("int main() { return 0; }\n")
     return src
 
@@ -287,9 +297,19 @@ def kernel_project(tmp_path: Path, soc: str | None = None) -> Path:
 def test_ascendc_cmake_defines_the_kernel_targets(toolkit: Path, tmp_path: Path) -> None:
     src = kernel_project(tmp_path)
     p = subprocess.run(
-        ["cmake", "-S", str(src), "-B", str(tmp_path / "b"), f"-DASCEND_CANN_PACKAGE_PATH={toolkit}",
-         f"-DASCENDC_PYTHON={sys.executable}"],
-        env=toolkit_env(toolkit), capture_output=True, text=True, timeout=120,
+        [
+            "cmake",
+            "-S",
+            str(src),
+            "-B",
+            str(tmp_path / "b"),
+            f"-DASCEND_CANN_PACKAGE_PATH={toolkit}",
+            f"-DASCENDC_PYTHON={sys.executable}",
+        ],
+        env=toolkit_env(toolkit),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert p.returncode == 0, p.stdout + p.stderr
     # The generated build runs the contract's compiler command for each kernel source.
@@ -299,9 +319,19 @@ def test_ascendc_cmake_defines_the_kernel_targets(toolkit: Path, tmp_path: Path)
     # A SOC_VERSION that is not the simulated chip is refused with a reason.
     bad = kernel_project(tmp_path / "bad", soc="Ascend310P3")
     p = subprocess.run(
-        ["cmake", "-S", str(bad), "-B", str(tmp_path / "bad" / "b"), f"-DASCEND_CANN_PACKAGE_PATH={toolkit}",
-         f"-DASCENDC_PYTHON={sys.executable}"],
-        env=toolkit_env(toolkit), capture_output=True, text=True, timeout=120,
+        [
+            "cmake",
+            "-S",
+            str(bad),
+            "-B",
+            str(tmp_path / "bad" / "b"),
+            f"-DASCEND_CANN_PACKAGE_PATH={toolkit}",
+            f"-DASCENDC_PYTHON={sys.executable}",
+        ],
+        env=toolkit_env(toolkit),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert p.returncode != 0 and "SOC_VERSION=Ascend310P3 is not the simulated chip" in p.stderr
 
@@ -344,8 +374,13 @@ def test_hicann_runtime_examples(capsys: pytest.CaptureFixture[str]) -> None:
     assert results, "no example found under example/"
     # Every example that needs the runtime alone and whose features are simulated passes.
     runtime_only = {r.name: r for r in results if not r.kernels}
-    for name in ("0_quickstart/1_error_handling", "0_quickstart/2_system_info", "1_basic_features/context/0_context_query",
-                 "2_advanced_features/built_in_task/0_reduce_task", "2_advanced_features/built_in_task/1_random_num_task",
-                 "3_memory_advanced/allocator/0_custom_allocator"):
+    for name in (
+        "0_quickstart/1_error_handling",
+        "0_quickstart/2_system_info",
+        "1_basic_features/context/0_context_query",
+        "2_advanced_features/built_in_task/0_reduce_task",
+        "2_advanced_features/built_in_task/1_random_num_task",
+        "3_memory_advanced/allocator/0_custom_allocator",
+    ):
         if name in runtime_only:
             assert runtime_only[name].passed, runtime_only[name].output[-3000:]
