@@ -111,14 +111,21 @@ SIM_API aclError aclrtDestroyEvent(aclrtEvent event)
     return ACL_SUCCESS;
 }
 
-/* Shared by record and reset: validates, then enqueues an event task on the stream. */
-static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type, const char *func)
+static aclError check_flag_use(sim_event *e, bool record, uint32_t flag, const char *func);
+
+/* Shared by record and reset: validates, then enqueues an event task on the stream. A record's
+ * flag (ACL_EVENT_RECORD_DEFAULT for aclrtRecordEvent) must be the event's record flag. */
+static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type, uint32_t flag, const char *func)
 {
     SIM_CHECK_NOT_NULL(event);
     aclError rc;
     sim_event *e = lookup(event, func, &rc);
     if (!e)
         return rc;
+    if (type == SIM_TASK_EVENT_RECORD && (rc = check_flag_use(e, true, flag, func))) {
+        sim_obj_put(&e->obj);
+        return rc;
+    }
     if (type == SIM_TASK_EVENT_RESET && e->ex_mode) { /* ApiErrorDecorator::EventReset */
         sim_obj_put(&e->obj);
         return sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -167,27 +174,29 @@ static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type,
 SIM_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 {
     SIM_CHECK_PROCESS();
-    return submit(event, stream, SIM_TASK_EVENT_RECORD, __func__);
+    return submit(event, stream, SIM_TASK_EVENT_RECORD, ACL_EVENT_RECORD_DEFAULT, __func__);
 }
 
 SIM_API aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 {
     SIM_CHECK_PROCESS();
-    return submit(event, stream, SIM_TASK_EVENT_RESET, __func__);
+    return submit(event, stream, SIM_TASK_EVENT_RESET, 0, __func__);
 }
 
 /* The wait both aclrtStreamWaitEvent and aclrtStreamWaitEventWithFlag submit; timeout_s is the
  * wait task's timeout, or WAIT_OP_TIMEOUT for what aclrtSetOpWaitTimeout set. */
 #define WAIT_OP_TIMEOUT UINT32_MAX
-static aclError wait_submit(aclrtStream stream, aclrtEvent event, uint32_t timeout_s, const char *func);
+static aclError wait_submit(aclrtStream stream, aclrtEvent event, uint32_t timeout_s, uint32_t flag,
+                            const char *func);
 
 SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 {
     SIM_CHECK_PROCESS();
-    return wait_submit(stream, event, WAIT_OP_TIMEOUT, __func__);
+    return wait_submit(stream, event, WAIT_OP_TIMEOUT, ACL_EVENT_WAIT_DEFAULT, __func__);
 }
 
-static aclError wait_submit(aclrtStream stream, aclrtEvent event, uint32_t timeout_s, const char *func)
+static aclError wait_submit(aclrtStream stream, aclrtEvent event, uint32_t timeout_s, uint32_t flag,
+                            const char *func)
 {
     SIM_CHECK_NOT_NULL(event);
     aclError rc;
@@ -198,6 +207,10 @@ static aclError wait_submit(aclrtStream stream, aclrtEvent event, uint32_t timeo
     if (!(e->flags & (ACL_EVENT_SYNC | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC))) {
         sim_obj_put(&e->obj);
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "event was created without ACL_EVENT_SYNC and cannot be waited on");
+    }
+    if ((rc = check_flag_use(e, false, flag, func))) { /* ApiErrorDecorator::StreamWaitEvent */
+        sim_obj_put(&e->obj);
+        return rc;
     }
     sim_stream *s = sim_stream_for_work(stream, func, &rc);
     if (!s) {
@@ -465,8 +478,9 @@ SIM_API aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEv
  * from the ACL layer otherwise); a DEFAULT record is aclrtRecordEvent. EXTERNAL -- a record or
  * wait another process or device observes -- needs an event of aclrtCreateEventExWithFlag with
  * exactly ACL_EVENT_SYNC (207000 otherwise), and an EXTERNAL wait a timeout of 0. The runtime
- * layer keeps one record flag and one wait flag per event: a later operation with the other
- * flag is 107000. The simulated device has no other observer, so an EXTERNAL record or wait
+ * layer keeps one record flag and one wait flag per event, set by the first record or wait of
+ * any kind (aclrtRecordEvent and aclrtStreamWaitEvent are DEFAULT ones): a later operation with
+ * the other flag is 107000. The simulated device has no other observer, so an EXTERNAL record or wait
  * orders the streams as a DEFAULT one does. A wait's timeout (seconds; 0: none) is its task's. */
 static aclError check_flag_use(sim_event *e, bool record, uint32_t flag, const char *func)
 {
@@ -494,15 +508,7 @@ SIM_API aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, 
     if (flag != ACL_EVENT_RECORD_DEFAULT && flag != ACL_EVENT_RECORD_EXTERNAL)
         return sim_fail(ACL_ERROR_INVALID_PARAM, "flag %u must be ACL_EVENT_RECORD_DEFAULT or ACL_EVENT_RECORD_EXTERNAL",
                         flag);
-    if (flag == ACL_EVENT_RECORD_DEFAULT)
-        return submit(event, stream, SIM_TASK_EVENT_RECORD, __func__);
-    aclError rc;
-    sim_event *e = lookup(event, __func__, &rc);
-    if (!e)
-        return rc;
-    rc = check_flag_use(e, true, flag, __func__);
-    sim_obj_put(&e->obj);
-    return rc ? rc : submit(event, stream, SIM_TASK_EVENT_RECORD, __func__);
+    return submit(event, stream, SIM_TASK_EVENT_RECORD, flag, __func__);
 }
 
 SIM_API aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event, uint32_t timeout, uint32_t flag)
@@ -513,11 +519,5 @@ SIM_API aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent eve
         return sim_fail(ACL_ERROR_INVALID_PARAM, "flag %u must be ACL_EVENT_WAIT_DEFAULT or ACL_EVENT_WAIT_EXTERNAL", flag);
     if (flag == ACL_EVENT_WAIT_EXTERNAL && timeout != 0)
         return sim_fail(ACL_ERROR_INVALID_PARAM, "timeout %u must be 0 when flag is ACL_EVENT_WAIT_EXTERNAL", timeout);
-    aclError rc;
-    sim_event *e = lookup(event, __func__, &rc);
-    if (!e)
-        return rc;
-    rc = check_flag_use(e, false, flag, __func__);
-    sim_obj_put(&e->obj);
-    return rc ? rc : wait_submit(stream, event, timeout, __func__);
+    return wait_submit(stream, event, timeout, flag, __func__);
 }

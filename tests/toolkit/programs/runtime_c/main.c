@@ -302,7 +302,10 @@ static void test_event_flags(void)
     EXPECT_RC(aclrtStreamWaitEventWithFlag(s, ex, 5, ACL_EVENT_WAIT_EXTERNAL), ACL_ERROR_INVALID_PARAM);
     OK(aclrtStreamWaitEventWithFlag(s, ex, 0, ACL_EVENT_WAIT_EXTERNAL));
     EXPECT_RC(aclrtStreamWaitEventWithFlag(s, ex, 0, ACL_EVENT_WAIT_DEFAULT), ACL_ERROR_RT_PARAM_INVALID);
-    EXPECT_RC(aclrtRecordEventWithFlag(ex, s, ACL_EVENT_RECORD_DEFAULT + 0), ACL_SUCCESS); /* DEFAULT: a plain record */
+    /* One record flag per event: a DEFAULT record -- aclrtRecordEvent's too -- is refused now. */
+    EXPECT_RC(aclrtRecordEventWithFlag(ex, s, ACL_EVENT_RECORD_DEFAULT), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_RC(aclrtRecordEvent(ex, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_RC(aclrtStreamWaitEvent(s, ex), ACL_ERROR_RT_PARAM_INVALID);
     OK(aclrtSynchronizeStream(s));
     aclrtEventRecordedStatus st;
     OK(aclrtQueryEventStatus(e, &st));
