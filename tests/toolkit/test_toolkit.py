@@ -55,9 +55,11 @@ def toolkit_env(toolkit: Path, **extra: str) -> dict[str, str]:
 
 
 def build(src: Path, build_dir: Path, toolkit: Path, *args: str) -> None:
+    """Configures and builds as the samples' run.sh do: after set_env.sh."""
     configure = ["cmake", "-S", str(src), "-B", str(build_dir), f"-DASCEND_CANN_PACKAGE_PATH={toolkit}", *args]
+    env = toolkit_env(toolkit)
     for cmd in (configure, ["cmake", "--build", str(build_dir)]):
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
         assert p.returncode == 0, f"{' '.join(cmd)}:\n{p.stdout}\n{p.stderr}"
 
 
@@ -106,8 +108,11 @@ def test_libraries_have_their_sonames_and_bind_to_the_one_simulator(toolkit: Pat
 
 
 def declared_functions(toolkit: Path) -> set[str]:
-    """Every function the ACL headers and the simulator's own headers declare (preprocessed)."""
-    src = "".join(f'#include "{h}"\n' for h in HEADERS) + '#include "aclsim_ext.h"\n#include "aclsim_chip.h"\n'
+    """Every function the ACL headers (every header under include/acl, acl_rt_compile.h of the
+    kernel compiler's aclrtc among them) and the simulator's own headers declare (preprocessed)."""
+    acl = sorted(str(h.relative_to(toolkit / "include")) for h in (toolkit / "include" / "acl").rglob("*.h"))
+    assert set(HEADERS) <= set(acl)
+    src = "".join(f'#include "{h}"\n' for h in acl) + '#include "aclsim_ext.h"\n#include "aclsim_chip.h"\n'
     out = subprocess.run(
         ["cc", "-E", "-P", "-I", str(toolkit / "include"), "-x", "c", "-"],
         input=src,
