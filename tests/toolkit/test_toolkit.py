@@ -389,3 +389,15 @@ def test_hicann_runtime_examples(capsys: pytest.CaptureFixture[str]) -> None:
     ):
         if name in runtime_only:
             assert runtime_only[name].passed, runtime_only[name].output[-3000:]
+
+
+def test_a_toolkit_not_built_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import aiocann._toolkit as tk
+
+    (tmp_path / "toolkit").mkdir()
+    monkeypatch.setattr(tk, "_HOME", tmp_path / "toolkit")
+    with pytest.raises(FileNotFoundError, match=r"lacks include/acl/acl\.h.*lib64/libacl_rt\.so.*pip install"):
+        tk.toolkit_path()
+    from aiocann.__main__ import main
+
+    assert main(["toolkit"]) == 1
