@@ -104,6 +104,9 @@ class BuildPy(build_py):
 #   * include/: the headers (native/include) -- a symlink in an editable install, a copy in a wheel;
 #   * for a wheel, the scripts and the CMake module copied from the checkout.
 TOOLKIT_LIBS = ("libascendcl.so", "libacl_rt.so", "libacl_rt_impl.so", "libacl_rtc.so")
+# Libraries of packages the simulator does not have, which CANN's samples link: their functions
+# are the simulator's not-provided ones (native/sim/not_provided.c), so a program links.
+TOOLKIT_LIBS += ("libascend_dump.so", "libmsprofiler.so", "libprofapi.so")
 TOOLKIT_STATIC = ("set_env.sh", "bin/setenv.bash", "tikcpp", "python")
 
 

@@ -48,7 +48,9 @@ def wheel_needs() -> list[str]:
     ]
     # the CANN-shaped toolkit (issue 23)
     libs = ("libascendcl.so", "libacl_rt.so", "libacl_rt_impl.so", "libacl_rtc.so")
-    needs += [f"aiocann/toolkit/lib64/{lib}" for lib in libs]
+    needs += [
+        f"aiocann/toolkit/lib64/{lib}" for lib in libs + ("libascend_dump.so", "libmsprofiler.so", "libprofapi.so")
+    ]
     needs += [
         "aiocann/toolkit/include/acl/acl.h",
         "aiocann/toolkit/include/acl/acl_base_rt.h",

@@ -18,16 +18,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["LIBRARIES", "toolkit_path"]
+__all__ = ["LIBRARIES", "OTHER_LIBRARIES", "toolkit_path"]
 
 LIBRARIES = ("libascendcl.so", "libacl_rt.so", "libacl_rt_impl.so", "libacl_rtc.so")
+# Libraries of CANN packages the simulator does not have (dump, profiler), linked by CANN's
+# samples: the same filter of the simulator, whose functions of theirs return 200001.
+OTHER_LIBRARIES = ("libascend_dump.so", "libmsprofiler.so", "libprofapi.so")
 _HOME = Path(__file__).resolve().parent / "toolkit"
 
 
 def toolkit_path() -> Path:
     """The toolkit directory; FileNotFoundError naming what is missing when it is not built."""
     missing = [name for name in ("include/acl/acl.h", "set_env.sh", "bin/aclsim-chip") if not (_HOME / name).exists()]
-    missing += [f"lib64/{name}" for name in LIBRARIES if not (_HOME / "lib64" / name).is_file()]
+    missing += [f"lib64/{name}" for name in LIBRARIES + OTHER_LIBRARIES if not (_HOME / "lib64" / name).is_file()]
     if missing:
         raise FileNotFoundError(
             f"aiocann's toolkit at {_HOME} lacks {', '.join(missing)}: it is made when aiocann is built "

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "acl/acl.h"
+#include "acl/acl_dump.h"
+#include "acl/acl_prof.h"
 
 static int g_failures;
 
@@ -111,6 +113,13 @@ static void test_base(void)
     EXPECT(strstr(aclGetRecentErrMsg(), "does not provide") != NULL);
     EXPECT_RC(aclmdlSetDump("x.json"), ACL_ERROR_API_NOT_SUPPORT);
     EXPECT_RC(aclmdlFinalizeDump(), ACL_ERROR_API_NOT_SUPPORT);
+    /* the dump and profiler packages are not simulated: they link and say so */
+    EXPECT_RC(aclopStartDumpArgs(ACL_OP_DUMP_OP_AICORE_ARGS, "/tmp"), ACL_ERROR_API_NOT_SUPPORT);
+    EXPECT(acldumpGetPath(DATA_DUMP) == NULL && strstr(aclGetRecentErrMsg(), "data dump") != NULL);
+    EXPECT_RC(aclprofInit("/tmp", 4), ACL_ERROR_API_NOT_SUPPORT);
+    EXPECT(strstr(aclGetRecentErrMsg(), "does not provide the profiler") != NULL);
+    EXPECT(aclprofCreateConfig(NULL, 0, ACL_AICORE_NONE, NULL, ACL_PROF_ACL_API) == NULL);
+    EXPECT(aclprofGetOpStart(NULL, 0, 0) == 0 && aclprofGetOpFlag(NULL, 0, 0) == ACL_SUBSCRIBE_NONE);
     ACL_APP_LOG(ACL_ERROR, "app log from the toolkit test %d", 23);
 }
 
