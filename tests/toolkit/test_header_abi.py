@@ -1,11 +1,12 @@
-"""ABI check of the headers the cffi cdef does not read (issue 23): acl_base_rt.h and
-acl_rt_programs.h, against facts of the real headers.
+"""ABI check of the headers the cffi cdef does not read (issue 23): acl_base_rt.h,
+acl_rt_programs.h, acl_dump.h and acl_prof.h, against facts of the real headers.
 
 tests/sim/test_abi.py checks the headers aiocann's binding compiles (through cffi); this
 module checks the rest the same way, with a C compiler instead of cffi: every function's
 prototype (normalized, as test_abi.py does), every constant's and enum member's value, every
 enum's size, and every struct's and union's size, alignment and member offsets and sizes. The
-facts are data taken from hicann/runtime include/external/acl/{acl_rt.h, acl_base_rt.h} at
+facts are data taken from hicann/runtime include/external/acl/{acl_rt.h, acl_base_rt.h,
+acl_dump.h, acl_prof.h} at
 commit 681ef7610 (values and layouts measured by compiling those headers with gcc on x86_64);
 no header text is copied.
 """
@@ -21,7 +22,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "native" / "include"
-HEADERS = ("acl_base_rt.h", "acl_rt_programs.h")
+HEADERS = ("acl_base_rt.h", "acl_rt_programs.h", "acl_dump.h", "acl_prof.h")
 
 _spec = importlib.util.spec_from_file_location("_test_abi_helpers", ROOT / "tests" / "sim" / "test_abi.py")
 assert _spec is not None and _spec.loader is not None
@@ -53,6 +54,11 @@ REAL_FUNCTIONS = {
     "aclGetDataBufferSize": ("uint32_t", ["const aclDataBuffer *"]),
     "aclGetDataBufferSizeV2": ("size_t", ["const aclDataBuffer *"]),
     "aclUpdateDataBuffer": ("aclError", ["aclDataBuffer *", "void *", "size_t"]),
+    "acldumpGetExceptionInfoPath": ("aclError", ["char *", "size_t"]),
+    "acldumpGetPath": ("const char *", ["acldumpType"]),
+    "acldumpRegCallback": ("aclError", ["int32_t * const messageCallback const acldumpChunk *", "int32_t"]),
+    "acldumpSaveExceptionInfo": ("aclError", ["const char *", "const char *", "const acldumpTensorInfo *", "size_t"]),
+    "acldumpUnregCallback": ("void", []),
     "aclmdlFinalizeDump": ("aclError", []),
     "aclmdlInitDump": ("aclError", []),
     "aclmdlRIAddCondTask": ("aclError", ["aclmdlRICondTaskParams", "aclrtStream", "uint32_t"]),
@@ -69,6 +75,49 @@ REAL_FUNCTIONS = {
     "aclmdlRIEndTask": ("aclError", ["aclmdlRI", "aclrtStream"]),
     "aclmdlRIUnbindStream": ("aclError", ["aclmdlRI", "aclrtStream"]),
     "aclmdlSetDump": ("aclError", ["const char *"]),
+    "aclopStartDumpArgs": ("aclError", ["uint32_t", "const char *"]),
+    "aclopStopDumpArgs": ("aclError", ["uint32_t"]),
+    "aclprofCreateConfig": (
+        "aclprofConfig *",
+        ["uint32_t *", "uint32_t", "aclprofAicoreMetrics", "const aclprofAicoreEvents *", "uint64_t"],
+    ),
+    "aclprofCreateStamp": ("void *", []),
+    "aclprofCreateStepInfo": ("aclprofStepInfo *", []),
+    "aclprofCreateSubscribeConfig": ("aclprofSubscribeConfig *", ["int8_t", "aclprofAicoreMetrics", "void *"]),
+    "aclprofDestroyConfig": ("aclError", ["const aclprofConfig *"]),
+    "aclprofDestroyStamp": ("void", ["void *"]),
+    "aclprofDestroyStepInfo": ("void", ["aclprofStepInfo *"]),
+    "aclprofDestroySubscribeConfig": ("aclError", ["const aclprofSubscribeConfig *"]),
+    "aclprofFinalize": ("aclError", []),
+    "aclprofGetModelId": ("size_t", ["const void *", "size_t", "uint32_t"]),
+    "aclprofGetOpAttriValue": ("const char *", ["const void *", "size_t", "uint32_t", "aclprofSubscribeOpAttri"]),
+    "aclprofGetOpDescSize": ("aclError", ["size_t *"]),
+    "aclprofGetOpDuration": ("uint64_t", ["const void *", "size_t", "uint32_t"]),
+    "aclprofGetOpEnd": ("uint64_t", ["const void *", "size_t", "uint32_t"]),
+    "aclprofGetOpFlag": ("aclprofSubscribeOpFlag", ["const void *", "size_t", "uint32_t"]),
+    "aclprofGetOpName": ("aclError", ["const void *", "size_t", "uint32_t", "char *", "size_t"]),
+    "aclprofGetOpNameLen": ("aclError", ["const void *", "size_t", "uint32_t", "size_t *"]),
+    "aclprofGetOpNum": ("aclError", ["const void *", "size_t", "uint32_t *"]),
+    "aclprofGetOpStart": ("uint64_t", ["const void *", "size_t", "uint32_t"]),
+    "aclprofGetOpType": ("aclError", ["const void *", "size_t", "uint32_t", "char *", "size_t"]),
+    "aclprofGetOpTypeLen": ("aclError", ["const void *", "size_t", "uint32_t", "size_t *"]),
+    "aclprofGetStepTimestamp": ("aclError", ["aclprofStepInfo *", "aclprofStepTag", "aclrtStream"]),
+    "aclprofInit": ("aclError", ["const char *", "size_t"]),
+    "aclprofMark": ("aclError", ["void *"]),
+    "aclprofMarkEx": ("aclError", ["const char *", "size_t", "aclrtStream"]),
+    "aclprofModelSubscribe": ("aclError", ["uint32_t", "const aclprofSubscribeConfig *"]),
+    "aclprofModelUnSubscribe": ("aclError", ["uint32_t"]),
+    "aclprofPop": ("aclError", []),
+    "aclprofPush": ("aclError", ["void *"]),
+    "aclprofRangePop": ("aclError", []),
+    "aclprofRangePushEx": ("aclError", ["aclprofEventAttributes *"]),
+    "aclprofRangeStart": ("aclError", ["void *", "uint32_t *"]),
+    "aclprofRangeStop": ("aclError", ["uint32_t"]),
+    "aclprofSetConfig": ("aclError", ["aclprofConfigType", "const char *", "size_t"]),
+    "aclprofSetStampTraceMessage": ("aclError", ["void *", "const char *", "uint32_t"]),
+    "aclprofStart": ("aclError", ["const aclprofConfig *"]),
+    "aclprofStop": ("aclError", ["const aclprofConfig *"]),
+    "aclprofStr2Id": ("uint64_t", ["const char *"]),
     "aclrtActiveStream": ("aclError", ["aclrtStream", "aclrtStream"]),
     "aclrtCheckArchCompatibility": ("aclError", ["const char *", "int32_t *"]),
     "aclrtCreateLabel": ("aclError", ["aclrtLabel *"]),
@@ -117,11 +166,32 @@ REAL_FUNCTIONS = {
     "aclsysGetVersionNum": ("aclError", ["char *", "int32_t *"]),
 }
 REAL_CONSTANTS = {
+    "ACL_AICORE_ARITHMETIC_UTILIZATION": 0,
+    "ACL_AICORE_L0B_AND_WIDTH": 3,
+    "ACL_AICORE_L2_CACHE": 6,
+    "ACL_AICORE_MEMORY_ACCESS": 8,
+    "ACL_AICORE_MEMORY_BANDWIDTH": 2,
+    "ACL_AICORE_MEMORY_UB": 5,
+    "ACL_AICORE_NONE": 255,
+    "ACL_AICORE_PIPE_EXECUTE_UTILIZATION": 7,
+    "ACL_AICORE_PIPE_UTILIZATION": 1,
+    "ACL_AICORE_RESOURCE_CONFLICT_RATIO": 4,
     "ACL_CANN_ATTR_BF16": 1,
     "ACL_CANN_ATTR_INF_NAN": 0,
     "ACL_CANN_ATTR_JIT_COMPILE": 2,
     "ACL_CANN_ATTR_UNDEFINED": -1,
     "ACL_DEBUG": 0,
+    "ACL_DUMP_ADDR_PTR": 0,
+    "ACL_DUMP_ADDR_PTR_PTR": 1,
+    "ACL_DUMP_ADDR_RAW": 2,
+    "ACL_DUMP_MAX_FILE_PATH_LENGTH": 4096,
+    "ACL_DUMP_MAX_SHAPE_NUM": 25,
+    "ACL_DUMP_PLACEMENT_DEVICE": 0,
+    "ACL_DUMP_PLACEMENT_END": 2,
+    "ACL_DUMP_PLACEMENT_HOST": 1,
+    "ACL_DUMP_TENSOR_INPUT": 0,
+    "ACL_DUMP_TENSOR_OUTPUT": 1,
+    "ACL_DUMP_TENSOR_WORKSPACE": 2,
     "ACL_ERROR": 3,
     "ACL_ERROR_BIN_SELECTOR_ALREADY_REGISTERED": 100030,
     "ACL_ERROR_BIN_SELECTOR_NOT_REGISTERED": 100028,
@@ -204,6 +274,47 @@ REAL_CONSTANTS = {
     "ACL_MODEL_RI_COND_TYPE_IF": 0,
     "ACL_MODEL_RI_COND_TYPE_SWITCH": 2,
     "ACL_MODEL_RI_COND_TYPE_WHILE": 1,
+    "ACL_OP_DUMP_OP_AICORE_ARGS": 1,
+    "ACL_PROF_ACL_API": 1,
+    "ACL_PROF_AICORE_METRICS": 4,
+    "ACL_PROF_AICORE_SHAPE": 34359738368,
+    "ACL_PROF_AICPU": 8,
+    "ACL_PROF_API_STATS": 17179869184,
+    "ACL_PROF_ARGS_MAX": 17,
+    "ACL_PROF_ARGS_MIN": 0,
+    "ACL_PROF_DVPP_FREQ": 7,
+    "ACL_PROF_EVENT_ATTR_VERSION": 1,
+    "ACL_PROF_GE_API_L0": 512,
+    "ACL_PROF_GE_API_L1": 16777216,
+    "ACL_PROF_HCCL_TRACE": 32,
+    "ACL_PROF_HOST_SYS": 8,
+    "ACL_PROF_HOST_SYS_USAGE": 9,
+    "ACL_PROF_HOST_SYS_USAGE_FREQ": 10,
+    "ACL_PROF_L2CACHE": 16,
+    "ACL_PROF_LLC_MODE": 4,
+    "ACL_PROF_LOW_POWER_FREQ": 11,
+    "ACL_PROF_MAX_OP_NAME_LEN": 257,
+    "ACL_PROF_MAX_OP_TYPE_LEN": 65,
+    "ACL_PROF_MESSAGE_TYPE_TENSOR_INFO": 0,
+    "ACL_PROF_MSPROFTX": 128,
+    "ACL_PROF_NTS_METRICS": 15,
+    "ACL_PROF_OPTYPE": 14,
+    "ACL_PROF_OP_ATTR": 16384,
+    "ACL_PROF_PATH": 16,
+    "ACL_PROF_RUNTIME_API": 256,
+    "ACL_PROF_STORAGE_LIMIT": 1,
+    "ACL_PROF_SYS_CPU_FREQ": 13,
+    "ACL_PROF_SYS_HARDWARE_MEM_FREQ": 3,
+    "ACL_PROF_SYS_INTERCONNECTION_FREQ": 6,
+    "ACL_PROF_SYS_IO_FREQ": 5,
+    "ACL_PROF_SYS_MEM_SERVICEFLOW": 12,
+    "ACL_PROF_TASK_MEMORY": 4096,
+    "ACL_PROF_TASK_TIME": 2,
+    "ACL_PROF_TASK_TIME_L0": 2048,
+    "ACL_PROF_TASK_TIME_L2": 8192,
+    "ACL_PROF_TASK_TIME_L3": 32768,
+    "ACL_PROF_TENSOR_DATA_SHAPE_LEN": 8,
+    "ACL_PROF_TRAINING_TRACE": 64,
     "ACL_RT_AICORE_ERROR_HW_LOCAL": 2,
     "ACL_RT_AICORE_ERROR_SW": 1,
     "ACL_RT_AICORE_ERROR_UNKNOWN": 0,
@@ -237,19 +348,91 @@ REAL_CONSTANTS = {
     "ACL_RT_STREAM_WORK_SIZE": 1,
     "ACL_RT_SWITCH_INT32": 0,
     "ACL_RT_SWITCH_INT64": 1,
+    "ACL_STEP_END": 1,
+    "ACL_STEP_START": 0,
     "ACL_STREAM_WAIT_VALUE_AND": 2,
     "ACL_STREAM_WAIT_VALUE_EQ": 1,
     "ACL_STREAM_WAIT_VALUE_GEQ": 0,
     "ACL_STREAM_WAIT_VALUE_NOR": 3,
+    "ACL_SUBSCRIBE_ATTRI_NONE": 1,
+    "ACL_SUBSCRIBE_ATTRI_THREADID": 0,
+    "ACL_SUBSCRIBE_NONE": 255,
+    "ACL_SUBSCRIBE_OP": 0,
+    "ACL_SUBSCRIBE_OP_THREAD": 2,
+    "ACL_SUBSCRIBE_SUBGRAPH": 1,
     "ACL_WARNING": 2,
+    "AIC_ERR_BRIEF_DUMP": 1,
+    "AIC_ERR_DETAIL_DUMP": 3,
+    "AIC_ERR_NORM_DUMP": 2,
+    "DATA_DUMP": 4,
     "MAX_MEM_UCE_INFO_ARRAY_SIZE": 128,
+    "OVERFLOW_DUMP": 5,
 }
 REAL_RECORDS = {
+    "acldumpChunk": (
+        "struct",
+        4120,
+        8,
+        [
+            ("fileName", 0, 4096),
+            ("bufLen", 4096, 4),
+            ("isLastChunk", 4100, 4),
+            ("offset", 4104, 8),
+            ("flag", 4112, 4),
+            ("dataBuf", 4116, 0),
+        ],
+    ),
+    "acldumpTensorInfo": (
+        "struct",
+        456,
+        8,
+        [
+            ("type", 0, 4),
+            ("tensorSize", 8, 8),
+            ("format", 16, 4),
+            ("dataType", 20, 4),
+            ("tensorAddr", 24, 8),
+            ("addrType", 32, 4),
+            ("placement", 36, 4),
+            ("argsOffset", 40, 4),
+            ("shapeNum", 44, 4),
+            ("originShapeNum", 48, 4),
+            ("shape", 56, 200),
+            ("originShape", 256, 200),
+        ],
+    ),
     "aclmdlRICondTaskParams": (
         "struct",
         24,
         8,
         [("handle", 0, 8), ("type", 8, 4), ("size", 12, 4), ("modelRIArray", 16, 8)],
+    ),
+    "aclprofEventAttributes": (
+        "struct",
+        16,
+        8,
+        [("version", 0, 2), ("size", 2, 2), ("messageType", 4, 4), ("message", 8, 8)],
+    ),
+    "aclprofTensor": (
+        "struct",
+        48,
+        4,
+        [("type", 0, 4), ("format", 4, 4), ("dataType", 8, 4), ("shapeDim", 12, 4), ("shape", 16, 32)],
+    ),
+    "aclprofTensorInfo": (
+        "struct",
+        48,
+        8,
+        [
+            ("opNameId", 0, 8),
+            ("opTypeId", 8, 8),
+            ("resv", 16, 4),
+            ("tensorNum", 20, 4),
+            ("kernelType", 24, 4),
+            ("blockNums", 28, 4),
+            ("stream", 32, 8),
+            ("tensors", 40, 8),
+        ],
     ),
     "aclrtDropoutBitmaskInfo": ("struct", 16, 1, [("dropoutRation", 0, 16)]),
     "aclrtErrorInfo": (
@@ -294,8 +477,18 @@ REAL_ENUM_SIZES = {
     "aclFormat": 4,
     "aclLogLevel": 4,
     "aclMemType": 4,
+    "acldumpTensorAddressType": 4,
+    "acldumpTensorPlacement": 4,
+    "acldumpTensorType": 4,
+    "acldumpType": 4,
     "aclmdlRICondHandleFlag": 4,
     "aclmdlRICondTaskType": 4,
+    "aclprofAicoreMetrics": 4,
+    "aclprofConfigType": 4,
+    "aclprofMessageType": 4,
+    "aclprofStepTag": 4,
+    "aclprofSubscribeOpAttri": 4,
+    "aclprofSubscribeOpFlag": 4,
     "aclrtAicoreErrorType": 4,
     "aclrtCompareDataType": 4,
     "aclrtCondition": 4,
@@ -311,7 +504,7 @@ REAL_ENUM_SIZES = {
 def _clean(text: str) -> str:
     """Drops the visibility and deprecation decorations the parser of test_abi.py does not know."""
     text = re.sub(r"ACL_DEPRECATED_MESSAGE\s*\((?:[^()]|\([^()]*\))*\)", " ", text)
-    text = re.sub(r"\bACL_FUNC_VISIBILITY\b|\bACL_DEPRECATED\b", " ", text)
+    text = re.sub(r"\b(ACL_FUNC_VISIBILITY|ACL_DEPRECATED|MSVP_PROF_API|ACL_DUMP_API|ACL_DUMP_WEAK)\b", " ", text)
     return re.sub(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", " ", text)
 
 
@@ -336,7 +529,8 @@ OUR_CONSTANTS = sorted((set(OUR_DEFINES) - {"ACL_DEPRECATED", "ACL_APP_LOG"}) | 
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, ...]]:
     """Values and layouts as our headers give them, compiled with the system compiler."""
-    lines = ["#include <stdio.h>", "#include <stddef.h>", '#include "acl/acl.h"', "int main(void) {"]
+    lines = ["#include <stdio.h>", "#include <stddef.h>", '#include "acl/acl.h"', '#include "acl/acl_dump.h"']
+    lines += ['#include "acl/acl_prof.h"', "int main(void) {"]
     for c in OUR_CONSTANTS:
         lines.append(f'printf("C {c} %lld\\n", (long long)({c}));')
     for r, (_kind, _size, _align, members) in REAL_RECORDS.items():

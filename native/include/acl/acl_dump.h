@@ -34,7 +34,7 @@ typedef struct acldumpChunk {
     uint32_t isLastChunk;
     int64_t offset;
     int32_t flag;
-    uint8_t dataBuf[];
+    uint8_t dataBuf[0]; /* a GNU zero-length array, as the real header has it */
 } acldumpChunk;
 
 typedef enum acldumpType {
