@@ -106,7 +106,13 @@ class BuildPy(build_py):
 TOOLKIT_LIBS = ("libascendcl.so", "libacl_rt.so", "libacl_rt_impl.so", "libacl_rtc.so")
 # Libraries of packages the simulator does not have, which CANN's samples link: their functions
 # are the simulator's not-provided ones (native/sim/not_provided.c), so a program links.
-TOOLKIT_LIBS += ("libascend_dump.so", "libmsprofiler.so", "libprofapi.so")
+TOOLKIT_LIBS += (
+    "libascend_dump.so",
+    "libmsprofiler.so",
+    "libprofapi.so",
+    "libacl_tdt_channel.so",
+    "libacl_tdt_queue.so",
+)
 TOOLKIT_STATIC = ("set_env.sh", "bin/setenv.bash", "tikcpp", "python")
 
 

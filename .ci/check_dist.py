@@ -49,7 +49,8 @@ def wheel_needs() -> list[str]:
     # the CANN-shaped toolkit (issue 23)
     libs = ("libascendcl.so", "libacl_rt.so", "libacl_rt_impl.so", "libacl_rtc.so")
     needs += [
-        f"aiocann/toolkit/lib64/{lib}" for lib in libs + ("libascend_dump.so", "libmsprofiler.so", "libprofapi.so")
+        f"aiocann/toolkit/lib64/{lib}"
+        for lib in libs + ("libascend_dump.so", "libmsprofiler.so", "libprofapi.so", "libacl_tdt_channel.so")
     ]
     needs += [
         "aiocann/toolkit/include/acl/acl.h",

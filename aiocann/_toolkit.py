@@ -21,9 +21,15 @@ from pathlib import Path
 __all__ = ["LIBRARIES", "OTHER_LIBRARIES", "toolkit_path"]
 
 LIBRARIES = ("libascendcl.so", "libacl_rt.so", "libacl_rt_impl.so", "libacl_rtc.so")
-# Libraries of CANN packages the simulator does not have (dump, profiler), linked by CANN's
+# Libraries of CANN packages the simulator does not have (dump, profiler, tdt), linked by CANN's
 # samples: the same filter of the simulator, whose functions of theirs return 200001.
-OTHER_LIBRARIES = ("libascend_dump.so", "libmsprofiler.so", "libprofapi.so")
+OTHER_LIBRARIES = (
+    "libascend_dump.so",
+    "libmsprofiler.so",
+    "libprofapi.so",
+    "libacl_tdt_channel.so",
+    "libacl_tdt_queue.so",
+)
 _HOME = Path(__file__).resolve().parent / "toolkit"
 
 

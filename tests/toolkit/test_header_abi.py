@@ -1,13 +1,15 @@
 """ABI check of the headers the cffi cdef does not read (issue 23): acl_base_rt.h,
-acl_rt_programs.h, acl_dump.h and acl_prof.h, against facts of the real headers.
+acl_rt_programs.h, acl_dump.h, acl_prof.h, acl_tdt.h and acl_tdt_queue.h, against facts of
+the real headers.
 
 tests/sim/test_abi.py checks the headers aiocann's binding compiles (through cffi); this
 module checks the rest the same way, with a C compiler instead of cffi: every function's
 prototype (normalized, as test_abi.py does), every constant's and enum member's value, every
 enum's size, and every struct's and union's size, alignment and member offsets and sizes. The
 facts are data taken from hicann/runtime include/external/acl/{acl_rt.h, acl_base_rt.h,
-acl_dump.h, acl_prof.h} at
-commit 681ef7610 (values and layouts measured by compiling those headers with gcc on x86_64);
+acl_dump.h, acl_prof.h, acl_tdt.h, acl_tdt_queue.h} at
+commit 681ef7610 (values and layouts measured by compiling those headers with g++ on x86_64: the real acl_tdt.h
+is C++ only);
 no header text is copied.
 """
 
@@ -22,7 +24,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "native" / "include"
-HEADERS = ("acl_base_rt.h", "acl_rt_programs.h", "acl_dump.h", "acl_prof.h")
+HEADERS = ("acl_base_rt.h", "acl_rt_programs.h", "acl_dump.h", "acl_prof.h", "acl_tdt.h", "acl_tdt_queue.h")
 
 _spec = importlib.util.spec_from_file_location("_test_abi_helpers", ROOT / "tests" / "sim" / "test_abi.py")
 assert _spec is not None and _spec.loader is not None
@@ -164,6 +166,81 @@ REAL_FUNCTIONS = {
     ),
     "aclrtUnSubscribeHostFunc": ("aclError", ["uint64_t", "aclrtStream"]),
     "aclsysGetVersionNum": ("aclError", ["char *", "int32_t *"]),
+    "acltdtAddDataItem": ("aclError", ["acltdtDataset *", "acltdtDataItem *"]),
+    "acltdtAddQueueRoute": ("aclError", ["acltdtQueueRouteList *", "const acltdtQueueRoute *"]),
+    "acltdtAllocBuf": ("aclError", ["size_t", "uint32_t", "acltdtBuf *"]),
+    "acltdtAppendBufChain": ("aclError", ["acltdtBuf", "acltdtBuf"]),
+    "acltdtAttachQueue": ("aclError", ["uint32_t", "int32_t", "uint32_t *"]),
+    "acltdtBindQueueRoutes": ("aclError", ["acltdtQueueRouteList *"]),
+    "acltdtCleanChannel": ("aclError", ["acltdtChannelHandle *"]),
+    "acltdtCopyBufRef": ("aclError", ["const acltdtBuf", "acltdtBuf *"]),
+    "acltdtCreateChannel": ("acltdtChannelHandle *", ["uint32_t", "const char *"]),
+    "acltdtCreateChannelWithCapacity": ("acltdtChannelHandle *", ["uint32_t", "const char *", "size_t"]),
+    "acltdtCreateDataItem": (
+        "acltdtDataItem *",
+        ["acltdtTensorType", "const int64_t *", "size_t", "aclDataType", "void *", "size_t"],
+    ),
+    "acltdtCreateDataset": ("acltdtDataset *", []),
+    "acltdtCreateQueue": ("aclError", ["const acltdtQueueAttr *", "uint32_t *"]),
+    "acltdtCreateQueueAttr": ("acltdtQueueAttr *", []),
+    "acltdtCreateQueueRoute": ("acltdtQueueRoute *", ["uint32_t", "uint32_t"]),
+    "acltdtCreateQueueRouteList": ("acltdtQueueRouteList *", []),
+    "acltdtCreateQueueRouteQueryInfo": ("acltdtQueueRouteQueryInfo *", []),
+    "acltdtDequeue": ("aclError", ["uint32_t", "acltdtBuf *", "int32_t"]),
+    "acltdtDequeueData": ("aclError", ["uint32_t", "void *", "size_t", "size_t *", "void *", "size_t", "int32_t"]),
+    "acltdtDestroyChannel": ("aclError", ["acltdtChannelHandle *"]),
+    "acltdtDestroyDataItem": ("aclError", ["acltdtDataItem *"]),
+    "acltdtDestroyDataset": ("aclError", ["acltdtDataset *"]),
+    "acltdtDestroyQueue": ("aclError", ["uint32_t"]),
+    "acltdtDestroyQueueAttr": ("aclError", ["const acltdtQueueAttr *"]),
+    "acltdtDestroyQueueRoute": ("aclError", ["const acltdtQueueRoute *"]),
+    "acltdtDestroyQueueRouteList": ("aclError", ["const acltdtQueueRouteList *"]),
+    "acltdtDestroyQueueRouteQueryInfo": ("aclError", ["const acltdtQueueRouteQueryInfo *"]),
+    "acltdtEnqueue": ("aclError", ["uint32_t", "acltdtBuf", "int32_t"]),
+    "acltdtEnqueueData": (
+        "aclError",
+        ["uint32_t", "const void *", "size_t", "const void *", "size_t", "int32_t", "uint32_t"],
+    ),
+    "acltdtFreeBuf": ("aclError", ["acltdtBuf"]),
+    "acltdtGetBufChainNum": ("aclError", ["acltdtBuf", "uint32_t *"]),
+    "acltdtGetBufData": ("aclError", ["const acltdtBuf", "void **", "size_t *"]),
+    "acltdtGetBufDataLen": ("aclError", ["acltdtBuf", "size_t *"]),
+    "acltdtGetBufFromChain": ("aclError", ["acltdtBuf", "uint32_t", "acltdtBuf *"]),
+    "acltdtGetBufUserData": ("aclError", ["const acltdtBuf", "void *", "size_t", "size_t"]),
+    "acltdtGetDataAddrFromItem": ("void *", ["const acltdtDataItem *"]),
+    "acltdtGetDataItem": ("acltdtDataItem *", ["const acltdtDataset *", "size_t"]),
+    "acltdtGetDataSizeFromItem": ("size_t", ["const acltdtDataItem *"]),
+    "acltdtGetDataTypeFromItem": ("aclDataType", ["const acltdtDataItem *"]),
+    "acltdtGetDatasetName": ("const char *", ["const acltdtDataset *"]),
+    "acltdtGetDatasetSize": ("size_t", ["const acltdtDataset *"]),
+    "acltdtGetDimNumFromItem": ("size_t", ["const acltdtDataItem *"]),
+    "acltdtGetDimsFromItem": ("aclError", ["const acltdtDataItem *", "int64_t *", "size_t"]),
+    "acltdtGetQueueAttr": (
+        "aclError",
+        ["const acltdtQueueAttr *", "acltdtQueueAttrType", "size_t", "size_t *", "void *"],
+    ),
+    "acltdtGetQueueRoute": ("aclError", ["const acltdtQueueRouteList *", "size_t", "acltdtQueueRoute *"]),
+    "acltdtGetQueueRouteNum": ("size_t", ["const acltdtQueueRouteList *"]),
+    "acltdtGetQueueRouteParam": (
+        "aclError",
+        ["const acltdtQueueRoute *", "acltdtQueueRouteParamType", "size_t", "size_t *", "void *"],
+    ),
+    "acltdtGetSliceInfoFromItem": ("aclError", ["const acltdtDataItem *", "size_t *", "size_t *"]),
+    "acltdtGetTensorTypeFromItem": ("acltdtTensorType", ["const acltdtDataItem *"]),
+    "acltdtGrantQueue": ("aclError", ["uint32_t", "int32_t", "uint32_t", "int32_t"]),
+    "acltdtQueryChannelSize": ("aclError", ["const acltdtChannelHandle *", "size_t *"]),
+    "acltdtQueryQueueRoutes": ("aclError", ["const acltdtQueueRouteQueryInfo *", "acltdtQueueRouteList *"]),
+    "acltdtReceiveTensor": ("aclError", ["const acltdtChannelHandle *", "acltdtDataset *", "int32_t"]),
+    "acltdtSendTensor": ("aclError", ["const acltdtChannelHandle *", "const acltdtDataset *", "int32_t"]),
+    "acltdtSetBufDataLen": ("aclError", ["acltdtBuf", "size_t"]),
+    "acltdtSetBufUserData": ("aclError", ["acltdtBuf", "const void *", "size_t", "size_t"]),
+    "acltdtSetQueueAttr": ("aclError", ["acltdtQueueAttr *", "acltdtQueueAttrType", "size_t", "const void *"]),
+    "acltdtSetQueueRouteQueryInfo": (
+        "aclError",
+        ["acltdtQueueRouteQueryInfo *", "acltdtQueueRouteQueryInfoParamType", "size_t", "const void *"],
+    ),
+    "acltdtStopChannel": ("aclError", ["acltdtChannelHandle *"]),
+    "acltdtUnbindQueueRoutes": ("aclError", ["acltdtQueueRouteList *"]),
 }
 REAL_CONSTANTS = {
     "ACL_AICORE_ARITHMETIC_UTILIZATION": 0,
@@ -360,6 +437,32 @@ REAL_CONSTANTS = {
     "ACL_SUBSCRIBE_OP": 0,
     "ACL_SUBSCRIBE_OP_THREAD": 2,
     "ACL_SUBSCRIBE_SUBGRAPH": 1,
+    "ACL_TDT_DVPP_MEM": 1,
+    "ACL_TDT_NORMAL_MEM": 0,
+    "ACL_TDT_QUEUE_DEPTH_UINT32": 1,
+    "ACL_TDT_QUEUE_NAME_PTR": 0,
+    "ACL_TDT_QUEUE_PERMISSION_DEQUEUE": 2,
+    "ACL_TDT_QUEUE_PERMISSION_ENQUEUE": 4,
+    "ACL_TDT_QUEUE_PERMISSION_MANAGE": 1,
+    "ACL_TDT_QUEUE_ROUTE_BIND": 1,
+    "ACL_TDT_QUEUE_ROUTE_BIND_ABNORMAL": 2,
+    "ACL_TDT_QUEUE_ROUTE_DST_UINT32": 1,
+    "ACL_TDT_QUEUE_ROUTE_QUERY_ABNORMAL": 100,
+    "ACL_TDT_QUEUE_ROUTE_QUERY_DST": 1,
+    "ACL_TDT_QUEUE_ROUTE_QUERY_DST_ID_UINT32": 2,
+    "ACL_TDT_QUEUE_ROUTE_QUERY_MODE_ENUM": 0,
+    "ACL_TDT_QUEUE_ROUTE_QUERY_SRC": 0,
+    "ACL_TDT_QUEUE_ROUTE_QUERY_SRC_AND_DST": 2,
+    "ACL_TDT_QUEUE_ROUTE_QUERY_SRC_ID_UINT32": 1,
+    "ACL_TDT_QUEUE_ROUTE_SRC_UINT32": 0,
+    "ACL_TDT_QUEUE_ROUTE_STATUS_INT32": 2,
+    "ACL_TDT_QUEUE_ROUTE_UNBIND": 0,
+    "ACL_TENSOR_DATA_ABNORMAL": 2,
+    "ACL_TENSOR_DATA_END_OF_SEQUENCE": 1,
+    "ACL_TENSOR_DATA_END_TENSOR": 4,
+    "ACL_TENSOR_DATA_SLICE_TENSOR": 3,
+    "ACL_TENSOR_DATA_TENSOR": 0,
+    "ACL_TENSOR_DATA_UNDEFINED": -1,
     "ACL_WARNING": 2,
     "AIC_ERR_BRIEF_DUMP": 1,
     "AIC_ERR_DETAIL_DUMP": 3,
@@ -498,6 +601,12 @@ REAL_ENUM_SIZES = {
     "aclrtRandomNumFuncType": 4,
     "aclrtStreamConfigAttr": 4,
     "aclrtStreamState": 4,
+    "acltdtAllocBufType": 4,
+    "acltdtQueueAttrType": 4,
+    "acltdtQueueRouteParamType": 4,
+    "acltdtQueueRouteQueryInfoParamType": 4,
+    "acltdtQueueRouteQueryMode": 4,
+    "acltdtTensorType": 4,
 }
 
 
@@ -530,7 +639,8 @@ OUR_CONSTANTS = sorted((set(OUR_DEFINES) - {"ACL_DEPRECATED", "ACL_APP_LOG"}) | 
 def measured(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, ...]]:
     """Values and layouts as our headers give them, compiled with the system compiler."""
     lines = ["#include <stdio.h>", "#include <stddef.h>", '#include "acl/acl.h"', '#include "acl/acl_dump.h"']
-    lines += ['#include "acl/acl_prof.h"', "int main(void) {"]
+    lines += ['#include "acl/acl_prof.h"', '#include "acl/acl_tdt.h"', '#include "acl/acl_tdt_queue.h"']
+    lines += ["int main(void) {"]
     for c in OUR_CONSTANTS:
         lines.append(f'printf("C {c} %lld\\n", (long long)({c}));')
     for r, (_kind, _size, _align, members) in REAL_RECORDS.items():

@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 PROGRAMS = HERE / "programs"
 ROOT = HERE.parents[1]
 LIBRARIES = ("libascendcl.so", "libacl_rt.so", "libacl_rt_impl.so", "libacl_rtc.so")
-LIBRARIES += ("libascend_dump.so", "libmsprofiler.so", "libprofapi.so")  # not simulated: 200001
+LIBRARIES += ("libascend_dump.so", "libmsprofiler.so", "libprofapi.so", "libacl_tdt_channel.so", "libacl_tdt_queue.so")
 HEADERS = (
     "acl/acl.h",
     "acl/acl_base.h",

@@ -15,6 +15,8 @@
 #include "acl/acl.h"
 #include "acl/acl_dump.h"
 #include "acl/acl_prof.h"
+#include "acl/acl_tdt.h"
+#include "acl/acl_tdt_queue.h"
 
 static int g_failures;
 
@@ -120,6 +122,10 @@ static void test_base(void)
     EXPECT(strstr(aclGetRecentErrMsg(), "does not provide the profiler") != NULL);
     EXPECT(aclprofCreateConfig(NULL, 0, ACL_AICORE_NONE, NULL, ACL_PROF_ACL_API) == NULL);
     EXPECT(aclprofGetOpStart(NULL, 0, 0) == 0 && aclprofGetOpFlag(NULL, 0, 0) == ACL_SUBSCRIBE_NONE);
+    EXPECT(acltdtCreateChannel(0, "toolkit") == NULL && strstr(aclGetRecentErrMsg(), "tdt channels") != NULL);
+    EXPECT(acltdtGetTensorTypeFromItem(NULL) == ACL_TENSOR_DATA_UNDEFINED);
+    uint32_t qid = 0;
+    EXPECT_RC(acltdtCreateQueue(NULL, &qid), ACL_ERROR_API_NOT_SUPPORT);
     ACL_APP_LOG(ACL_ERROR, "app log from the toolkit test %d", 23);
 }
 
