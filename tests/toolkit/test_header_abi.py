@@ -7,10 +7,9 @@ module checks the rest the same way, with a C compiler instead of cffi: every fu
 prototype (normalized, as test_abi.py does), every constant's and enum member's value, every
 enum's size, and every struct's and union's size, alignment and member offsets and sizes. The
 facts are data taken from hicann/runtime include/external/acl/{acl_rt.h, acl_base_rt.h,
-acl_dump.h, acl_prof.h, acl_tdt.h, acl_tdt_queue.h} at
-commit 681ef7610 (values and layouts measured by compiling those headers with g++ on x86_64: the real acl_tdt.h
-is C++ only);
-no header text is copied.
+acl_dump.h, acl_prof.h, acl_tdt.h, acl_tdt_queue.h} at commit 681ef7610 (values and layouts
+measured by compiling those headers with g++ on x86_64: the real acl_tdt.h is C++ only); no
+header text is copied.
 """
 
 from __future__ import annotations
