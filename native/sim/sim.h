@@ -80,7 +80,7 @@ typedef enum sim_visible_state {
 #define SIM_VISIBLE_STR_MAX 128 /* RT_SET_DEVICE_STR_MAX_LEN: the runtime reads this much of it */
 
 typedef struct sim_config {
-    int physical_devices;    /* AIOCANN_SIM_DEVICES, default 2: the machine's devices */
+    int physical_devices;    /* AIOCANN_SIM_DEVICES, default 8 (a 910B server): the machine's devices */
     int num_devices;         /* the devices this process sees (user ids 0..num_devices-1) */
     sim_visible_state visible;
     int32_t logic_id[SIM_MAX_DEVICES];       /* user id -> logical (physical) id */
@@ -402,6 +402,9 @@ struct sim_device {
     _Atomic uint32_t res_limit[2];
     uint64_t *notify_ids;
     atomic_bool task_abort;
+    /* issue 23: the latest AI-core exception's code on this device (0: none), for
+     * aclrtGetErrorVerbose (base.c); set by the stream worker (stream.c), cleared at activation. */
+    _Atomic uint32_t last_error;
 };
 
 sim_device *sim_device_at(int i);     /* the static slot i < SIM_MAX_DEVICES, configured or not */
@@ -623,6 +626,9 @@ sim_stream *sim_stream_resolve(aclrtStream s, const char *func, aclError *rc);
 /* As sim_stream_resolve, for submitting work: the stream must also belong to the calling
  * thread's current context (107003 otherwise, 107002 without a context). Same contract. */
 sim_stream *sim_stream_for_work(aclrtStream s, const char *func, aclError *rc);
+/* Runs the aclrtRegStreamStateCallback callbacks for a user stream just created (created) or
+ * about to be destroyed (stream_config.c). No simulator lock may be held: they are user code. */
+void sim_stream_state_notify(aclrtStream stream, bool created);
 /* A zeroed task: one the calling thread took from a stream's recycled tasks, or a new one. */
 sim_task *sim_task_new(sim_task_type type);
 /* Runs in place of a task that will never execute (a force-destroyed or aborted stream;
@@ -710,6 +716,9 @@ struct sim_event {
      * stream waits on this event submitted and executed so far (aclrtQueryEventWaitStatus). */
     bool ex_mode;
     uint64_t waits_submitted, waits_done;
+    /* issue 23: the flag of its first aclrtRecordEventWithFlag / aclrtStreamWaitEventWithFlag
+     * (UINT32_MAX: none yet); a later one with the other flag is refused (event.c). Lock. */
+    uint32_t record_flag, wait_flag;
     /* Set while a capture holds a record of it (capture.c; written under the capture lock). */
     _Atomic(struct sim_capevent *) cap;
     /* issue 21: the newest record that will never happen -- discarded behind a failed task of
@@ -761,6 +770,8 @@ struct sim_subscriber {
 };
 
 void sim_subscriber_put(sim_subscriber *sub);
+/* Joins the threads that run aclrtLaunchHostFunc's functions (host_func.c); aclFinalize. */
+void sim_host_func_stop(void);
 /* Executes a callback task: hands the report over. A blocking one wakes the processing thread
  * and waits for the callback to return. A non-blocking one is only queued: the stream worker
  * owes the thread a sim_callback_wake, which it may defer to wake it once for several reports
@@ -777,18 +788,26 @@ void sim_callback_reset(void);
 
 /* Calls every registered exception-info callback with this failure, on the calling thread
  * (a stream worker, before it moves past the failed task). */
-void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code);
+/* What an AI-core exception's info carries about the kernel (issue 23: aclrtGetArgsFrom-
+ * ExceptionInfo, aclrtGetFuncHandleFromExceptionInfo); NULL for a failure that is not a kernel's. */
+typedef struct sim_exception_kernel {
+    void *args;
+    size_t args_size;
+    aclrtFuncHandle func;
+} sim_exception_kernel;
+void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code,
+                          const sim_exception_kernel *kernel);
 /* A task failed: the exception-info callbacks, inline on STARS chips, from another thread a
  * moment later on HWTS chips (no barrier: the stream goes on meanwhile). */
 void sim_exception_report(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code,
-                          const char *msg);
+                          const char *msg, const sim_exception_kernel *kernel);
 /* The fast ring buffer (millisecond operator timeouts only): a failed kernel is posted there,
  * and reported again by the next thread that submits to or checks a context of its device. */
 void sim_exception_fast_post(sim_stream *s, uint32_t task_id, uint32_t tid, aclError code, const char *msg);
 void sim_exception_fast_poll(sim_device *d, sim_context *c);
 void sim_exception_fast_clear(int device);
 void sim_stream_task_failed_as(sim_stream *s, aclError rc, const char *msg, uint32_t report_stream, uint32_t task_id,
-                               uint32_t tid);
+                               uint32_t tid, const sim_exception_kernel *kernel);
 
 /* ------------------------------------------------------------------ binaries ------------- */
 
