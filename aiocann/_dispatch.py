@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import numpy as np
 
-from ._lib import check, ffi, lib
+from . import errors
+from ._lib import bind_context, check, ffi, lib
 from ._submission import KEY_SHIFT
 
 if TYPE_CHECKING:
@@ -43,10 +44,42 @@ if TYPE_CHECKING:
 
 _BATCH = 4096
 _STREAM_REPORT = int(lib.AIOCANN_STREAM_REPORT)
+_TASK_REPORT = int(lib.AIOCANN_TASK_REPORT)
+# How often a stream with a reported failure whose completion has not come is checked for
+# having stopped on it (see Submissions.task_report); the first check is this long after the
+# report, so a stream that goes on (the default mode) has long delivered that completion.
+_STOP_POLL = 0.02
+
+
+# The chips whose runtime runs the exception callbacks of a failed task before it resumes the
+# stream (the order the completion queue relies on, native/completion_queue.c): the STARS
+# engines (hicann/runtime src/runtime/config/910_B_93 and 950, dev_info_reg.cc: isStars = true;
+# StarsEngine::ProcLogicCqReport runs TaskFailCallBackManager::Notify before StarsResumeRtsq).
+# The others (config/cloud: 910A, dc: 310P, mini: 310: isStars = false) have no such barrier
+# in the source, so a failure could be reported after the completion behind it had resolved
+# the work as done: aiocann refuses them rather than resolve a failed launch as a success.
+STARS_SOC_PREFIXES = ("Ascend910B", "Ascend910_93", "Ascend950")
+
+
+def check_report_order(ctx: Any) -> None:
+    """Refuse a chip on which failure reports are not known to precede later host callbacks."""
+    bind_context(ctx)
+    name = lib.aclrtGetSocName()
+    soc = ffi.string(name).decode(errors="replace") if name != ffi.NULL else "an unknown chip"
+    if not soc.startswith(STARS_SOC_PREFIXES):
+        raise errors.FeatureNotSupportedError(
+            errors.ERROR_CODES["ACL_ERROR_RT_FEATURE_NOT_SUPPORT"],
+            f"{soc} has no STARS engine: its runtime does not establish that a failed task's exception "
+            "report comes before the completion callback behind it (only the STARS engines' "
+            "ProcLogicCqReport does), so aiocann could resolve failed work as done; it supports "
+            f"{', '.join(p + '*' for p in STARS_SOC_PREFIXES)}",
+            "aiocann completion path",
+        )
 
 
 class Dispatcher:
     def __init__(self, ctx: Any, completion_timeout: float) -> None:
+        check_report_order(ctx)
         rc = ffi.new("aclError*")
         cq = lib.aiocann_cq_new(ctx, rc)
         if cq == ffi.NULL:
@@ -73,6 +106,10 @@ class Dispatcher:
         # Completions are being drained on the device's loop: our reader is registered
         # (asyncio), or the draining task has not ended (trio; a trio run ends its system tasks).
         self.draining = False
+        # Streams with a reported failure whose completion has not come yet (Submissions.
+        # task_report), and what wakes the task that checks them.
+        self.suspects: set[Submissions] = set()
+        self._suspect_wake: anyio.Event | None = None
 
     # -- streams ------------------------------------------------------------------------------
 
@@ -143,6 +180,7 @@ class Dispatcher:
                     if drain:
                         tg.start_soon(self.run)
                     tg.start_soon(self.watchdog)
+                    tg.start_soon(self._watch_suspects)
         except anyio.get_cancelled_exc_class():
             pass  # the event loop is ending with the device still open (a trio system task must not raise)
         except BaseException as exc:  # kept for Device.aclose to raise
@@ -198,6 +236,12 @@ class Dispatcher:
                         if reported is not None:
                             reported.stream_failure(code, message)
                         continue
+                    if token & _TASK_REPORT:  # the early word of a failure (its completion follows)
+                        token ^= _TASK_REPORT
+                        reported = streams.get(token >> shift)
+                        if reported is not None and reported.task_report(token, code, message):
+                            self._suspect(reported)
+                        continue
                 if token >> shift != key:
                     key = token >> shift
                     owner = streams.get(key)
@@ -219,6 +263,27 @@ class Dispatcher:
             return ffi.string(p).decode("utf-8", errors="replace")  # type: ignore[no-any-return]
         finally:
             lib.aiocann_free(p)
+
+    def _suspect(self, owner: Submissions) -> None:
+        self.suspects.add(owner)
+        if self._suspect_wake is not None:
+            self._suspect_wake.set()
+
+    async def _watch_suspects(self) -> None:
+        """Check the streams with a reported failure whose completion has not come, every
+        _STOP_POLL s while there are any: a stream that stopped on the failure never delivers
+        it (Submissions.check_stopped)."""
+        while True:
+            if not self.suspects:
+                self._suspect_wake = anyio.Event()
+                if not self.suspects:  # none came in meanwhile
+                    await self._suspect_wake.wait()
+                self._suspect_wake = None
+            await anyio.sleep(_STOP_POLL)
+            for owner in list(self.suspects):
+                owner.check_stopped()
+                if owner.settled_reports():
+                    self.suspects.discard(owner)
 
     async def watchdog(self) -> None:
         if not math.isfinite(self.completion_timeout):

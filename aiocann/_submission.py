@@ -13,7 +13,14 @@ owns, and is the only code that touches:
 * resolution -- the status and message travel with the completion from C (the failed task's
   error code, from the runtime's exception report), so nothing is queried again;
 * the stream's failures: the first one, and the first one no synchronize point has reported
-  yet (``Stream.synchronize()`` and leaving ``async with stream`` report it once).
+  yet (``Stream.synchronize()`` and leaving ``async with stream`` report it once);
+* a stream that stopped on a failure (``aclrtSetStreamFailureMode`` by any code, or another
+  stream of the context in that mode): the runtime reports the failed task, then never runs
+  its completion callback nor anything behind it (``Stream::EnterFailureAbort``). The report
+  comes to the dispatcher at once (``task_report``); if the completion has not followed when
+  the dispatcher checks, and ``aclrtStreamQuery`` answers with the context's failure (which it
+  does only in that mode), the failed work's Completion fails with its report and every later
+  one with the runtime's code (``check_stopped``) -- no Completion waits for the watchdog.
 
 Everything here runs on the event loop thread of the stream's device.
 """
@@ -28,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from . import errors, tracing
-from ._lib import bind_context, check, ffi, lib
+from ._lib import bind_context, check, ffi, in_context, last_error_message, lib
 from .completion import Completion, _new
 from .graph import Graph  # module level: abandon() also runs from Stream.__del__ at exit
 
@@ -39,6 +46,16 @@ if TYPE_CHECKING:
 
 KEY_SHIFT = 40  # tokens: key << KEY_SHIFT | sequence number (2**40 completions per stream)
 _WAIT_TIMEOUT_CODE = errors.ERROR_CODES["ACL_ERROR_RT_WAIT_TIMEOUT"]  # for completions the watchdog fails
+_DISCARDED = (
+    "discarded: the stream stopped on an earlier failure (stop-on-failure mode), so this work never ran; "
+    "the runtime refuses new work on the context with this code"
+)
+
+
+def stopped_code(rc: int) -> bool:
+    """Whether ``aclrtStreamQuery``'s ``rc`` is the failure of a stop-on-failure context (a
+    task's device error, 5xxxxx), rather than a bad handle or context (1xxxxx)."""
+    return rc >= 500000
 
 
 class Submissions:
@@ -63,6 +80,8 @@ class Submissions:
         "new_token",
         "capture",
         "updating",
+        "reports",
+        "stopped",
     )
 
     def __init__(self, stream: Stream, dispatcher: Dispatcher, handle: Any, max_in_flight: int) -> None:
@@ -94,6 +113,10 @@ class Submissions:
         # captured too), and the graph whose task group this stream updates (graph.py).
         self.capture: Graph | None = None
         self.updating: Graph | None = None
+        # Failures the runtime reported, by token, whose completions have not come yet; and
+        # the runtime's code once the stream's context stopped on a failure (see the top).
+        self.reports: dict[int, tuple[int, str | None]] = {}
+        self.stopped = 0
         # Tokens: key << KEY_SHIFT | sequence number, from a C-level counter (the launch path
         # calls it once per launch).
         self.new_token = itertools.count((self.key << KEY_SHIFT) + 1).__next__
@@ -139,6 +162,14 @@ class Submissions:
         if self.waiters:
             self.waiters.popleft().set()
 
+    def decline(self) -> None:
+        """The caller was admitted but enqueues nothing (it raises: e.g. what it was to use was
+        closed while it waited). admit() woke it alone, for the one slot it was to take: pass
+        that turn on, or the submissions queued behind it wait for a completion that may never
+        come (nothing else in flight)."""
+        if self.waiters and self.in_flight < self.max_in_flight:
+            self._wake_next()
+
     def wake_all(self) -> None:
         """The stream is closing: every waiter finds out."""
         while self.waiters:
@@ -165,26 +196,63 @@ class Submissions:
             tracing._active._on_submit(stream, c)
         return c
 
-    def enqueue_failed(self, rc: int, api: str, keep: Any = None, arrays: tuple[DeviceArray, ...] = ()) -> None:
+    def enqueue_failed(
+        self,
+        rc: int,
+        api: str,
+        keep: Any = None,
+        arrays: tuple[DeviceArray, ...] = (),
+        *,
+        work: bool = False,
+    ) -> str:
         """Work could not be enqueued: raise (the slot was never taken). If the work itself was
         enqueued but its completion callback was not, it still runs, with no Completion to say
         when it is done: keep what it uses alive, and its arrays busy (held: no stream may
         reuse their memory), until the stream is found idle (release_leftovers) -- or for good,
-        if it is abandoned."""
-        if self.waiters and self.in_flight < self.max_in_flight:
-            self._wake_next()
+        if it is abandoned. Unless the runtime refused the callback because the stream's context
+        stopped on a failure (stop-on-failure mode): then the ``work`` is over already (it was
+        the failure, or is discarded behind it), and this returns the runtime's message for the
+        caller to return a Completion failed with ``rc`` (failed_now)."""
+        self.decline()
         if self.launched[0]:
+            if work and stopped_code(rc):
+                return last_error_message() or ""
             for a in arrays:
                 a._hold()
             self.orphans.append((keep, arrays))
         check(rc, api)
+        raise AssertionError("unreachable: check() raised")
+
+    def failed_now(
+        self,
+        stream: Stream,
+        token: int,
+        label: str,
+        keep: Any,
+        arrays: tuple[DeviceArray, ...],
+        rc: int,
+        message: str,
+        on_done: Any = None,
+    ) -> Completion:
+        """The Completion of work the runtime took but that is over already, failed with ``rc``
+        (see enqueue_failed): tracked and resolved at once, so nothing stays in flight."""
+        c = self.track(stream, token, label, keep, arrays, on_done)
+        self.resolve(token, rc, message)
+        return c
 
     def complete_after(
-        self, rc: int, api: str, label: str, keep: Any = None, arrays: tuple[DeviceArray, ...] = ()
+        self,
+        rc: int,
+        api: str,
+        label: str,
+        keep: Any = None,
+        arrays: tuple[DeviceArray, ...] = (),
+        model: Any = None,
     ) -> Completion:
         """Work was just submitted by this thread with return code ``rc`` (by ``api``; "" when
         there was none, for a marker): enqueue the completion callback behind it and track it.
-        Called after ``admit()``."""
+        ``model``: the work was a replay of that registered model (graph.py). Called after
+        ``admit()``."""
         if rc:
             self.launched[0] = 0
             self.enqueue_failed(rc, api)
@@ -193,13 +261,18 @@ class Submissions:
                 raise RuntimeError(f"cannot wait for work on {self.stream!r} while it captures into a graph")
             return self.capture._record(label, keep, arrays)
         token = self.new_token()
-        rc = lib.aiocann_cq_enqueue(self.qs, token, 1 if api else 0)
+        if model is None:
+            rc = lib.aiocann_cq_enqueue(self.qs, token, 1 if api else 0)
+        else:
+            rc = lib.aiocann_cq_enqueue_replay(self.qs, token, model)
         if rc:
             # The work was enqueued and runs on without a completion: an orphan the stream's
-            # close must wait for. A marker (no api) is nothing but its callback: nothing was
-            # enqueued, nothing is in flight (e.g. a borrowed stream its owner destroyed).
+            # close must wait for -- or, on a stream stopped by a failure, work that is over. A
+            # marker (no api) is nothing but its callback: nothing was enqueued, nothing is in
+            # flight (e.g. a borrowed stream its owner destroyed).
             self.launched[0] = 1 if api else 0
-            self.enqueue_failed(rc, "aclrtLaunchCallback", keep, arrays)
+            message = self.enqueue_failed(rc, "aclrtLaunchCallback", keep, arrays, work=bool(api))
+            return self.failed_now(self.stream, token, label, keep, arrays, rc, message)
         return self.track(self.stream, token, label, keep, arrays)
 
     # -- resolution (the dispatcher, on the event loop) ------------------------------------
@@ -228,6 +301,53 @@ class Submissions:
                 tracing._active._on_resolve(completion, code)
             if code:
                 self._failed(errors.error_for(code, message, completion.label))
+
+    # -- stopped streams (the dispatcher, on the event loop; see the top) -------------------
+
+    def task_report(self, token: int, code: int, message: str | None) -> bool:
+        """The runtime reported that the work of ``token`` failed; its completion should
+        follow. True: the dispatcher is to check on it."""
+        if token not in self.pending:
+            return False
+        self.reports[token] = (code, message)
+        return True
+
+    def settled_reports(self) -> bool:
+        """Nothing left to check: every reported failure's completion came."""
+        for token in [t for t in self.reports if t not in self.pending]:
+            del self.reports[token]
+        return not self.reports
+
+    def _query(self) -> int:
+        stream = self._stream()
+        if stream is None:
+            return 0
+        status = ffi.new("aclrtStreamStatus*")
+        handle = stream._handle
+        rc = int(in_context(self.ctx, lambda: lib.aclrtStreamQuery(handle, status)))
+        if rc:
+            last_error_message()  # the answer is rc; the thread's message is not left behind
+        return rc
+
+    def check_stopped(self) -> bool:
+        """Has the stream stopped on a reported failure whose completion has not come? Then
+        fail what will never complete -- the failed work with its report, everything after it
+        (discarded unrun) with the runtime's code -- and return True. Work before it was run
+        and its completions come. (Other streams of the context run what they were given;
+        only new work is refused: their completions come.)"""
+        self.settled_reports()
+        if not self.reports:
+            return False
+        rc = self._query()
+        if not stopped_code(rc):
+            return False  # the stream goes on: the completion is on its way
+        self.stopped = rc
+        first = min(self.reports)
+        for token in [t for t in self.pending if t >= first]:
+            code, message = self.reports.pop(token, (rc, _DISCARDED))
+            self.resolve(token, code, message)
+        self.reports.clear()
+        return True
 
     def stream_failure(self, code: int, message: str | None) -> None:
         """A task on this stream that was not aiocann's work failed."""

@@ -19,11 +19,13 @@ opened it; used from another, they raise ``WrongThreadError``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import operator
 import threading
 import warnings
 import weakref
+from collections.abc import Iterator
 from contextvars import ContextVar
 from os import PathLike
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -33,21 +35,23 @@ import anyio.lowlevel
 import anyio.to_thread
 import numpy as np
 
-from . import _runtime, errors, tracing
+from . import _ints, _runtime, errors, tracing
 from ._dispatch import Dispatcher
 from ._lib import bind_context, check, ffi, lib
 from .memory import DeviceArray, StagingPool, allocate_pinned, shape_and_dtype
 from .memory_pool import MemoryPool
+from .stream import Stream, _being_cancelled
 
 if TYPE_CHECKING:
     from .event import Event
     from .graph import Graph
     from .kernel import Binary
-    from .stream import Stream
 
 __all__ = ["Device", "current_device", "device_count"]
 
 _REAL = (int, float, np.integer, np.floating)  # real numbers; bool is refused separately
+_count = _ints.index  # an integer argument, never a bool: Device(True) is a mistake, not device 1
+
 
 _current_device: ContextVar[Device | None] = ContextVar("aiocann_current_device", default=None)
 
@@ -85,7 +89,8 @@ class Device:
         directly (False).
     :param memory_limit: cap on the bytes the pool holds, or None.
     :raises ValueError: a negative index or limit, ``max_in_flight`` below 1, a timeout not > 0.
-    :raises TypeError: a timeout that is not a number, a ``memory_pool`` that is not a bool.
+    :raises TypeError: a timeout that is not a number, a ``memory_pool`` that is not a bool, an
+        index, ``max_in_flight`` or ``memory_limit`` that is a bool (``np.bool_`` too).
     :raises InvalidDeviceError: (on entering) no device of that index.
     """
 
@@ -98,10 +103,10 @@ class Device:
         memory_pool: bool = True,
         memory_limit: int | None = None,
     ) -> None:
-        self.index = operator.index(index)
+        self.index = _count(index, "the device index")
         if self.index < 0:
             raise ValueError(f"device index must be >= 0, got {index}")
-        if operator.index(max_in_flight) < 1:
+        if _count(max_in_flight, "max_in_flight") < 1:
             raise ValueError(f"max_in_flight must be >= 1, got {max_in_flight}")
         if isinstance(completion_timeout, bool) or not isinstance(completion_timeout, _REAL):
             raise TypeError(f"completion_timeout must be a number of seconds, not {type(completion_timeout).__name__}")
@@ -111,7 +116,7 @@ class Device:
         self.completion_timeout = float(completion_timeout)
         if not isinstance(memory_pool, bool):
             raise TypeError(f"memory_pool must be True or False, not {type(memory_pool).__name__}")
-        if memory_limit is not None and operator.index(memory_limit) < 0:
+        if memory_limit is not None and _count(memory_limit, "memory_limit") < 0:
             raise ValueError(f"memory_limit must be >= 0 bytes or None, got {memory_limit}")
         self._pool_options = (memory_pool, None if memory_limit is None else operator.index(memory_limit))
         self._pool: MemoryPool | None = None
@@ -128,6 +133,11 @@ class Device:
         self._graphs: weakref.WeakSet[Graph] = weakref.WeakSet()
         self._binaries: weakref.WeakSet[Binary] = weakref.WeakSet()
         self._staging: StagingPool | None = None
+        # Binary loads running in worker threads (load_binary): the close waits for them, so
+        # that what they load is unloaded while the device's context lives.
+        self._loads = 0
+        self._loads_done: anyio.Event | None = None
+        self._closed_event: anyio.Event | None = None  # for a close that waits for another's
         # Who owns it: the thread and the event loop that opened it (the asyncio loop, or the
         # trio run's token). Everything of the device runs there; see _check_owner.
         self._thread = 0
@@ -185,12 +195,21 @@ class Device:
     async def aclose(self, *, raise_errors: bool = True) -> None:
         """Close the device (what leaving ``async with`` does): close its streams, awaiting
         their work, free what is left and release the device. Devices close in any order;
-        closing twice does nothing.
+        closing a closed device does nothing, and a close while another task's close is in
+        progress waits for that close to end (that one reports the errors).
 
         :param raise_errors: raise the first device error a stream reports on closing.
         :raises AclError: a stream's unreported failure (with ``raise_errors``).
         :raises WrongThreadError: called from another thread or event loop than the device's.
         """
+        if self._state == "closing":
+            # Another task is closing it: wait for that close (shielded, as the closing is).
+            self._check_owner()
+            if self._closed_event is None:
+                self._closed_event = anyio.Event()
+            with anyio.CancelScope(shield=_being_cancelled()):
+                await self._closed_event.wait()
+            return
         if self._state != "open":
             return
         self._check_owner()
@@ -231,10 +250,24 @@ class Device:
         assert self._acl is not None
         _runtime.abandon(self._acl, held)
 
+    @contextlib.contextmanager
+    def _loading(self) -> Iterator[None]:
+        """Around a binary load's worker thread (Binary._load)."""
+        self._loads += 1
+        try:
+            yield
+        finally:
+            self._loads -= 1
+            if not self._loads and self._loads_done is not None:
+                self._loads_done.set()
+
     async def _teardown(self) -> None:
         """Stop the dispatcher, free the pools and release the ACL device (shielded, bounded)."""
         assert self._acl is not None
         with anyio.CancelScope(shield=True):
+            while self._loads:  # a load's thread cannot be interrupted: it ends soon, then unloads
+                self._loads_done = anyio.Event()
+                await self._loads_done.wait()
             try:
                 if self._dispatcher is not None:
                     await self._dispatcher.stop()
@@ -246,6 +279,8 @@ class Device:
             finally:
                 await anyio.to_thread.run_sync(_runtime.release_device, self._acl)
                 self._state = "closed"
+                if self._closed_event is not None:
+                    self._closed_event.set()
 
     def __del__(self) -> None:
         if getattr(self, "_state", None) == "open":
@@ -285,6 +320,22 @@ class Device:
             f"{owner!r} that opened it; this call came from {where}. Hand the work to that loop "
             "(e.g. anyio.from_thread.run) instead"
         )
+
+    def _soon(self, fn: Any) -> None:
+        """Run ``fn`` on the device's thread: now if called there, else handed to its event
+        loop -- for finalizers, which the garbage collector runs in whatever thread it is in,
+        that touch state only the loop may (arrays' busy counts). Once the loop is gone,
+        nothing runs there any more, and nothing will use that state either."""
+        if threading.get_ident() == self._thread:
+            fn()
+            return
+        try:
+            if self._loop is not None:
+                self._loop.call_soon_threadsafe(fn)
+            elif self._trio_token is not None:
+                self._trio_token.run_sync_soon(fn)
+        except RuntimeError:  # the loop is closed, or the trio run ended
+            pass
 
     def _served_stream(self, handle: int) -> Stream | None:
         """The open stream of this device whose ACL handle is ``handle``, if aiocann serves one
@@ -345,10 +396,8 @@ class Device:
         :raises ValueError: ``max_in_flight`` is below 1.
         :raises AclError: the runtime refused the stream (e.g. ``ResourceExhaustedError``).
         """
-        from .stream import Stream
-
         limit = self.max_in_flight if max_in_flight is None else max_in_flight
-        return Stream._create(self, limit, operator.index(priority))
+        return Stream._create(self, limit, _count(priority, "priority"))
 
     async def load_binary(self, path: str | PathLike[str]) -> Binary:
         """Load a kernel binary from a file (``aclrtBinaryLoadFromFile``; the file work runs
@@ -371,7 +420,8 @@ class Device:
     async def load_binary_data(self, data: bytes | bytearray | memoryview) -> Binary:
         """Load a kernel binary from bytes in memory (``aclrtBinaryLoadFromData``).
 
-        :returns: the loaded :class:`Binary` (its kernels' signatures are unknown).
+        :returns: the loaded :class:`Binary`; a binary built by :mod:`aiocann.compiler` (or
+            aclrtc on the simulator) carries its kernels' signatures, as from a file.
         :raises InvalidFileError: the bytes are not a kernel binary.
         :raises ClosedError: the device is not open.
         """
@@ -396,13 +446,15 @@ class Device:
             was, may still touch it.
         :returns: the :class:`DeviceArray`.
         :raises ValueError: a negative dimension, or a stream of another device.
-        :raises TypeError: an object dtype.
+        :raises TypeError: an object dtype, or a ``stream`` that is not a Stream.
         :raises DeviceOutOfMemoryError: the pool's limit or the device's memory is exhausted.
         :raises ClosedError: the device is not open.
         """
         self._bind()
         shape_t, dt = shape_and_dtype(shape, dtype)
-        if stream is not None and stream._device is not self:
+        if stream is not None and (type(stream) is not Stream or stream._device is not self):
+            if not isinstance(stream, Stream):
+                raise TypeError(f"stream must be a Stream (dev.stream()) or None, not {type(stream).__name__}")
             raise ValueError(f"{stream!r} is not a stream of {self!r}")
         block = self.memory_pool._allocate(math.prod(shape_t) * dt.itemsize, stream)
         arr = DeviceArray._create(self, block, shape_t, dt)

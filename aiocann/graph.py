@@ -15,6 +15,18 @@ hands back :class:`CapturedWork` in place of Completions: awaiting one raises at
 the work runs only when the graph does. A replay costs one task on its stream and resolves one
 ``Completion``; its failure is the failure of the first captured task that failed.
 
+How a replay's failure reaches its Completion. The runtime reports it on the model's own stream
+and the failed captured task (``model_execute_task.cc``), not on the stream that replays it, so
+the graph registers its model's streams with the completion queue (``aclmdlRIGetStreams``,
+``aiocann_cq_model_new``): reports on them are parked for the replay, whose completion -- a
+callback that holds its stream until it has run -- claims them. The runtime makes that report
+before the replaying stream goes past the replay (STARS: the callbacks run before the queue is
+resumed), so it is parked before the completion runs. What the report cannot say is *which*
+replay it is about: so replays of one graph never overlap -- on one stream the blocking
+completion orders them, and a replay on another stream than the previous one still in flight
+first waits (``aclrtStreamWaitEvent``) for an event recorded behind that one's completion. Two
+replays in flight at once then run one after the other, each failing only its own Completion.
+
 Lifetimes: a graph holds everything its captured work uses -- the kernel args, the arrays they
 point to, staging buffers -- for as long as it lives. The arrays count as busy from the moment
 work using them is recorded, and busy on no stream (any stream may replay the graph), so
@@ -37,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import errors
 from ._factory import NoPublicConstructor
-from ._lib import as_int, check, ffi, in_context, lib
+from ._lib import as_int, bind_context, check, ffi, in_context, last_error_message, lib
 from .completion import Completion
 
 if TYPE_CHECKING:
@@ -81,8 +93,19 @@ class CapturedWork(Completion):
         return f"<CapturedWork {self.label} in {self.graph!r}>"
 
 
-def _destroy(ctx: Any, handle: Any) -> None:
-    in_context(ctx, lambda: lib.aclmdlRIDestroy(handle))
+def _destroy(device: Device, handle: Any, arrays: list[DeviceArray]) -> None:
+    """Destroy the model and release the arrays it held: Graph._destroy, or the graph's
+    finalizer when it is collected unclosed (no replay is in flight then: each holds it)."""
+    in_context(device._ctx, lambda: lib.aclmdlRIDestroy(handle))
+    if arrays:
+        device._soon(lambda: _unhold(arrays))
+
+
+def _unhold(arrays: list[DeviceArray]) -> None:
+    held = list(arrays)
+    arrays.clear()  # in place: the finalizer holds this list
+    for a in held:
+        a._unhold()
 
 
 class Graph(metaclass=NoPublicConstructor):
@@ -104,7 +127,11 @@ class Graph(metaclass=NoPublicConstructor):
         self._close_requested = False
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._groups: list[TaskGroup] = []
+        self._updates = 0  # streams updating one of its task groups now (TaskGroup.update)
         self._abandoned = False  # a replay was abandoned with its stream: never destroyed
+        self._cqm: Any = None  # the model registered with the completion queue (see above)
+        self._order: Any = None  # the event that orders replays across streams, made when needed
+        self._last: Stream | None = None  # the stream of the newest replay in flight
 
     # -- capture (the stream's submission owner calls these) ----------------------------------
 
@@ -118,9 +145,18 @@ class Graph(metaclass=NoPublicConstructor):
         return CapturedWork._create(self, label)
 
     def _captured(self, handle: Any) -> None:
+        rc = ffi.new("aclError*")
+        cqm = lib.aiocann_cq_model_new(self._stream._sub.dispatcher.cq, handle, rc)
+        if cqm == ffi.NULL:  # its failures could not be told: refuse the graph, not run it blind
+            lib.aclmdlRIDestroy(handle)
+            self._abandon()
+            check(rc[0], "aclmdlRIGetStreams")
+        self._cqm = cqm
         self._handle = handle
         self._state = "ready"
-        self._finalizer = weakref.finalize(self, _destroy, self._device._ctx, handle)
+        # The finalizer holds the arrays list, not the graph: a graph dropped unclosed still
+        # releases what it held.
+        self._finalizer = weakref.finalize(self, _destroy, self._device, handle, self._arrays)
         self._finalizer.atexit = False
         self._device._graphs.add(self)
 
@@ -131,9 +167,7 @@ class Graph(metaclass=NoPublicConstructor):
         self._unhold()
 
     def _unhold(self) -> None:
-        arrays, self._arrays = self._arrays, []
-        for a in arrays:
-            a._unhold()
+        _unhold(self._arrays)
 
     # -- public -----------------------------------------------------------------------------
 
@@ -181,18 +215,40 @@ class Graph(metaclass=NoPublicConstructor):
         if s._device is not self._device:
             raise ValueError(f"{self!r} belongs to Device({self._device.index}), not {s.device!r}")
         sub = await s._admit()
+        if self._state != "ready":  # closed while the replay waited: the model is destroyed
+            sub.decline()
+            raise errors.ClosedError(f"{self!r} was closed while its replay waited for {s!r}")
+        self._after_previous_replay(s)
         rc = lib.aclmdlRIExecuteAsync(self._handle, s._handle)
         self._replays += 1
         try:
-            done = sub.complete_after(rc, "aclmdlRIExecuteAsync", "graph", self)
+            done = sub.complete_after(rc, "aclmdlRIExecuteAsync", "graph", self, model=self._cqm)
         except BaseException:
             self._replays -= 1
             raise
+        self._last = s
         done._on_done = self._replayed
         return done
 
+    def _after_previous_replay(self, s: Stream) -> None:
+        """Make a replay on ``s`` wait for the previous replay still in flight on another
+        stream, so that replays of this graph never overlap (see the module docstring): an
+        event recorded behind that replay's completion, which holds its stream until it ran."""
+        last = self._last
+        if not self._replays or last is None or last is s or last._state not in ("open", "updating"):
+            return
+        s._device._bind()
+        if self._order is None:
+            out = ffi.new("aclrtEvent*")
+            check(lib.aclrtCreateEventWithFlag(out, lib.ACL_EVENT_SYNC), "aclrtCreateEventWithFlag")
+            self._order = out[0]
+        check(lib.aclrtRecordEvent(self._order, last._handle), "aclrtRecordEvent")
+        check(lib.aclrtStreamWaitEvent(s._handle, self._order), "aclrtStreamWaitEvent")
+
     def _replayed(self) -> None:
         self._replays -= 1
+        if not self._replays:
+            self._last = None
         if self._close_requested and not self._replays:
             self._destroy()
 
@@ -202,6 +258,11 @@ class Graph(metaclass=NoPublicConstructor):
             return
         if self._state == "capturing":
             raise RuntimeError("leave the capture block first")
+        if self._updates:
+            # What the update block launches is recorded into this graph, and held by it: a
+            # graph destroyed meanwhile would hold that for good (and the update would reach a
+            # destroyed model).
+            raise RuntimeError("leave the task group's update block first")
         self._close_requested = True
         if not self._replays:
             self._destroy()
@@ -220,7 +281,15 @@ class Graph(metaclass=NoPublicConstructor):
         self._state = "closed"
         if self._finalizer is not None:
             self._finalizer()  # binds the device's context itself (also while it closes)
+        if self._cqm is not None:  # no replay is in flight: nothing can be reported on it any more
+            lib.aiocann_cq_model_free(self._cqm)
+            self._cqm = None
+        if self._order is not None:
+            order, self._order = self._order, None
+            in_context(self._device._ctx, lambda: lib.aclrtDestroyEvent(order))
+        self._last = None
         self._unhold()  # no replay is in flight: the arrays are no longer busy for the graph
+        # (the finalizer released them already; this is for a graph that never got one)
         self._keep.clear()
 
     def __repr__(self) -> str:
@@ -241,25 +310,38 @@ class TaskGroup(metaclass=NoPublicConstructor):
         """Re-launch the group's kernels (same order, new args or blocks) on ``stream``; the
         graph's kernels are replaced when the stream reaches them (replays after that run the
         new ones). ``aclmdlRICaptureTaskUpdateBegin`` / ``End``."""
+        from .stream import Stream
+
         g = self._graph
-        if g._state != "ready" or self._handle is None:
+        if g._state != "ready" or self._handle is None or g._close_requested:
             raise errors.ClosedError(f"{g!r} is not ready")
         s = stream
+        if not isinstance(s, Stream):
+            raise TypeError(f"stream must be a Stream (dev.stream()), not {type(s).__name__}")
+        if s._device is not g._device:
+            raise ValueError(f"{g!r} belongs to Device({g._device.index}), not {s.device!r}")
         if s._state != "open":
             raise errors.ClosedError(f"{s!r} is not open")
         s._device._bind()
         check(lib.aclmdlRICaptureTaskUpdateBegin(s._handle, self._handle), "aclmdlRICaptureTaskUpdateBegin")
         # Launches on the stream now update the group's kernels: they take launch()'s slow
         # path, which hands the graph what they use.
-        s._sub.updating = g
+        sub = s._sub
+        sub.updating = g
         s._state = "updating"
+        g._updates += 1
         try:
             yield
         finally:
-            s._sub.updating = None
-            s._state = "open"
-            s._device._bind()
-            check(lib.aclmdlRICaptureTaskUpdateEnd(s._handle), "aclmdlRICaptureTaskUpdateEnd")
+            interrupted = sub.updating is not g  # the device's closing ended the update (_interrupt)
+            if not interrupted:
+                g._updates -= 1
+                sub.updating = None
+                s._state = "open"
+                s._device._bind()
+                check(lib.aclmdlRICaptureTaskUpdateEnd(s._handle), "aclmdlRICaptureTaskUpdateEnd")
+        if interrupted:  # the body succeeded, but the update was ended under it
+            raise errors.ClosedError(f"{s._device!r} was closed during the update: it was not applied")
 
 
 @asynccontextmanager
@@ -283,16 +365,45 @@ async def _capture(stream: Stream, mode: CaptureMode = "global") -> AsyncIterato
         yield graph
         ok = True
     finally:
+        if sub.capture is graph:  # else the device's closing ended the capture (_interrupt)
+            sub.capture = None
+            stream._state = "open"
+            out = ffi.new("aclmdlRI *")
+            dev._bind()
+            rc = lib.aclmdlRICaptureEnd(stream._handle, out)
+            if rc or not ok:
+                if out[0] != ffi.NULL:
+                    lib.aclmdlRIDestroy(out[0])
+                graph._abandon()
+                if ok:
+                    check(rc, "aclmdlRICaptureEnd")
+            else:
+                graph._captured(out[0])
+    if graph._state == "closed":  # the body succeeded, but the capture was ended under it
+        raise errors.ClosedError(f"{dev!r} was closed during the capture: the graph was discarded")
+
+
+def _interrupt(stream: Stream) -> None:
+    """The device is closing while ``stream`` captures a graph or updates a task group (in a
+    task that is still inside that block): end it now -- the runtime would refuse to drain or
+    destroy the stream until then -- and discard the capture (its graph never ran: what it held
+    goes back) or the unfinished update. The block, when its task resumes, raises
+    ClosedError."""
+    sub = stream._sub
+    bind_context(stream._device._ctx)  # the device is closing: _bind() would refuse
+    graph = sub.capture
+    if graph is not None:
         sub.capture = None
-        stream._state = "open"
         out = ffi.new("aclmdlRI *")
-        dev._bind()
-        rc = lib.aclmdlRICaptureEnd(stream._handle, out)
-        if rc or not ok:
-            if out[0] != ffi.NULL:
-                lib.aclmdlRIDestroy(out[0])
-            graph._abandon()
-            if ok:
-                check(rc, "aclmdlRICaptureEnd")
-        else:
-            graph._captured(out[0])
+        if lib.aclmdlRICaptureEnd(stream._handle, out):
+            last_error_message()  # e.g. the capture was invalidated already: ended either way
+        if out[0] != ffi.NULL:
+            lib.aclmdlRIDestroy(out[0])
+        graph._abandon()
+    updated = sub.updating
+    if updated is not None:
+        sub.updating = None
+        updated._updates -= 1
+        if lib.aclmdlRICaptureTaskUpdateEnd(stream._handle):
+            last_error_message()  # an update with kernels still to launch is refused: ended anyway
+    stream._state = "open"

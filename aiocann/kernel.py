@@ -28,10 +28,10 @@ import anyio.lowlevel
 import anyio.to_thread
 import numpy as np
 
-from . import errors
+from . import _ints, errors
 from ._factory import NoPublicConstructor
 from ._lib import as_int, bind_context, check, ffi, in_context, lib
-from .compiler import ParamSpec, read_signatures
+from .compiler import ParamSpec, plain_names, read_signatures
 from .memory import DeviceArray
 
 if TYPE_CHECKING:
@@ -62,11 +62,21 @@ class Binary(metaclass=NoPublicConstructor):
 
     _factory = "await dev.load_binary(path) or await dev.load_binary_data(data)"
 
-    def __init__(self, device: Device, handle: Any, label: str, signatures: dict[str, tuple[ParamSpec, ...]] | None):
+    def __init__(
+        self,
+        device: Device,
+        handle: Any,
+        label: str,
+        signatures: dict[str, tuple[ParamSpec, ...]] | None,
+        aliases: dict[str, list[str]] | None = None,
+    ):
         self._device = device
         self._handle = handle
         self.label = label
         self.signatures = signatures
+        # The plain names of C++ kernels (aiocann's lookup, not the runtime's): "k" or
+        # "ns::k<float>" for the mangled "_ZN2ns1kIfEEvPf", where only one kernel has it.
+        self._aliases = aliases or {}
         self._kernels: dict[str, Kernel] = {}
         # Unloaded when dropped (in-flight launches keep the code alive inside the runtime).
         self._finalizer = weakref.finalize(self, _unload, device._ctx, handle)
@@ -77,21 +87,38 @@ class Binary(metaclass=NoPublicConstructor):
         cls, device: Device, *, path: str | os.PathLike[str] | None = None, data: bytes | None = None
     ) -> Binary:
         ctx = device._ctx
+        with device._loading():
+            binary = await cls._load_in_thread(device, ctx, path, data)
+        # No await from here to the unload: the close, woken by the end of the load, runs
+        # only after it.
+        if device._state != "open":
+            # The device closed while the file loaded (its close waited for that): unload now,
+            # while its context lives, rather than leave a handle the reset made stale.
+            binary.unload()
+            raise errors.ClosedError(f"Device({device.index}) was closed while binary {binary.label} loaded")
+        device._binaries.add(binary)
+        await anyio.lowlevel.checkpoint_if_cancelled()
+        return binary
+
+    @classmethod
+    async def _load_in_thread(
+        cls, device: Device, ctx: Any, path: str | os.PathLike[str] | None, data: bytes | None
+    ) -> Binary:
         if path is not None:
             if not isinstance(path, (str, os.PathLike)):
                 raise TypeError(f"path must be a str or path, not {type(path).__name__}")
             _refuse_nul("binary path", os.fspath(path))
 
-            def load() -> tuple[Any, str, Any]:
+            def load() -> tuple[Any, str, Any, dict[str, list[str]]]:
                 fspath = os.path.abspath(path)
                 bind_context(ctx)
                 h = ffi.new("aclrtBinHandle*")
                 check(lib.aclrtBinaryLoadFromFile(fspath.encode(), ffi.NULL, h), "aclrtBinaryLoadFromFile")
-                return h[0], fspath, read_signatures(fspath)
+                return h[0], fspath, read_signatures(fspath), plain_names(fspath)
 
             with anyio.CancelScope(shield=True):  # never lose a loaded handle to a cancellation
-                handle, fspath, signatures = await anyio.to_thread.run_sync(load)
-            binary = cls._create(device, handle, fspath, signatures)
+                handle, fspath, signatures, aliases = await anyio.to_thread.run_sync(load)
+            binary = cls._create(device, handle, fspath, signatures, aliases)
         else:
             if data is None:
                 raise TypeError("path must be a str or path, not None")
@@ -104,9 +131,7 @@ class Binary(metaclass=NoPublicConstructor):
 
             with anyio.CancelScope(shield=True):
                 handle = await anyio.to_thread.run_sync(load_data)
-            binary = cls._create(device, handle, f"<{len(data)} bytes>", None)
-        device._binaries.add(binary)
-        await anyio.lowlevel.checkpoint_if_cancelled()
+            binary = cls._create(device, handle, f"<{len(data)} bytes>", read_signatures(data), plain_names(data))
         return binary
 
     @property
@@ -128,9 +153,16 @@ class Binary(metaclass=NoPublicConstructor):
     def function(self, name: str) -> Kernel:
         """The kernel ``name`` of this binary (``aclrtBinaryGetFunction``; looked up once).
 
+        ``name`` is the kernel's name in the binary -- an ``extern "C"`` kernel's own name, a C++
+        kernel's mangled name -- or, for binaries built by aiocann.compiler, the plain C++ name
+        of a kernel where only one kernel has it (``"add"``, ``"ns::add<float>"``). The
+        runtime's ``aclrtBinaryGetFunction`` takes exact names only; the plain names are
+        aiocann's.
+
         :raises TypeError: ``name`` is not a str.
         :raises ValueError: ``name`` contains a NUL character.
-        :raises KernelLookupError: the binary has no kernel of that name.
+        :raises KernelLookupError: the binary has no kernel of that name, or several kernels
+            have that plain name (the message lists their exact names).
         :raises ClosedError: the binary was unloaded.
         """
         if not isinstance(name, str):
@@ -138,12 +170,25 @@ class Binary(metaclass=NoPublicConstructor):
         _refuse_nul("kernel name", name)
         kernel = self._kernels.get(name)
         if kernel is None:
+            exact = self._exact_name(name)
             self._device._bind()
             h = ffi.new("aclrtFuncHandle*")
-            check(lib.aclrtBinaryGetFunction(self._live_handle(), name.encode(), h), "aclrtBinaryGetFunction")
-            sig = self.signatures.get(name) if self.signatures else None
-            kernel = self._kernels[name] = Kernel._create(self, name, h[0], sig)
+            check(lib.aclrtBinaryGetFunction(self._live_handle(), exact.encode(), h), "aclrtBinaryGetFunction")
+            sig = self.signatures.get(exact) if self.signatures else None
+            kernel = self._kernels[name] = Kernel._create(self, exact, h[0], sig)
         return kernel
+
+    def _exact_name(self, name: str) -> str:
+        if self.signatures is not None and name in self.signatures:
+            return name
+        matches = self._aliases.get(name, [])
+        if len(matches) > 1:
+            raise errors.KernelLookupError(
+                errors.ERROR_CODES["ACL_ERROR_RT_KERNEL_LOOKUP"],
+                f"{name!r} names {len(matches)} kernels of {self.label}: {', '.join(matches)}; pass one of these names",
+                "Binary.function",
+            )
+        return matches[0] if matches else name
 
     def unload(self) -> None:
         """Unload the binary. Launches already enqueued still run; its kernels become unusable.
@@ -482,6 +527,9 @@ class KernelArgs(metaclass=NoPublicConstructor):
         self._placeholder_data: dict[int, np.ndarray] = {}
         self._arrays: list[DeviceArray | None] = []
         self._arrays_cache: tuple[DeviceArray, ...] | None = None
+        # The handle while an argument points to a closed array (see _array_closed): _handle is
+        # None then, so every launch path -- the hot one checks _handle anyway -- refuses them.
+        self._parked: Any = None
 
     @classmethod
     def _build(cls, kernel: Kernel, entries: list[tuple[str, Any]]) -> KernelArgs:
@@ -524,7 +572,11 @@ class KernelArgs(metaclass=NoPublicConstructor):
             self._params.append(ph[0])
             self._kinds.append(kind)
             self._dtypes.append(payload.dtype if kind == "scalar" else None)
-            self._arrays.append(payload if isinstance(payload, DeviceArray) else None)
+            if isinstance(payload, DeviceArray):
+                payload._pointed_by(self)
+                self._arrays.append(payload)
+            else:
+                self._arrays.append(None)
         buf = ffi.new("void**")
         for i, (kind, payload) in enumerate(entries):
             if kind == "placeholder":
@@ -539,8 +591,27 @@ class KernelArgs(metaclass=NoPublicConstructor):
         self._handle = handle
         return self
 
+    def _array_closed(self, array: DeviceArray) -> None:
+        """``array``, which an argument may point to, was closed: its block goes back to the
+        pool (at once, or once its work is done) and may become another array's, which a launch
+        of these args would write. Refuse launches until every pointer argument points to an
+        open array again (``update``). The device addresses of arrays given as ints are the
+        caller's to keep valid, as with pyACL."""
+        if self._handle is not None and any(a is array for a in self._arrays):
+            self._parked, self._handle = self._handle, None
+
+    def _closed_argument(self) -> int | None:
+        return next((i for i, a in enumerate(self._arrays) if a is not None and a.closed), None)
+
     def _live_handle(self) -> Any:
         if self._handle is None:
+            i = self._closed_argument() if self._parked is not None else None
+            if i is not None:
+                raise errors.ClosedError(
+                    f"argument {i} of the {self.kernel.name} args points to {self._arrays[i]!r}, which was closed "
+                    f"(its memory may be another array's now): point it to an open array (args.update({i}, array)) "
+                    "before launching them again"
+                )
             raise errors.ClosedError("the kernel args were closed")
         return self._handle
 
@@ -574,11 +645,13 @@ class KernelArgs(metaclass=NoPublicConstructor):
         :raises OverflowError: a scalar that does not fit its type.
         :raises ClosedError: the args were closed.
         """
-        index = operator.index(index)
+        index = _ints.index(index, "the argument index")
         if not 0 <= index < len(self._params):
             raise IndexError(f"argument index {index} out of range for {len(self._params)} arguments")
         kind = self._kinds[index]
-        handle = self._live_handle()
+        handle = self._handle if self._parked is None else self._parked  # updatable while parked
+        if handle is None:
+            raise errors.ClosedError("the kernel args were closed")
         if kind == "placeholder":
             data = np.frombuffer(_to_bytes(value, "placeholder data"), np.uint8)
             view = self._placeholder_data[index]
@@ -613,10 +686,15 @@ class KernelArgs(metaclass=NoPublicConstructor):
         if kind == "ptr":
             self._arrays[index] = array
             self._arrays_cache = None
+            if array is not None:
+                array._pointed_by(self)
+            if self._parked is not None and self._closed_argument() is None:
+                self._handle, self._parked = self._parked, None  # every pointer is live again
 
     def close(self) -> None:
         """Release the argument list's memory (launches already enqueued copied it)."""
         self._handle = None
+        self._parked = None
         self._memory = None
         self._placeholder_data.clear()
         self._arrays.clear()

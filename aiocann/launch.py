@@ -127,7 +127,8 @@ async def launch(
     token = sub.new_token()
     rc = _launch(sub.qs, kernel._handle, blocks, cfg, args._handle, token, sub.launched)
     if rc:
-        sub.enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args, args.arrays)
+        message = sub.enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args, args.arrays, work=True)
+        return sub.failed_now(s, token, kernel.name, args, args.arrays, rc, message)
     arrays = args._arrays_cache
     return sub.track(s, token, kernel.name, args, args.arrays if arrays is None else arrays)
 
@@ -169,4 +170,10 @@ async def _prepare(
         cfg = _NULL if config._cdata is None else config._cdata[0]
     else:
         raise TypeError(f"config must be a LaunchConfig, not {type(config).__name__}")
-    return await s._admit(), args, cfg
+    # The wait may be long: the args, their arrays or the binary may be closed meanwhile, and
+    # a closed array's block be another array's by now. Checked again once admitted.
+    sub = await s._admit(args.arrays)
+    if binary._handle is None or args._handle is None:
+        sub.decline()
+        kernel._live_handle(), args._live_handle()
+    return sub, args, cfg

@@ -20,20 +20,20 @@ from __future__ import annotations
 
 import bisect
 import math
-import operator
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _runtime, errors
+from . import _ints, _runtime, errors
 from ._factory import NoPublicConstructor
 from ._lib import check, ffi, lib
 
 if TYPE_CHECKING:
     from .completion import Completion
     from .device import Device
+    from .kernel import KernelArgs
     from .memory_pool import Block
     from .stream import Stream
 
@@ -41,7 +41,8 @@ __all__ = ["DeviceArray", "StagingPool", "allocate_pinned", "is_pinned", "shape_
 
 
 def shape_and_dtype(shape: int | tuple[int, ...], dtype: Any) -> tuple[tuple[int, ...], np.dtype[Any]]:
-    shape_t = (operator.index(shape),) if not isinstance(shape, tuple) else tuple(operator.index(d) for d in shape)
+    dims = shape if isinstance(shape, tuple) else (shape,)
+    shape_t = tuple(_ints.index(d, "a dimension of a shape") for d in dims)
     if any(d < 0 for d in shape_t):
         raise ValueError(f"negative dimension in shape {shape_t}")
     dt = np.dtype(dtype)
@@ -155,6 +156,7 @@ class DeviceArray(metaclass=NoPublicConstructor):
         "_released_on",
         "_block",
         "_finalizer",
+        "_args",
         "__weakref__",
     )
 
@@ -171,6 +173,9 @@ class DeviceArray(metaclass=NoPublicConstructor):
         self._released_on: Stream | None = None  # see close(): its block went back early
         self._finalizer = weakref.finalize(self, device.memory_pool._release, block)
         self._finalizer.atexit = False  # at exit the process frees everything anyway
+        # The KernelArgs whose arguments point to it (made on the first such build): closing
+        # the array makes them refuse launches, since its block may be another array's then.
+        self._args: weakref.WeakSet[KernelArgs] | None = None
 
     @property
     def device(self) -> Device:
@@ -236,10 +241,28 @@ class DeviceArray(metaclass=NoPublicConstructor):
             stream, self._released_on = self._released_on, None
             self._device.memory_pool._settle(self._block, stream)
 
+    def _pointed_by(self, args: KernelArgs) -> None:
+        """``args`` holds this array's address (KernelArgs builds and updates call this)."""
+        if self._args is None:
+            self._args = weakref.WeakSet()
+        self._args.add(args)
+
     def close(self) -> None:
         """Free the memory now, or -- if device work still uses it -- as soon as that is done.
         If all that work is on one stream, later work on that stream may reuse the memory at
-        once (stream-ordered; see memory_pool.py)."""
+        once (stream-ordered; see memory_pool.py). Kernel args that point to the array refuse
+        to be launched from now on (until that argument is updated): its memory may be
+        another array's by then.
+
+        :raises WrongThreadError: the array is busy and this is not its device's thread: its busy
+            count is the event loop's, which resolves its work meanwhile (an idle array may be
+            closed from anywhere, as the garbage collector frees it from anywhere)."""
+        if self._busy and threading.get_ident() != self._device._thread:
+            self._device._wrong_thread()
+        if self._args is not None:
+            pointing, self._args = list(self._args), None
+            for args in pointing:
+                args._array_closed(self)
         if not self._busy:
             self._finalizer()
             return

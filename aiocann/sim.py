@@ -19,7 +19,20 @@ from typing import Any
 
 from . import compiler as _compiler
 
-__all__ = [*_compiler.__all__, "Chip", "chip"]
+# The names it had when it moved; what aiocann.compiler gained since is only there.
+_MOVED = {
+    "KernelBuildError",
+    "KernelParam",
+    "KernelSignature",
+    "ParamSpec",
+    "build_kernel",
+    "example_kernel",
+    "include_dir",
+    "kernel_signatures",
+    "library_path",
+    "read_signatures",
+}
+__all__ = [*(name for name in _compiler.__all__ if name in _MOVED), "Chip", "chip"]
 
 
 @dataclass(frozen=True)
@@ -89,7 +102,7 @@ def chip() -> Chip | None:
 
 
 def __getattr__(name: str) -> Any:
-    if name in _compiler.__all__:
+    if name in _MOVED:
         warnings.warn(
             f"aiocann.sim.{name} moved to aiocann.compiler.{name}; aiocann.sim is a deprecated alias",
             DeprecationWarning,

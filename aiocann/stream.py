@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import math
 import operator
+import threading
 import warnings
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
@@ -31,10 +32,11 @@ import anyio
 import anyio.to_thread
 import numpy as np
 
-from . import errors
+from . import _ints, errors
 from ._factory import NoPublicConstructor
+from ._interrupt import keyboard_interrupt_on_ctrl_c
 from ._lib import as_int, as_pointer, check, ffi, in_context, last_error_message, lib
-from ._submission import Submissions
+from ._submission import Submissions, stopped_code
 from .completion import Completion
 from .memory import DeviceArray, is_pinned
 
@@ -130,7 +132,7 @@ class Stream(metaclass=NoPublicConstructor):
     def __init__(self, device: Device, max_in_flight: int, priority: int, borrowed: Any = None) -> None:
         # Opens the stream: creates it (or adopts ``borrowed``, an aclrtStream other code owns),
         # subscribes the device's report thread to it and registers it with the completion queue.
-        max_in_flight = operator.index(max_in_flight)  # as Device(max_in_flight=): not 2.5
+        max_in_flight = _ints.index(max_in_flight, "max_in_flight")  # as Device(max_in_flight=): not 2.5
         if max_in_flight < 1:
             raise ValueError(f"max_in_flight must be >= 1, got {max_in_flight}")
         self._device = device
@@ -142,6 +144,7 @@ class Stream(metaclass=NoPublicConstructor):
         self._state = "new"
         self._sub: Submissions = None  # type: ignore[assignment]  # set below
         self._cv_token: Any = None
+        self._closed_event: anyio.Event | None = None  # for a close that waits for another's
         device._bind()
         reporter = device._reporter_tid
         if borrowed is None:
@@ -272,6 +275,7 @@ class Stream(metaclass=NoPublicConstructor):
         self._cv_token = None
         await self.aclose(raise_errors=et is None)
 
+    @keyboard_interrupt_on_ctrl_c  # a Ctrl-C that ends the wait is KeyboardInterrupt on 3.10 too
     async def aclose(self, *, raise_errors: bool = True) -> None:
         """Wait for the stream's work, destroy the stream, and raise its first device error (if
         any and ``raise_errors``).
@@ -284,12 +288,36 @@ class Stream(metaclass=NoPublicConstructor):
         runs shielded, so that a cancelled block still releases what it used; a cancellation
         that arrives during the wait (a deadline around the exit, Ctrl-C) ends it, abandoning
         the work still running. A borrowed stream (:meth:`from_handle`) is not destroyed, only
-        unsubscribed and forgotten. Closing twice does nothing.
+        unsubscribed and forgotten. Closing a closed stream does nothing; a close while another
+        task's close of the stream waits for its work waits for that close to end (and raises
+        nothing: that close reports the stream's errors).
 
         :param raise_errors: raise the stream's first unreported failure.
         :raises AclError: that failure (with ``raise_errors``).
+        :raises RuntimeError: the stream is inside a ``capture()`` or task-group ``update()``
+            block (the device's closing ends such a block instead: it raises ClosedError then).
         :raises WrongThreadError: called from another thread or event loop than the device's.
         """
+        if self._state in ("capturing", "updating"):
+            what = "capture" if self._state == "capturing" else "task group's update"
+            if self._device._state != "closing":
+                raise RuntimeError(f"{self!r} is inside a {what} block: leave it first")
+            self._device._check_owner()
+            from .graph import _interrupt
+
+            _interrupt(self)  # the device is closing: the block cannot be waited for
+        if self._state == "closing":
+            # Another task is closing it, waiting for its work: wait for that close to end --
+            # above all the device's close, which would abandon the work under it otherwise.
+            self._device._check_owner()
+            if self._closed_event is None:
+                self._closed_event = anyio.Event()
+            if _being_cancelled():
+                with anyio.CancelScope(shield=True):
+                    await self._closed_event.wait()
+            else:
+                await self._closed_event.wait()
+            return
         if self._state != "open":
             return
         self._device._check_owner()
@@ -333,8 +361,10 @@ class Stream(metaclass=NoPublicConstructor):
         handle = self._handle
         rc = in_context(self._device._ctx, lambda: lib.aclrtStreamQuery(handle, status))
         if rc:
-            last_error_message()  # clear it: a stream we cannot query counts as busy
-            return False
+            last_error_message()  # clear it: a stream we cannot query counts as busy ...
+            # ... unless it answers with the failure its context stopped on: then nothing it
+            # was given runs any more (Stream::EnterFailureAbort discards it all).
+            return stopped_code(rc)
         return bool(status[0] == lib.ACL_STREAM_STATUS_COMPLETE)
 
     def _finish_close(self, why: str, *, collected: bool = False) -> None:
@@ -367,6 +397,8 @@ class Stream(metaclass=NoPublicConstructor):
             self._state = "closed"
             sub.close()
             dev._streams.discard(self)
+            if self._closed_event is not None:
+                self._closed_event.set()
         if abandoned and not collected:
             warnings.warn(
                 f"closing {what}: {abandoned} piece(s) of its work still running on the device were abandoned "
@@ -382,6 +414,22 @@ class Stream(metaclass=NoPublicConstructor):
         # keep it alive while work is in flight -- unless they are garbage too (a device never
         # closed, at interpreter exit): then that work is abandoned, never waited for.
         if getattr(self, "_state", None) != "open":
+            return
+        dev = self._device
+        if dev._state not in ("open", "closing"):
+            self._state = "closed"
+            return
+        if threading.get_ident() != dev._thread:
+            # The collector runs in whatever thread it is in, and the stream's bookkeeping is the
+            # event loop's (the dispatcher and its watchdog iterate the registered streams while
+            # this unregisters one): finish on the loop (this resurrects the stream until then).
+            dev._soon(self._collected)
+            return
+        self._collected()
+
+    def _collected(self) -> None:
+        """The rest of ``__del__``, on the device's thread."""
+        if self._state != "open":
             return
         dev = self._device
         if dev._state not in ("open", "closing"):
@@ -431,11 +479,16 @@ class Stream(metaclass=NoPublicConstructor):
 
     # -- submission (event loop): the stream's Submissions owns it --------------------------
 
-    async def _admit(self) -> Submissions:
+    async def _admit(self, arrays: tuple[DeviceArray, ...] = ()) -> Submissions:
         """Check the stream is open and used from its device's loop, wait for a free in-flight
         slot and bind the device's context; returns the owner of submission. Cancelling the
         wait enqueues nothing. While the stream captures, nothing is in flight for what it
-        records: no wait."""
+        records: no wait.
+
+        ``arrays``: what the work will use. They count as busy only once it is enqueued, so one
+        closed during the wait was freed -- and its block may be another array's now: raise
+        ClosedError rather than enqueue work on it. A caller that raises after this returns
+        (and before it enqueues) calls ``sub.decline()``, as this does."""
         self._device._check_owner()
         state = self._state
         if state not in ("open", "updating", "capturing"):
@@ -443,7 +496,14 @@ class Stream(metaclass=NoPublicConstructor):
         sub = self._sub
         if state != "capturing":
             await sub.admit()
-        self._device._bind()
+        try:
+            for a in arrays:
+                if a.closed:
+                    raise errors.ClosedError(f"{a!r} was closed while the work using it waited for {self!r}")
+            self._device._bind()
+        except BaseException:
+            sub.decline()
+            raise
         return sub
 
     def capture(self, mode: CaptureMode = "global") -> AbstractAsyncContextManager[Graph]:
@@ -570,13 +630,16 @@ class Stream(metaclass=NoPublicConstructor):
         :param dst: the :class:`DeviceArray` to fill, of this stream's device.
         :param data: a numpy array (or anything ``np.asarray`` accepts) of ``dst.nbytes`` bytes.
         :returns: the copy's :class:`Completion`, once it is enqueued.
-        :raises TypeError: ``dst`` is not a DeviceArray.
+        :raises TypeError: ``dst`` is not a DeviceArray, or ``data`` is not numeric (holds Python
+            objects: a DeviceArray, say).
         :raises ValueError: a size mismatch, or an array of another device.
         :raises ClosedError: the stream or the array is closed.
         """
         self._own(_array(dst, "dst"))
         self._usable()
         host = np.ascontiguousarray(data)
+        if host.dtype.hasobject:  # its bytes are object pointers (a DeviceArray passed as data, say)
+            raise TypeError(f"data must be numeric, not {type(data).__name__} (numpy made an {host.dtype} array of it)")
         if host.nbytes != dst.nbytes:
             raise ValueError(f"size mismatch: {host.nbytes} host bytes for a {dst.nbytes}-byte {dst!r}")
         if host.nbytes == 0:
@@ -720,10 +783,10 @@ class Stream(metaclass=NoPublicConstructor):
         :raises ClosedError: the stream or the array is closed.
         """
         self._own(_array(dst, "dst"))
-        value = operator.index(value)  # an integer: not a float or a str that int() would take
+        value = _ints.index(value, "the memset value")  # an integer: not a float, a bool or a str int() takes
         if not 0 <= value <= 255:
             raise ValueError(f"memset value must be a byte (0..255), got {value}")
-        sub = await self._admit()
+        sub = await self._admit((dst,))
         rc = lib.aclrtMemsetAsync(ffi.cast("void*", dst.ptr), dst.nbytes, value, dst.nbytes, self._handle)
         return sub.complete_after(rc, "aclrtMemsetAsync", "memset", None, (dst,))
 
@@ -738,7 +801,9 @@ class Stream(metaclass=NoPublicConstructor):
         arrays: tuple[DeviceArray, ...],
         on_done: Any = None,
     ) -> Completion:
-        sub = await self._admit()
+        # ``dst`` and ``src`` were read from ``arrays`` before the wait: still theirs if none
+        # of them was closed meanwhile, which _admit checks.
+        sub = await self._admit(arrays)
         if sub.capture is not None:
             rc = lib.aclrtMemcpyAsync(
                 ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, self._handle
@@ -750,7 +815,8 @@ class Stream(metaclass=NoPublicConstructor):
             sub.qs, ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, token, sub.launched
         )
         if rc:
-            sub.enqueue_failed(rc, "aclrtMemcpyAsync", keep, arrays)
+            message = sub.enqueue_failed(rc, "aclrtMemcpyAsync", keep, arrays, work=True)
+            return sub.failed_now(self, token, label, keep, arrays, rc, message, on_done)
         return sub.track(self, token, label, keep, arrays, on_done)
 
 

@@ -5,7 +5,7 @@ Starlette app.
 The model is a one-layer classifier, ``softmax(x @ W.T + b)``, with ``W`` ([out_dim, in_dim])
 and ``b`` drawn from a seeded generator (``model_weights``) and kept on the device. A batch of
 rows runs as two kernels on one stream: ``matmul`` (examples/kernels/matmul.c, with ``W.T`` as
-its right operand and ``b`` as its bias) and ``softmax_rows`` (softmax.c).
+its right operand and ``b`` as its bias) and ``softmax_rows`` (softmax.cpp, in Ascend C).
 
 Each stream of the engine (a *lane*) captures the whole batch once, when the app starts, into a
 graph (``stream.capture()``, ACL Graph) sized for ``max_batch`` rows: the upload of the rows from
@@ -27,7 +27,9 @@ runs as one replica of several, ``"replica"``: the id of the replica that answer
   of ``in_dim`` numbers need in JSON, with generous room per number) is answered ``413``
   before it is parsed: at once from its Content-Length, or, for a chunked body, as soon as
   the bytes read pass the limit -- the rest is never read, and the connection is closed.
-  JSON nested too deeply to parse is answered ``400``.
+  JSON nested too deeply to parse is answered ``400``; numbers that are not finite -- NaN, or
+  too large for a float32 or for any float (``1`` and 400 zeros) -- ``422``. A client that goes
+  away before its body is complete costs one INFO line in the log.
 
 * **Dynamic batching.** Handlers only queue their rows. One batcher task waits for a free
   stream, takes the oldest request, then gathers more for up to ``batch_window_ms`` or until
@@ -67,7 +69,7 @@ import anyio
 import anyio.to_thread
 import numpy as np
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
@@ -132,7 +134,9 @@ def reference(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def build_kernels() -> dict[str, Path]:
-    return {name: build_kernel(KERNELS_DIR / f"{name}.c") for name in ("matmul", "softmax", "delay")}
+    # softmax_rows in Ascend C (softmax.cpp), the others in plain C.
+    return {name: build_kernel(KERNELS_DIR / src) for name, src in (("matmul", "matmul.c"), ("softmax", "softmax.cpp"),
+                                                                    ("delay", "delay.c"))}
 
 
 # --------------------------------------------------------------------------- the engine
@@ -484,6 +488,10 @@ class BodyTooLarge(Exception):
     pass
 
 
+def _peer(request: Request) -> str:
+    return f"{request.client.host}:{request.client.port}" if request.client else "?"
+
+
 async def read_body(request: Request, limit: int) -> bytes:
     """The request body, or BodyTooLarge as soon as it is known to exceed ``limit`` bytes: from
     its Content-Length before any of it is read, else (a chunked body) while it streams in. So
@@ -542,6 +550,11 @@ def create_app(config: ServerConfig | None = None, *, replica: dict[str, Any] | 
             # The rest of the body stays unread, so this connection cannot carry another request.
             return _error(413, f"the body is larger than {limit} bytes", headers={"Connection": "close"},
                           max_body_bytes=limit)
+        except ClientDisconnect:
+            # The client went away before its body was complete: nobody is left to answer, and
+            # it is the client's doing, not the server's -- one line, no traceback.
+            log.info("client %s disconnected before its request body was complete", _peer(request))
+            return _error(400, "the client disconnected mid-body")  # never delivered
         try:
             body = json.loads(raw)
         except RecursionError:  # the decoder recurses once per nesting level
@@ -551,7 +564,10 @@ def create_app(config: ServerConfig | None = None, *, replica: dict[str, Any] | 
         if not isinstance(body, dict) or "inputs" not in body:
             return _error(400, "expected a JSON object with an \"inputs\" field")
         try:
-            x = np.asarray(body["inputs"], dtype=np.float32)
+            with np.errstate(over="ignore"):  # a float32 overflow is inf, refused below
+                x = np.asarray(body["inputs"], dtype=np.float32)
+        except OverflowError:  # a JSON integer too large for any float (10**400): not finite
+            return _error(422, "inputs must be finite numbers")
         except (TypeError, ValueError):
             return _error(422, "inputs must be a list of numbers or a list of such lists")
         single = x.ndim == 1

@@ -37,7 +37,9 @@ requests over the replicas. This file only adds what a replica needs around the 
 
 ``main`` connects to a running cluster (``--address``, e.g. ``127.0.0.1:6379``), or starts a
 one-node cluster of this machine (``LocalCluster``: ``ray start --head`` with its own temp dir,
-ports and token, ``--npus`` simulated NPUs declared as resources) and stops it on the way out.
+ports and token, ``--npus`` simulated NPUs declared as resources, in a session of its own so
+that a terminal's Ctrl-C reaches only the driver) and stops it on the way out, once the replicas
+have drained.
 The replicas import this directory (the driver ships it with ``runtime_env={"working_dir":
 ...}``); aiocann itself must be installed on every node (it has a native part). ``app_builder``
 serves the same application with ``serve run ray_serve:app_builder replicas=2`` from here.
@@ -263,7 +265,14 @@ class LocalCluster:
     has one, else a new one (none if this process has ``RAY_AUTH_MODE=disabled``). A process
     connects to ``address`` with ``env``; Ray reads the auth settings when it is imported, so a
     driver in this process needs ``RAY_AUTH_MODE=token`` and the token in its environment before
-    ``import ray``. ``stop()`` ends the cluster and every process it started, by pid."""
+    ``import ray``. ``stop()`` ends the cluster and every process it started, by pid.
+
+    The cluster runs in a session (and process group) of its own: a Ctrl-C in the terminal goes
+    to the whole foreground process group, and would kill Ray's processes -- GCS, raylet, the
+    replicas -- before the driver could drain the replicas through them. So only the driver
+    gets the terminal's signals, and the driver stops the cluster (``stop()``) once it has
+    drained; the flip side is that a driver killed outright (SIGKILL) leaves the cluster
+    running, to be stopped with ``ray stop`` or by its ``ray start`` process's pid."""
 
     def __init__(self, npus: int = 2, cpus: int = 2, logs_to: Path | None = None, timeout: float = 120) -> None:
         # Ray's sockets live in its temp dir, whose path must stay short (AF_UNIX: 107 bytes).
@@ -294,14 +303,17 @@ class LocalCluster:
              f"--runtime-env-agent-port={env_agent}", f"--metrics-export-port={metrics}",
              f"--min-worker-port={workers}", f"--max-worker-port={workers + 63}"],
             stdout=self._log, stderr=subprocess.STDOUT, env=self.env, cwd=self.temp_dir,
+            start_new_session=True,  # out of reach of the terminal's Ctrl-C (see the class docstring)
         )
-        deadline = time.monotonic() + timeout
-        while "Ray runtime started" not in self.log():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                log_text = self.log()
-                self.stop()
-                raise RuntimeError(f"ray start did not start a cluster:\n{log_text}")
-            time.sleep(0.2)
+        try:
+            deadline = time.monotonic() + timeout
+            while "Ray runtime started" not in self.log():
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"ray start did not start a cluster:\n{self.log()}")
+                time.sleep(0.2)
+        except BaseException:  # a Ctrl-C while it starts, too: nothing else would stop it now
+            self.stop()
+            raise
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -354,15 +366,25 @@ def run(
     host: str,
     port: int,
 ) -> None:
-    """Deploy, serve until SIGTERM or SIGINT, then shut down gracefully (every replica drains)."""
+    """Deploy, serve until SIGINT, SIGTERM or SIGHUP, then shut down gracefully (every replica
+    drains) and stop the local cluster if this started one.
+
+    The signals, however they come -- Ctrl-C (SIGINT to the terminal's foreground process
+    group), SIGTERM or SIGHUP to that group or to this process alone -- reach this process only:
+    a local cluster runs in a session of its own (LocalCluster). Before the service is up, one
+    unwinds (KeyboardInterrupt, SystemExit) and stops the cluster; while it serves, it starts
+    the drain (serve_until_signalled); while the cluster stops, more of them are ignored, so that
+    an impatient second Ctrl-C does not leave the cluster half stopped."""
     cluster = None
-    signal.signal(signal.SIGTERM, _exit_on_sigterm)  # until serve_until_signalled takes over
-    if not address:
-        cpus = max(2, int(max(options.replicas, *(options.autoscale or (1,))) * options.num_cpus))
-        cluster = LocalCluster(npus=npus, cpus=cpus)  # with this process's token (see main)
-        print(f"started a local Ray cluster at {cluster.address} with {npus} NPU resources", flush=True)
-        address = cluster.address
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _exit_on_signal)  # until serve_until_signalled takes over
     try:
+        if not address:
+            cpus = max(2, int(max(options.replicas, *(options.autoscale or (1,))) * options.num_cpus))
+            cluster = LocalCluster(npus=npus, cpus=cpus)  # with this process's token (see main)
+            print(f"started a local Ray cluster at {cluster.address} with {npus} NPU resources "
+                  f"(temp dir {cluster.temp_dir})", flush=True)
+            address = cluster.address
         # The replicas import inference.py from this directory, shipped to every node with the job.
         ray.init(address=address, runtime_env={"working_dir": str(EXAMPLES_DIR)}, log_to_driver=False)
         try:
@@ -371,17 +393,27 @@ def run(
             ray.shutdown()
     finally:
         if cluster is not None:
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(sig, _still_stopping)
+            print("stopping the local Ray cluster", flush=True)
+            t0 = time.monotonic()
             cluster.stop()
+            print(f"stopped it in {time.monotonic() - t0:.1f} s", flush=True)
 
 
-def _exit_on_sigterm(signum: int, frame: Any) -> None:
+def _exit_on_signal(signum: int, frame: Any) -> None:
     raise SystemExit(128 + signum)  # unwinds: a local cluster started here is stopped
+
+
+def _still_stopping(signum: int, frame: Any) -> None:
+    # os.write, not print: the signal may interrupt a print, and print is not reentrant
+    os.write(sys.stdout.fileno(), f"{signal.Signals(signum).name}: still stopping the local Ray cluster\n".encode())
 
 
 def serve_until_signalled(config: ServerConfig, options: ServeOptions, *, host: str, port: int) -> None:
     # After ray.init, which installs its own SIGTERM handler (it dumps a stack and exits).
     stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda *_: stop.set())
     serve.start(http_options={"host": host, "port": port})
     serve.run(build_app(config, options), name=APP_NAME, route_prefix="/")

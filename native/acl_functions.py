@@ -37,9 +37,9 @@ parameters (``str`` for ``s``) in the C parameters' order:
 * `Out`: one C parameter is an output (``out``: by default the only pointer to a value, as
   ``int32_t *`` or ``aclrtStream *``); returns ``(value, ret)``.
 
-A Python argument reaches C as itself, through ``vptr`` for a handle or address (a ``void *``
-typedef) and ``cstr`` for a ``const char *``; ``conv`` names another conversion of
-aiocann/acl/rt.py for a C parameter. An output comes back through ``addr`` when it is a
+A Python argument reaches C as itself, through ``_vptr`` for a handle or address (a ``void *``
+typedef) and ``_cstr`` for a ``const char *``; ``conv`` names another conversion of
+aiocann/acl/rt.py for a C parameter. An output comes back through ``_addr`` when it is a
 handle or address, ``float`` when a float, ``int`` otherwise; ``result`` names another.
 """
 
@@ -1119,6 +1119,7 @@ GROUPS: tuple[Group, ...] = (
             Fn("aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);"),
             Fn("aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);"),
             Fn("aclError aclmdlRIDestroy(aclmdlRI modelRI);"),
+            Fn("aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams);"),
             Fn("aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream);"),
             Fn("aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle);"),
             Fn("aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle);"),
@@ -1533,14 +1534,34 @@ GROUPS: tuple[Group, ...] = (
         functions=(
             Fn(
                 "aclError aclrtcCreateProg(aclrtcProg *prog, const char *src, const char *name, int numHeaders, "
-                "const char **headers, const char **includeNames);"
+                "const char **headers, const char **includeNames);",
+                doc=(
+                    '/* A program from source text. name is its file name in diagnostics ("" -> "default_program";\n'
+                    " * a name ending in .aicpu is an AI CPU program, which cannot be compiled). numHeaders must be\n"
+                    " * 0 and headers, includeNames NULL. */"
+                ),
             ),
-            Fn("aclError aclrtcCompileProg(aclrtcProg prog, int numOptions, const char **options);"),
-            Fn("aclError aclrtcAddNameExpr(aclrtcProg prog, const char *const nameExpression);"),
-            Fn("aclError aclrtcGetLoweredName(aclrtcProg prog, const char *nameExpression, const char **loweredName);"),
+            Fn(
+                "aclError aclrtcCompileProg(aclrtcProg prog, int numOptions, const char **options);",
+                doc=(
+                    "/* Compiles with the given compiler options (-I, -D, -O, -std, --npu-arch=dav-2201 ...). On a\n"
+                    " * compile error it returns ACL_ERROR_RTC_COMPILATION and the log holds the diagnostics. */"
+                ),
+            ),
+            Fn(
+                "aclError aclrtcAddNameExpr(aclrtcProg prog, const char *const nameExpression);",
+                doc=('/* Before aclrtcCompileProg: a name expression ("&ns::kernel<float>") to compile and lower. */'),
+            ),
+            Fn(
+                "aclError aclrtcGetLoweredName(aclrtcProg prog, const char *nameExpression, const char **loweredName);",
+                doc=("/* After it: the mangled name of a name expression, valid until aclrtcDestroyProg. */"),
+            ),
             Fn("aclError aclrtcGetBinDataSize(aclrtcProg prog, size_t *binDataSizeRet);"),
             Fn("aclError aclrtcGetBinData(aclrtcProg prog, char *binData);"),
-            Fn("aclError aclrtcGetCompileLogSize(aclrtcProg prog, size_t *logSizeRet);"),
+            Fn(
+                "aclError aclrtcGetCompileLogSize(aclrtcProg prog, size_t *logSizeRet);",
+                doc=("/* The log's size includes its terminating NUL. */"),
+            ),
             Fn("aclError aclrtcGetCompileLog(aclrtcProg prog, char *log);"),
             Fn("aclError aclrtcDestroyProg(aclrtcProg *prog);"),
         ),

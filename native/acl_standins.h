@@ -660,6 +660,12 @@ static aclError missing_aclmdlRIDestroy(aclmdlRI modelRI)
     return ACL_ERROR_API_NOT_SUPPORT;
 }
 
+static aclError missing_aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams)
+{
+    (void)modelRI, (void)streams, (void)numStreams;
+    return ACL_ERROR_API_NOT_SUPPORT;
+}
+
 static aclError missing_aclmdlRICaptureTaskGrpBegin(aclrtStream stream)
 {
     (void)stream;

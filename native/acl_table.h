@@ -191,6 +191,7 @@
     X(aclmdlRICaptureThreadExchangeMode) \
     X(aclmdlRIExecuteAsync) \
     X(aclmdlRIDestroy) \
+    X(aclmdlRIGetStreams) \
     X(aclmdlRICaptureTaskGrpBegin) \
     X(aclmdlRICaptureTaskGrpEnd) \
     X(aclmdlRICaptureTaskUpdateBegin) \
@@ -436,6 +437,7 @@ extern aiocann_acl_table aiocann_acl;
 #define aclmdlRICaptureThreadExchangeMode (aiocann_acl.aclmdlRICaptureThreadExchangeMode)
 #define aclmdlRIExecuteAsync (aiocann_acl.aclmdlRIExecuteAsync)
 #define aclmdlRIDestroy (aiocann_acl.aclmdlRIDestroy)
+#define aclmdlRIGetStreams (aiocann_acl.aclmdlRIGetStreams)
 #define aclmdlRICaptureTaskGrpBegin (aiocann_acl.aclmdlRICaptureTaskGrpBegin)
 #define aclmdlRICaptureTaskGrpEnd (aiocann_acl.aclmdlRICaptureTaskGrpEnd)
 #define aclmdlRICaptureTaskUpdateBegin (aiocann_acl.aclmdlRICaptureTaskUpdateBegin)

@@ -70,6 +70,23 @@ size_t aiocann_cq_pending(aiocann_cq *cq);
  * without it the completion is a marker, which holds the stream until it has run and
  * delivers every failure of the stream's earlier tasks that no completion was for. */
 aclError aiocann_cq_enqueue(aiocann_cq_stream *qs, uint64_t token, int work);
+/* A drained entry with AIOCANN_TASK_REPORT set is the runtime's report that the work of the
+ * completion whose token is in the other bits failed (status, message): it comes as soon as
+ * the report does, before that completion -- which, on a stream that stops on failure, never
+ * comes. The completion itself still carries the status when it comes. */
+#define AIOCANN_TASK_REPORT 0x4000000000000000
+
+/* A captured model registered with a queue: its own streams (aclmdlRIGetStreams), which the
+ * runtime's reports of a failed replay name (model_execute_task.cc), so that such a report
+ * reaches the replay's completion. NULL with the reason in *rc. */
+typedef struct aiocann_cq_model aiocann_cq_model;
+aiocann_cq_model *aiocann_cq_model_new(aiocann_cq *cq, aclmdlRI model, aclError *rc);
+void aiocann_cq_model_free(aiocann_cq_model *m);
+/* Queues the completion of the replay of m the calling thread has just submitted to the
+ * stream (aclmdlRIExecuteAsync). It holds the stream until it has run, and fails with the
+ * first report on m's streams since the previous replay of m completed: the caller must not
+ * let two replays of m run at once (graph.py orders them). */
+aclError aiocann_cq_enqueue_replay(aiocann_cq_stream *qs, uint64_t token, aiocann_cq_model *m);
 
 /* ---- report thread ---- */
 typedef struct aiocann_reporter aiocann_reporter;

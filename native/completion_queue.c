@@ -33,6 +33,35 @@
  *  - a marker (a completion with no work of its own: a synchronize point, say) is a blocking
  *    callback: the stream waits for it, so when it runs every parked report is of a task
  *    before it, and all go out before it. (Work completions never block the stream.)
+ *
+ * Duplicates. Where the driver supports millisecond operator timeouts the runtime reports a
+ * failed kernel a second time, from its fast ring buffer, on whichever thread next submits or
+ * checks a stream of the device (v100/device_error_proc.cc ProcessReportFastRingBuffer, from
+ * Context::CheckTaskSend / CheckStatus): before the regular report or long after its
+ * completion. A report is a duplicate when the stream already has one parked for that task,
+ * or when the task is not after the newest work whose completion has run (`hw`): by the order
+ * above, every regular report of a task up to it arrived before that completion ran and was
+ * consumed by it -- so a later one can only be the second. That holds for as long as a
+ * duplicate can arrive (the fast report waits in its slot until some thread takes it), at the
+ * cost of one word per stream. Duplicates are dropped: they never fail another completion or
+ * the stream.
+ *
+ * Stopped streams. On a stream that stops on failure (aclrtSetStreamFailureMode, by any code)
+ * the failed task's completion callback never runs (Stream::EnterFailureAbort discards it). So
+ * each report that names a completion's work is also queued at once as an AIOCANN_TASK_REPORT
+ * entry with that completion's token, found in a small ring of the tokens and task ids in
+ * flight (written by the submitting thread, one pair per work completion): the async core
+ * learns of the failure without waiting for a callback that may never come. The ring has a
+ * slot per token modulo RING (1024, the default in-flight bound of a stream): with more in
+ * flight a newer token may take an older one's slot, and that older one's report then comes
+ * without the early word (its completion waits for the watchdog if the stream stopped).
+ *
+ * Replays. A replayed model's failure is reported on the model's own stream and captured task
+ * (model_execute_task.cc ReportErrorInfoForModelExecuteTask), before the executing stream goes
+ * on past the replay -- the same order as above, on the executing stream. A registered model
+ * (aiocann_cq_model) knows its streams' ids (aclmdlRIGetStreams); reports on them are parked in
+ * it, and the replay's completion, a blocking callback, claims what is parked: the caller
+ * keeps replays of one model from overlapping (graph.py), so all of it is this replay's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,6 +77,8 @@
 #include "acl_table.h"
 
 #define NO_TASK UINT32_MAX
+#define HW_VALID (1ull << 32) /* aiocann_cq_stream.hw: a task id is set */
+#define RING 1024u            /* in-flight (token, task) pairs a stream remembers; a power of 2 */
 
 typedef struct cq_entry {
     uint64_t token;
@@ -69,6 +100,8 @@ typedef struct pending {
     aiocann_cq_stream *qs;
     uint64_t token;
     uint32_t work_task; /* task id of the work it completes, or NO_TASK (a marker) */
+    uint64_t hw;        /* a marker's: HW_VALID | the stream's newest work task then, or 0 */
+    aiocann_cq_model *model; /* a replay's model (+1), or NULL */
 } pending;
 
 /* A failure report that no completion has claimed (yet). */
@@ -93,12 +126,37 @@ struct aiocann_cq_stream {
     parked *parked, **parked_tail; /* in the order reported */
     atomic_int nparked;      /* read without the lock by on_complete: anything to claim? */
     aiocann_cq_stream *next; /* g_streams */
+    /* HW_VALID | the task id of the newest work whose completion has run (0: none yet), stored
+     * by the report thread, read by on_exception: what a duplicate report is told by. */
+    _Atomic uint64_t hw;
+    uint64_t last_work;      /* HW_VALID | the newest work task enqueued; the submitting thread's */
+    struct {
+        _Atomic uint64_t token;
+        _Atomic uint32_t task;
+    } ring[RING];            /* token -> task of work in flight, at token % RING (see the top) */
+};
+
+/* A registered model: its streams' ids and the reports parked on them. */
+struct aiocann_cq_model {
+    atomic_int refs;         /* the owner's, and one per replay completion in flight */
+    int32_t device;
+    uint32_t nids;
+    int32_t *ids;
+    pthread_mutex_t lock;
+    parked *parked, **parked_tail;
+    /* The tokens of its replay completions in flight, oldest first (a ring; under lock): a
+     * report is the oldest one's, since replays of one model do not overlap. */
+    aiocann_cq *cq;          /* holds a reference */
+    uint64_t *tokens;
+    size_t head, count, cap;
+    aiocann_cq_model *next;  /* g_models, under g_streams_lock */
 };
 
 /* Streams by (device, stream id), for on_exception. Lock order: g_streams_lock > qs->lock >
  * cq->lock. */
 static pthread_mutex_t g_streams_lock = PTHREAD_MUTEX_INITIALIZER;
 static aiocann_cq_stream *g_streams;
+static aiocann_cq_model *g_models;
 
 static __thread aclrtContext t_ctx; /* what aiocann_bind_context last made current here */
 
@@ -161,7 +219,55 @@ static char *recent_message(void)
     return m ? strdup(m) : NULL;
 }
 
-/* Runs on a runtime thread, before the failed stream goes on (see the top of the file). */
+static void append(parked ***tail, parked *k)
+{
+    **tail = k;
+    *tail = &k->next;
+}
+
+static int parked_has(const parked *k, uint32_t task)
+{
+    for (; k; k = k->next)
+        if (k->task == task)
+            return 1;
+    return 0;
+}
+
+/* The token of the work completion in flight for task, or 0 (see the ring at the top). */
+static uint64_t token_of(aiocann_cq_stream *qs, uint32_t task)
+{
+    for (uint32_t i = 0; i < RING; i++) {
+        uint64_t tok = atomic_load_explicit(&qs->ring[i].token, memory_order_acquire);
+        if (tok && atomic_load_explicit(&qs->ring[i].task, memory_order_relaxed) == task &&
+            atomic_load_explicit(&qs->ring[i].token, memory_order_relaxed) == tok)
+            return tok;
+    }
+    return 0;
+}
+
+/* A report on stream qs. qs->lock held. Takes message. */
+static void stream_report(aiocann_cq_stream *qs, uint32_t task, int32_t code, char *message)
+{
+    uint64_t hw = atomic_load(&qs->hw); /* seq_cst, against on_complete's store (see there) */
+    if ((hw && !task_before((uint32_t)hw, task)) || parked_has(qs->parked, task)) {
+        free(message); /* a duplicate (see the top of the file) */
+        return;
+    }
+    parked *k = malloc(sizeof *k);
+    if (!k) {
+        free(message); /* out of memory: this report is lost */
+        return;
+    }
+    *k = (parked){NULL, task, code, message};
+    append(&qs->parked_tail, k);
+    atomic_fetch_add(&qs->nparked, 1);
+    uint64_t token = token_of(qs, task);
+    if (token)
+        push(qs->cq, AIOCANN_TASK_REPORT | token, code, message ? strdup(message) : NULL);
+}
+
+/* Runs on a runtime thread, before the failed stream goes on (see the top of the file) -- or,
+ * for a duplicate, on whichever thread the runtime takes it on. */
 static void on_exception(aclrtExceptionInfo *info)
 {
     uint32_t sid = aclrtGetStreamIdFromExceptionInfo(info), task = aclrtGetTaskIdFromExceptionInfo(info);
@@ -169,29 +275,36 @@ static void on_exception(aclrtExceptionInfo *info)
     int32_t code = (int32_t)aclrtGetErrorCodeFromExceptionInfo(info);
     if (sid == UINT32_MAX || task == UINT32_MAX || code == 0)
         return; /* a device-level event, not a task: the device's streams report it at sync */
-    char *message = NULL;
-    int have_message = 0;
     pthread_mutex_lock(&g_streams_lock);
     for (aiocann_cq_stream *qs = g_streams; qs; qs = qs->next) {
         if (qs->device != device || (uint32_t)qs->stream_id != sid)
             continue;
-        if (!have_message) {
-            message = recent_message();
-            have_message = 1;
+        char *message = recent_message();
+        pthread_mutex_lock(&qs->lock);
+        stream_report(qs, task, code, message);
+        pthread_mutex_unlock(&qs->lock);
+        pthread_mutex_unlock(&g_streams_lock);
+        return;
+    }
+    for (aiocann_cq_model *m = g_models; m; m = m->next) {
+        if (m->device != device)
+            continue;
+        for (uint32_t i = 0; i < m->nids; i++) {
+            if ((uint32_t)m->ids[i] != sid)
+                continue;
+            pthread_mutex_lock(&m->lock);
+            parked *k = parked_has(m->parked, task) ? NULL : malloc(sizeof *k);
+            if (k) { /* else a duplicate, or out of memory */
+                *k = (parked){NULL, task, code, recent_message()};
+                append(&m->parked_tail, k);
+                if (m->count) /* the early word, as for a stream's work (see the top) */
+                    push(m->cq, AIOCANN_TASK_REPORT | m->tokens[m->head], code,
+                         k->message ? strdup(k->message) : NULL);
+            }
+            pthread_mutex_unlock(&m->lock);
+            pthread_mutex_unlock(&g_streams_lock);
+            return;
         }
-        parked *k = malloc(sizeof *k);
-        if (k) {
-            *k = (parked){NULL, task, code, message};
-            pthread_mutex_lock(&qs->lock);
-            *qs->parked_tail = k;
-            qs->parked_tail = &k->next;
-            atomic_fetch_add_explicit(&qs->nparked, 1, memory_order_release);
-            pthread_mutex_unlock(&qs->lock);
-        } else {
-            free(message); /* out of memory: this report is lost */
-        }
-        message = NULL;
-        break;
     }
     pthread_mutex_unlock(&g_streams_lock);
 }
@@ -310,6 +423,7 @@ aiocann_cq_stream *aiocann_cq_stream_new(aiocann_cq *cq, aclrtStream stream, uin
     *qs = (aiocann_cq_stream){.cq = cq, .stream = stream, .key = key, .device = device, .stream_id = sid};
     atomic_init(&qs->refs, 1);
     atomic_init(&qs->nparked, 0);
+    atomic_init(&qs->hw, 0); /* the ring is zero (calloc): no token is 0 */
     qs->parked_tail = &qs->parked;
     atomic_fetch_add(&cq->refs, 1);
     pthread_mutex_init(&qs->lock, NULL);
@@ -352,6 +466,76 @@ void aiocann_cq_stream_free(aiocann_cq_stream *qs)
 aclrtContext aiocann_cq_stream_context(aiocann_cq_stream *qs) { return qs->cq->ctx; }
 aclrtStream aiocann_cq_stream_handle(aiocann_cq_stream *qs) { return qs->stream; }
 
+static void model_put(aiocann_cq_model *m)
+{
+    if (atomic_fetch_sub(&m->refs, 1) != 1)
+        return;
+    for (parked *k = m->parked, *n; k; k = n) {
+        n = k->next;
+        free(k->message);
+        free(k);
+    }
+    pthread_mutex_destroy(&m->lock);
+    cq_put(m->cq);
+    free(m->tokens);
+    free(m->ids);
+    free(m);
+}
+
+/* The replay of token is in flight (1) or over (0: the oldest, or the newest when it was never
+ * queued). Returns 0 if out of memory for the ring (the replay then gets no early word). */
+static int model_track(aiocann_cq_model *m, uint64_t token, int in_flight, int newest)
+{
+    int ok = 1;
+    pthread_mutex_lock(&m->lock);
+    if (in_flight) {
+        if (m->count == m->cap) {
+            size_t cap = m->cap ? m->cap * 2 : 8;
+            uint64_t *n = malloc(cap * sizeof *n);
+            if (n) {
+                for (size_t i = 0; i < m->count; i++)
+                    n[i] = m->tokens[(m->head + i) % m->cap];
+                free(m->tokens);
+                m->tokens = n;
+                m->cap = cap;
+                m->head = 0;
+            }
+        }
+        if (m->count < m->cap)
+            m->tokens[(m->head + m->count++) % m->cap] = token;
+        else
+            ok = 0;
+    } else if (m->count && newest && m->tokens[(m->head + m->count - 1) % m->cap] == token) {
+        m->count--;
+    } else if (m->count && !newest && m->tokens[m->head] == token) {
+        m->head = (m->head + 1) % m->cap;
+        m->count--;
+    }
+    pthread_mutex_unlock(&m->lock);
+    return ok;
+}
+
+/* A replay's completion: what its model's streams reported since the previous replay of the
+ * model completed -- this replay's failure, the first of them (see the top of the file). */
+static void claim_model(aiocann_cq_model *m, int32_t *status, char **message)
+{
+    pthread_mutex_lock(&m->lock);
+    parked *k = m->parked;
+    m->parked = NULL;
+    m->parked_tail = &m->parked;
+    pthread_mutex_unlock(&m->lock);
+    for (parked *n; k; k = n) {
+        n = k->next;
+        if (!*status) {
+            *status = k->code;
+            *message = k->message;
+        } else {
+            free(k->message);
+        }
+        free(k);
+    }
+}
+
 /* Runs on the report thread, inside aclrtProcessReport, after the report of its work's task
  * if that failed (see the top of the file). */
 static void on_complete(void *user)
@@ -360,12 +544,29 @@ static void on_complete(void *user)
     aiocann_cq_stream *qs = p->qs;
     int32_t status = 0;
     char *message = NULL;
-    if (atomic_load_explicit(&qs->nparked, memory_order_acquire)) {
+    if (p->model) {
+        model_track(p->model, p->token, 0, 0);
+        claim_model(p->model, &status, &message);
+        model_put(p->model);
+    }
+    /* The newest work whose completion ran, before the parked reports are looked at: a report
+     * that comes after this store and names a task up to it is a duplicate, and on_exception
+     * sees the store, or on_complete sees the report parked (both sequentially consistent). */
+    uint64_t prev = atomic_load_explicit(&qs->hw, memory_order_relaxed);
+    uint64_t now = p->work_task != NO_TASK ? HW_VALID | p->work_task : p->hw;
+    if (now && (!prev || task_before((uint32_t)prev, (uint32_t)now)))
+        atomic_store(&qs->hw, now);
+    if (p->work_task != NO_TASK) { /* out of the ring: no report can be for it any more */
+        uint64_t tok = p->token;
+        atomic_compare_exchange_strong(&qs->ring[tok % RING].token, &tok, 0);
+    }
+    if (atomic_load(&qs->nparked)) {
         pthread_mutex_lock(&qs->lock);
         for (parked **kp = &qs->parked; *kp;) {
             parked *k = *kp;
-            int mine = p->work_task != NO_TASK && k->task == p->work_task && !status;
-            if (!mine && p->work_task != NO_TASK && !task_before(k->task, p->work_task)) {
+            int dup = prev && !task_before((uint32_t)prev, k->task);
+            int mine = !dup && p->work_task != NO_TASK && k->task == p->work_task && !status;
+            if (!dup && !mine && p->work_task != NO_TASK && !task_before(k->task, p->work_task)) {
                 kp = &k->next; /* a later task's: its own completion claims it */
                 continue;
             }
@@ -373,9 +574,13 @@ static void on_complete(void *user)
             if (qs->parked_tail == &k->next)
                 qs->parked_tail = kp;
             atomic_fetch_sub_explicit(&qs->nparked, 1, memory_order_relaxed);
-            if (mine) {
+            if (dup) { /* a second report of a task whose completion ran: dropped */
+                free(k->message);
+            } else if (mine) {
                 status = k->code;
                 message = k->message;
+            } else if (k->task == p->work_task) { /* a duplicate of our own, parked twice */
+                free(k->message);
             } else { /* no completion's: a failure of the stream, before this completion */
                 push(qs->cq, AIOCANN_STREAM_REPORT | qs->key, k->code, k->message);
             }
@@ -384,13 +589,13 @@ static void on_complete(void *user)
         push(qs->cq, p->token, status, message);
         pthread_mutex_unlock(&qs->lock); /* after the push: a stream's entries stay in order */
     } else {
-        push(qs->cq, p->token, 0, NULL);
+        push(qs->cq, p->token, status, message);
     }
     free(p);
     stream_put(qs);
 }
 
-aclError aiocann_cq_enqueue(aiocann_cq_stream *qs, uint64_t token, int work)
+static aclError enqueue(aiocann_cq_stream *qs, uint64_t token, int work, aiocann_cq_model *model)
 {
     aclError rc = aiocann_bind_context(qs->cq->ctx);
     if (rc)
@@ -398,19 +603,108 @@ aclError aiocann_cq_enqueue(aiocann_cq_stream *qs, uint64_t token, int work)
     pending *p = malloc(sizeof *p);
     if (!p)
         return ACL_ERROR_BAD_ALLOC;
-    *p = (pending){.qs = qs, .token = token, .work_task = NO_TASK};
+    *p = (pending){.qs = qs, .token = token, .work_task = NO_TASK, .hw = qs->last_work, .model = model};
     atomic_fetch_add(&qs->refs, 1); /* dropped by on_complete, or below if never queued */
+    if (model) {
+        atomic_fetch_add(&model->refs, 1);
+        model_track(model, token, 1, 0);
+    }
     if (work && aclrtGetThreadLastTaskId(&p->work_task) != ACL_SUCCESS)
         p->work_task = NO_TASK;
-    /* A marker blocks the stream until it has run (see the top of the file); everything else
-     * lets the stream go on. From here on_complete may run at any moment on the report thread. */
-    rc = aclrtLaunchCallback(on_complete, p, work ? ACL_CALLBACK_NO_BLOCK : ACL_CALLBACK_BLOCK, qs->stream);
+    if (p->work_task != NO_TASK) {
+        qs->last_work = HW_VALID | p->work_task;
+        atomic_store_explicit(&qs->ring[token % RING].task, p->work_task, memory_order_relaxed);
+        atomic_store_explicit(&qs->ring[token % RING].token, token, memory_order_release);
+    }
+    /* A marker or a replay blocks the stream until it has run (see the top of the file);
+     * everything else lets the stream go on. From here on_complete may run at any moment on
+     * the report thread. */
+    int block = !work || model;
+    rc = aclrtLaunchCallback(on_complete, p, block ? ACL_CALLBACK_BLOCK : ACL_CALLBACK_NO_BLOCK, qs->stream);
     if (rc) { /* never queued: the caller raises, and the work runs on without a completion */
+        if (p->work_task != NO_TASK) {
+            uint64_t tok = token;
+            atomic_compare_exchange_strong(&qs->ring[token % RING].token, &tok, 0);
+        }
+        if (model) {
+            model_track(model, token, 0, 1);
+            model_put(model);
+        }
         free(p);
         stream_put(qs);
         return rc;
     }
     return ACL_SUCCESS;
+}
+
+aclError aiocann_cq_enqueue_replay(aiocann_cq_stream *qs, uint64_t token, aiocann_cq_model *m)
+{
+    return enqueue(qs, token, 1, m);
+}
+
+/* ---- models ---- */
+
+aiocann_cq_model *aiocann_cq_model_new(aiocann_cq *cq, aclmdlRI model, aclError *rc)
+{
+    uint32_t n = 0;
+    int32_t device = -1;
+    if ((*rc = aiocann_bind_context(cq->ctx)) || (*rc = aclrtGetDevice(&device)) ||
+        (*rc = aclmdlRIGetStreams(model, NULL, &n)))
+        return NULL;
+    aiocann_cq_model *m = calloc(1, sizeof *m);
+    aclrtStream *streams = calloc(n ? n : 1, sizeof *streams);
+    if (m)
+        m->ids = calloc(n ? n : 1, sizeof *m->ids);
+    if (!m || !streams || !m->ids) {
+        if (m)
+            free(m->ids);
+        free(m);
+        free(streams);
+        *rc = ACL_ERROR_BAD_ALLOC;
+        return NULL;
+    }
+    if (!(*rc = aclmdlRIGetStreams(model, streams, &n))) {
+        for (uint32_t i = 0; i < n && !*rc; i++)
+            if (streams[i])
+                *rc = aclrtStreamGetId(streams[i], &m->ids[m->nids++]);
+    }
+    free(streams);
+    if (*rc) {
+        free(m->ids);
+        free(m);
+        return NULL;
+    }
+    m->device = device;
+    m->cq = cq;
+    atomic_fetch_add(&cq->refs, 1);
+    atomic_init(&m->refs, 1);
+    m->parked_tail = &m->parked;
+    pthread_mutex_init(&m->lock, NULL);
+    pthread_mutex_lock(&g_streams_lock);
+    m->next = g_models;
+    g_models = m;
+    pthread_mutex_unlock(&g_streams_lock);
+    return m;
+}
+
+void aiocann_cq_model_free(aiocann_cq_model *m)
+{
+    if (!m)
+        return;
+    pthread_mutex_lock(&g_streams_lock);
+    for (aiocann_cq_model **pp = &g_models; *pp; pp = &(*pp)->next) {
+        if (*pp == m) {
+            *pp = m->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_streams_lock);
+    model_put(m);
+}
+
+aclError aiocann_cq_enqueue(aiocann_cq_stream *qs, uint64_t token, int work)
+{
+    return enqueue(qs, token, work, NULL);
 }
 
 /* ------------------------------------------------------------------ report thread -------- */

@@ -339,8 +339,8 @@ class PyGen:
 
     def default_conv(self, ctype: str) -> str:
         if self.is_handle(ctype):
-            return "vptr"
-        return "cstr" if _bare(ctype) == "char *" and "const" in ctype else ""
+            return "_vptr"
+        return "_cstr" if _bare(ctype) == "char *" and "const" in ctype else ""
 
     def output_of(self, e: Entry) -> Param:
         w = e.fn.py
@@ -377,7 +377,11 @@ class PyGen:
         if is_out:
             pointee = _bare(output.ctype)[:-1].strip()
             result = w.result or (
-                "addr" if pointee.endswith("*") or pointee in self.handles else "float" if pointee == "float" else "int"
+                "_addr"
+                if pointee.endswith("*") or pointee in self.handles
+                else "float"
+                if pointee == "float"
+                else "int"
             )
             returns = f"tuple[{'float' if result == 'float' else 'int'}, int]"
         else:
@@ -395,12 +399,12 @@ class PyGen:
         if w.doc:
             lines += _docstring(w.doc)
         if w.forget:
-            lines.append("    forget_context()")
-        call = f"lib.{e.proto.name}"
+            lines.append("    _forget_context()")
+        call = f"_lib.{e.proto.name}"
         if is_out:
             lines.append(f"    out = _out({_q(_bare(output.ctype).replace('* ', '*'))})")
             if w.init:
-                lines.append(f"    out[0] = lib.{w.init}")
+                lines.append(f"    out[0] = _lib.{w.init}")
             lines += _py_call("    ret = ", call, cargs, "")
             lines.append(f"    return {result}(out[0]), int(ret)")
         else:

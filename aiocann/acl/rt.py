@@ -46,9 +46,17 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from .._lib import ffi, forget_context, lib
-from ._convert import addr, cstr, pyacl, vptr
-from ._unsupported import not_implemented
+from .._lib import ffi as _ffi
+from .._lib import forget_context as _forget_context
+from .._lib import lib as _lib
+
+# Private names: acl.rt exposes what pyACL's acl.rt has, and no helper of ours.
+from ._convert import addr as _addr
+from ._convert import cstr as _cstr
+from ._convert import pyacl as _pyacl
+from ._convert import vptr as _vptr
+from ._live import LiveAddresses as _LiveAddresses
+from ._unsupported import not_implemented as _not_implemented
 
 # BEGIN GENERATED "__all__": written by native/gen_acl.py from native/acl_functions.py
 __all__ = [
@@ -253,16 +261,16 @@ def _rt(name: str, fmt: str | None, message: object = None, *, suffix: str = "")
     some wrappers add ``suffix`` ("!"); ``message`` overrides the whole text."""
     api = f"acl.rt.{name}"
     text = message if message is not None else f"{api} args parse failed{suffix}"
-    return pyacl(api, fmt, text)
+    return _pyacl(api, fmt, text)
 
 
 def _rt_native(name: str, fmt: str) -> Any:
     """A wrapper whose CHECK_NULL carries no message: CPython's parser error shows."""
-    return pyacl(f"acl.rt.{name}", fmt, None)
+    return _pyacl(f"acl.rt.{name}", fmt, None)
 
 
 def _out(ctype: str) -> Any:
-    return ffi.new(ctype)
+    return _ffi.new(ctype)
 
 
 # pyACL formats some outputs narrower than their C type (Py_BuildValue reads a vararg of the
@@ -330,7 +338,7 @@ def _dict_u32_list(entry: dict[Any, Any], key: str, size: int, *, bits: int = 32
 
 # ----------------------------------------------------------------------- device and context
 #
-# Calls that change the thread's current context call forget_context() first: the async layer
+# Calls that change the thread's current context call _forget_context() first: the async layer
 # caches the context it bound per thread, and may run on this thread too.
 
 # BEGIN GENERATED "device and context": written by native/gen_acl.py from native/acl_functions.py
@@ -338,68 +346,68 @@ def _dict_u32_list(entry: dict[Any, Any], key: str, size: int, *, bits: int = 32
 
 @_rt("set_device", "i")
 def set_device(device_id: int, /) -> int:
-    forget_context()
-    return int(lib.aclrtSetDevice(device_id))
+    _forget_context()
+    return int(_lib.aclrtSetDevice(device_id))
 
 
 @_rt("reset_device", "i")
 def reset_device(device_id: int, /) -> int:
-    forget_context()
-    return int(lib.aclrtResetDevice(device_id))
+    _forget_context()
+    return int(_lib.aclrtResetDevice(device_id))
 
 
 @_rt("reset_device_force", "i")
 def reset_device_force(device_id: int, /) -> int:
-    forget_context()
-    return int(lib.aclrtResetDeviceForce(device_id))
+    _forget_context()
+    return int(_lib.aclrtResetDeviceForce(device_id))
 
 
 @_rt("get_device", None)
 def get_device() -> tuple[int, int]:
     out = _out("int32_t *")
-    ret = lib.aclrtGetDevice(out)
+    ret = _lib.aclrtGetDevice(out)
     return int(out[0]), int(ret)
 
 
 @_rt("get_device_count", None)
 def get_device_count() -> tuple[int, int]:
     out = _out("uint32_t *")
-    ret = lib.aclrtGetDeviceCount(out)
+    ret = _lib.aclrtGetDeviceCount(out)
     return int(out[0]), int(ret)
 
 
 @_rt("synchronize_device", None)
 def synchronize_device() -> int:
-    return int(lib.aclrtSynchronizeDevice())
+    return int(_lib.aclrtSynchronizeDevice())
 
 
 @_rt("create_context", "i")
 def create_context(device_id: int, /) -> tuple[int, int]:
-    forget_context()
+    _forget_context()
     out = _out("aclrtContext *")
-    ret = lib.aclrtCreateContext(out, device_id)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtCreateContext(out, device_id)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("destroy_context", "k")
 def destroy_context(context: int, /) -> int:
-    forget_context()
-    return int(lib.aclrtDestroyContext(vptr(context)))
+    _forget_context()
+    return int(_lib.aclrtDestroyContext(_vptr(context)))
 
 
 @_rt("set_context", "k")
 def set_context(context: int, /) -> int:
     """aclrtSetCurrentContext."""
-    forget_context()
-    return int(lib.aclrtSetCurrentContext(vptr(context)))
+    _forget_context()
+    return int(_lib.aclrtSetCurrentContext(_vptr(context)))
 
 
 @_rt("get_context", None)
 def get_context() -> tuple[int, int]:
     """aclrtGetCurrentContext."""
     out = _out("aclrtContext *")
-    ret = lib.aclrtGetCurrentContext(out)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtGetCurrentContext(out)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("get_run_mode", None)
@@ -407,25 +415,25 @@ def get_run_mode() -> tuple[int, int]:
     """``(run_mode, ret)``: 1 (ACL_HOST) -- a program on the host driving devices; 0 is
     ACL_DEVICE, a program on the device's own CPUs."""
     out = _out("aclrtRunMode *")
-    out[0] = lib.ACL_DEVICE
-    ret = lib.aclrtGetRunMode(out)
+    out[0] = _lib.ACL_DEVICE
+    ret = _lib.aclrtGetRunMode(out)
     return int(out[0]), int(ret)
 
 
 @_rt("set_ts_device", "i")
 def set_ts_device(ts_id: int, /) -> int:
-    return int(lib.aclrtSetTsDevice(ts_id))
+    return int(_lib.aclrtSetTsDevice(ts_id))
 
 
 @_rt("set_device_sat_mode", "i")
 def set_device_sat_mode(mode: int, /) -> int:
-    return int(lib.aclrtSetDeviceSatMode(mode))
+    return int(_lib.aclrtSetDeviceSatMode(mode))
 
 
 @_rt("get_device_sat_mode", None)
 def get_device_sat_mode() -> tuple[int, int]:
     out = _out("aclrtFloatOverflowMode *")
-    ret = lib.aclrtGetDeviceSatMode(out)
+    ret = _lib.aclrtGetDeviceSatMode(out)
     return int(out[0]), int(ret)
 
 
@@ -433,8 +441,8 @@ def get_device_sat_mode() -> tuple[int, int]:
 def query_device_status(device_id: int, /) -> tuple[int, int]:
     """``(status, ret)``: 0 normal, 1 abnormal."""
     out = _out("aclrtDeviceStatus *")
-    out[0] = lib.ACL_RT_DEVICE_STATUS_END
-    ret = lib.aclrtQueryDeviceStatus(device_id, out)
+    out[0] = _lib.ACL_RT_DEVICE_STATUS_END
+    ret = _lib.aclrtQueryDeviceStatus(device_id, out)
     return _as_u32(out[0]), int(ret)
 
 
@@ -442,72 +450,72 @@ def query_device_status(device_id: int, /) -> tuple[int, int]:
 def synchronize_device_with_timeout(timeout: int, /) -> int:
     """Waits up to ``timeout`` ms (-1: forever) for every stream of the current device;
     507046 when time runs out."""
-    return int(lib.aclrtSynchronizeDeviceWithTimeout(timeout))
+    return int(_lib.aclrtSynchronizeDeviceWithTimeout(timeout))
 
 
 @_rt("get_device_capability", "iI")
 def get_device_capability(device_id: int, feature: int, /) -> tuple[int, int]:
     out = _out("int32_t *")
-    ret = lib.aclrtGetDeviceCapability(device_id, _as_i32(feature), out)
+    ret = _lib.aclrtGetDeviceCapability(device_id, _as_i32(feature), out)
     return int(out[0]), int(ret)
 
 
 @_rt("get_logic_dev_id_by_user_dev_id", "i")
 def get_logic_dev_id_by_user_dev_id(device_id: int, /) -> tuple[int, int]:
     out = _out("int32_t *")
-    ret = lib.aclrtGetLogicDevIdByUserDevId(device_id, out)
+    ret = _lib.aclrtGetLogicDevIdByUserDevId(device_id, out)
     return int(out[0]), int(ret)
 
 
 @_rt("get_user_dev_id_by_logic_dev_id", "i")
 def get_user_dev_id_by_logic_dev_id(device_id: int, /) -> tuple[int, int]:
     out = _out("int32_t *")
-    ret = lib.aclrtGetUserDevIdByLogicDevId(device_id, out)
+    ret = _lib.aclrtGetUserDevIdByLogicDevId(device_id, out)
     return int(out[0]), int(ret)
 
 
 @_rt("get_logic_dev_id_by_phy_dev_id", "i")
 def get_logic_dev_id_by_phy_dev_id(device_id: int, /) -> tuple[int, int]:
     out = _out("int32_t *")
-    ret = lib.aclrtGetLogicDevIdByPhyDevId(device_id, out)
+    ret = _lib.aclrtGetLogicDevIdByPhyDevId(device_id, out)
     return int(out[0]), int(ret)
 
 
 @_rt("get_phy_dev_id_by_logic_dev_id", "i")
 def get_phy_dev_id_by_logic_dev_id(device_id: int, /) -> tuple[int, int]:
     out = _out("int32_t *")
-    ret = lib.aclrtGetPhyDevIdByLogicDevId(device_id, out)
+    ret = _lib.aclrtGetPhyDevIdByLogicDevId(device_id, out)
     return int(out[0]), int(ret)
 
 
 @_rt("device_get_bare_tgid", None)
 def device_get_bare_tgid() -> tuple[int, int]:
     out = _out("int32_t *")
-    ret = lib.aclrtDeviceGetBareTgid(out)
+    ret = _lib.aclrtDeviceGetBareTgid(out)
     return int(out[0]), int(ret)
 
 
 @_rt("device_can_access_peer", "ii")
 def device_can_access_peer(device_id: int, peer_device_id: int, /) -> tuple[int, int]:
     out = _out("int32_t *")
-    ret = lib.aclrtDeviceCanAccessPeer(out, device_id, peer_device_id)
+    ret = _lib.aclrtDeviceCanAccessPeer(out, device_id, peer_device_id)
     return int(out[0]), int(ret)
 
 
 @_rt("device_enable_peer_access", "iI")
 def device_enable_peer_access(peer_device_id: int, flags: int, /) -> int:
-    return int(lib.aclrtDeviceEnablePeerAccess(peer_device_id, flags))
+    return int(_lib.aclrtDeviceEnablePeerAccess(peer_device_id, flags))
 
 
 @_rt("device_disable_peer_access", "i")
 def device_disable_peer_access(peer_device_id: int, /) -> int:
-    return int(lib.aclrtDeviceDisablePeerAccess(peer_device_id))
+    return int(_lib.aclrtDeviceDisablePeerAccess(peer_device_id))
 
 
 @_rt("device_peer_access_status", "ii")
 def device_peer_access_status(device_id: int, peer_device_id: int, /) -> tuple[int, int]:
     out = _out("int32_t *")
-    ret = lib.aclrtDevicePeerAccessStatus(device_id, peer_device_id, out)
+    ret = _lib.aclrtDevicePeerAccessStatus(device_id, peer_device_id, out)
     return int(out[0]), int(ret)
 
 
@@ -515,31 +523,31 @@ def device_peer_access_status(device_id: int, peer_device_id: int, /) -> tuple[i
 def ctx_get_current_default_stream() -> tuple[int, int]:
     """``(stream, ret)``: the current context's default stream, as a handle."""
     out = _out("aclrtStream *")
-    ret = lib.aclrtCtxGetCurrentDefaultStream(out)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtCtxGetCurrentDefaultStream(out)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("ctx_set_sys_param_opt", "il")
 def ctx_set_sys_param_opt(opt: int, value: int, /) -> int:
-    return int(lib.aclrtCtxSetSysParamOpt(opt, value))
+    return int(_lib.aclrtCtxSetSysParamOpt(opt, value))
 
 
 @_rt("ctx_get_sys_param_opt", "i")
 def ctx_get_sys_param_opt(opt: int, /) -> tuple[int, int]:
     out = _out("int64_t *")
-    ret = lib.aclrtCtxGetSysParamOpt(opt, out)
+    ret = _lib.aclrtCtxGetSysParamOpt(opt, out)
     return int(out[0]), int(ret)
 
 
 @_rt("set_sys_param_opt", "il", "acl.rt.set_sys_param_opt args parse faild")  # sic, pyACL's text
 def set_sys_param_opt(opt: int, value: int, /) -> int:
-    return int(lib.aclrtSetSysParamOpt(opt, value))
+    return int(_lib.aclrtSetSysParamOpt(opt, value))
 
 
 @_rt("get_sys_param_opt", "i", "acl.rt.get_sys_param_opt args parse faild")  # sic
 def get_sys_param_opt(opt: int, /) -> tuple[int, int]:
     out = _out("int64_t *")
-    ret = lib.aclrtGetSysParamOpt(opt, out)
+    ret = _lib.aclrtGetSysParamOpt(opt, out)
     return int(out[0]), int(ret)
 
 
@@ -551,13 +559,13 @@ def get_device_utilization_rate(device_id: int, /) -> tuple[dict[str, int], int]
     """``({"cube_utilization", "vector_utilization", "aicpu_utilization",
     "memory_utilization", "utilization_extend"}, ret)``: percentages, -1 where unknown."""
     info = _out("aclrtUtilizationInfo *")
-    ret = lib.aclrtGetDeviceUtilizationRate(device_id, info)
+    ret = _lib.aclrtGetDeviceUtilizationRate(device_id, info)
     rates = {
         "cube_utilization": int(info.cubeUtilization),
         "vector_utilization": int(info.vectorUtilization),
         "aicpu_utilization": int(info.aicpuUtilization),
         "memory_utilization": int(info.memoryUtilization),
-        "utilization_extend": addr(info.utilizationExtend),
+        "utilization_extend": _addr(info.utilizationExtend),
     }
     return rates, _as_u32(ret)  # pyACL: "OI"
 
@@ -567,7 +575,7 @@ def get_device_info(device_id: int, attr: int, /) -> tuple[int, int]:
     """``(value, ret)`` of an aclrtDevAttr. As in pyACL, the int64 value comes back through
     ``"i"``: its low 32 bits (a 4 GiB memory size reads 0)."""
     out = _out("int64_t *")
-    ret = lib.aclrtGetDeviceInfo(device_id, attr, out)
+    ret = _lib.aclrtGetDeviceInfo(device_id, attr, out)
     return _as_i32(int(out[0])), int(ret)
 
 
@@ -575,7 +583,7 @@ def get_device_info(device_id: int, attr: int, /) -> tuple[int, int]:
 def device_get_stream_priority_range() -> tuple[int, int, int]:
     """``(least_priority, greatest_priority, ret)``."""
     least, greatest = _out("int32_t *"), _out("int32_t *")
-    ret = lib.aclrtDeviceGetStreamPriorityRange(least, greatest)
+    ret = _lib.aclrtDeviceGetStreamPriorityRange(least, greatest)
     return int(least[0]), int(greatest[0]), int(ret)
 
 
@@ -584,8 +592,8 @@ def device_get_uuid(device_id: int, /) -> tuple[dict[str, list[int]], int]:
     """``({"bytes": [16 ints]}, ret)``. pyACL converts each ``char`` with ``"i"``, so bytes
     above 127 come back negative, as here."""
     uuid = _out("aclrtUuid *")
-    ret = lib.aclrtDeviceGetUuid(device_id, uuid)
-    raw = bytes(ffi.buffer(uuid.bytes, 16))
+    ret = _lib.aclrtDeviceGetUuid(device_id, uuid)
+    raw = bytes(_ffi.buffer(uuid.bytes, 16))
     return {"bytes": [b - 256 if b > 127 else b for b in raw]}, int(ret)
 
 
@@ -593,7 +601,7 @@ def device_get_uuid(device_id: int, /) -> tuple[dict[str, list[int]], int]:
 def get_primary_ctx_state(device_id: int, /) -> tuple[int, int, int]:
     """``(active, flags, ret)``. pyACL passes NULL for the reserved flags, so flags is 0."""
     active = _out("int32_t *")
-    ret = lib.aclrtGetPrimaryCtxState(device_id, ffi.NULL, active)
+    ret = _lib.aclrtGetPrimaryCtxState(device_id, _ffi.NULL, active)
     return int(active[0]), 0, int(ret)
 
 
@@ -605,36 +613,36 @@ def get_primary_ctx_state(device_id: int, /) -> tuple[int, int, int]:
 @_rt("create_stream", None)
 def create_stream() -> tuple[int, int]:
     out = _out("aclrtStream *")
-    ret = lib.aclrtCreateStream(out)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtCreateStream(out)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("destroy_stream", "k")
 def destroy_stream(stream: int, /) -> int:
-    return int(lib.aclrtDestroyStream(vptr(stream)))
+    return int(_lib.aclrtDestroyStream(_vptr(stream)))
 
 
 @_rt("synchronize_stream", "k")
 def synchronize_stream(stream: int, /) -> int:
-    return int(lib.aclrtSynchronizeStream(vptr(stream)))
+    return int(_lib.aclrtSynchronizeStream(_vptr(stream)))
 
 
 @_rt("synchronize_stream_with_timeout", "ki")
 def synchronize_stream_with_timeout(stream: int, timeout: int, /) -> int:
-    return int(lib.aclrtSynchronizeStreamWithTimeout(vptr(stream), timeout))
+    return int(_lib.aclrtSynchronizeStreamWithTimeout(_vptr(stream), timeout))
 
 
 @_rt("stream_query", "k", suffix="!")
 def stream_query(stream: int, /) -> tuple[int, int]:
     out = _out("aclrtStreamStatus *")
-    out[0] = lib.ACL_STREAM_STATUS_RESERVED
-    ret = lib.aclrtStreamQuery(vptr(stream), out)
+    out[0] = _lib.ACL_STREAM_STATUS_RESERVED
+    ret = _lib.aclrtStreamQuery(_vptr(stream), out)
     return _as_u32(out[0]), int(ret)
 
 
 @_rt("stream_wait_event", "kk")
 def stream_wait_event(stream: int, event: int, /) -> int:
-    return int(lib.aclrtStreamWaitEvent(vptr(stream), vptr(event)))
+    return int(_lib.aclrtStreamWaitEvent(_vptr(stream), _vptr(event)))
 
 
 @_rt("set_stream_failure_mode", "kI", suffix="!")
@@ -642,7 +650,7 @@ def set_stream_failure_mode(stream: int, mode: int, /) -> int:
     """aclrtSetStreamFailureMode: 0 ACL_CONTINUE_ON_FAILURE, 1 ACL_STOP_ON_FAILURE (only bit 0
     counts). Stop is set on the stream and makes its whole context stop on failure; stop ->
     continue is 207000. pyACL parses ``mode`` with "I" (modulo 2**32)."""
-    return int(lib.aclrtSetStreamFailureMode(vptr(stream), mode))
+    return int(_lib.aclrtSetStreamFailureMode(_vptr(stream), mode))
 
 
 @_rt("get_thread_last_task_id", None)
@@ -651,7 +659,7 @@ def get_thread_last_task_id() -> tuple[int, int]:
     (0xFFFFFFFF before its first); the task id an exception report names. pyACL builds it with
     "K" from a uint32, so it is never negative."""
     out = _out("uint32_t *")
-    ret = lib.aclrtGetThreadLastTaskId(out)
+    ret = _lib.aclrtGetThreadLastTaskId(out)
     return int(out[0]), int(ret)
 
 
@@ -660,20 +668,20 @@ def stream_get_id(stream: int, /) -> tuple[int, int]:
     """``(stream_id, ret)``: the per-device id exception reports carry (stream 0: the default
     stream)."""
     out = _out("int32_t *")
-    ret = lib.aclrtStreamGetId(vptr(stream), out)
+    ret = _lib.aclrtStreamGetId(_vptr(stream), out)
     return int(out[0]), int(ret)
 
 
 @_rt("destroy_stream_force", "k")
 def destroy_stream_force(stream: int, /) -> int:
     """Destroys the stream without waiting for its pending tasks, which are discarded."""
-    return int(lib.aclrtDestroyStreamForce(vptr(stream)))
+    return int(_lib.aclrtDestroyStreamForce(_vptr(stream)))
 
 
 @_rt("get_stream_available_num", None)
 def get_stream_available_num() -> tuple[int, int]:
     out = _out("uint32_t *")
-    ret = lib.aclrtGetStreamAvailableNum(out)
+    ret = _lib.aclrtGetStreamAvailableNum(out)
     return int(out[0]), int(ret)
 
 
@@ -684,8 +692,8 @@ def get_stream_available_num() -> tuple[int, int]:
 def create_stream_with_config(priority: int, flag: int, /) -> tuple[int, int]:
     # pyACL parses both with "i" (int32) and passes them on as uint32_t.
     out = _out("aclrtStream *")
-    ret = lib.aclrtCreateStreamWithConfig(out, priority & 0xFFFF_FFFF, flag & 0xFFFF_FFFF)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtCreateStreamWithConfig(out, priority & 0xFFFF_FFFF, flag & 0xFFFF_FFFF)
+    return _addr(out[0]), int(ret)
 
 
 # Attribute values travel as dicts keyed by the union member pyACL reads for the attribute:
@@ -713,14 +721,14 @@ def set_stream_attribute(stream: int, attr: int, value: object, /) -> int:
         words = _dict_u32_list(value, "reserved", 4)
         for i, w in enumerate(words or ()):
             c.reserve[i] = w
-    return int(lib.aclrtSetStreamAttribute(vptr(stream), attr, c))
+    return int(_lib.aclrtSetStreamAttribute(_vptr(stream), attr, c))
 
 
 @_rt("get_stream_attribute", "ki", suffix="!")
 def get_stream_attribute(stream: int, attr: int, /) -> tuple[dict[str, Any], int]:
     """``({member: value}, ret)``, keyed as set_stream_attribute takes it."""
     c = _out("aclrtStreamAttrValue *")
-    ret = lib.aclrtGetStreamAttribute(vptr(stream), attr, c)
+    ret = _lib.aclrtGetStreamAttribute(_vptr(stream), attr, c)
     key = _ATTR_KEYS.get(attr)
     value: dict[str, Any] = (
         {key: int(getattr(c, key))} if key is not None else {"reserved": [int(w) for w in c.reserve]}
@@ -736,83 +744,83 @@ def get_stream_attribute(stream: int, attr: int, /) -> tuple[dict[str, Any], int
 @_rt("malloc", "ki")
 def malloc(size: int, policy: int, /) -> tuple[int, int]:
     out = _out("void **")
-    ret = lib.aclrtMalloc(out, size, policy)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtMalloc(out, size, policy)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("free", "k")
 def free(dev_ptr: int, /) -> int:
-    return int(lib.aclrtFree(vptr(dev_ptr)))
+    return int(_lib.aclrtFree(_vptr(dev_ptr)))
 
 
 @_rt("malloc_host", "k")
 def malloc_host(size: int, /) -> tuple[int, int]:
     out = _out("void **")
-    ret = lib.aclrtMallocHost(out, size)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtMallocHost(out, size)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("free_host", "k")
 def free_host(host_ptr: int, /) -> int:
-    return int(lib.aclrtFreeHost(vptr(host_ptr)))
+    return int(_lib.aclrtFreeHost(_vptr(host_ptr)))
 
 
 @_rt("memcpy", "kkkki")
 def memcpy(dst: int, dest_max: int, src: int, count: int, kind: int, /) -> int:
-    return int(lib.aclrtMemcpy(vptr(dst), dest_max, vptr(src), count, kind))
+    return int(_lib.aclrtMemcpy(_vptr(dst), dest_max, _vptr(src), count, kind))
 
 
 @_rt("memcpy_async", "kkkkik")
 def memcpy_async(dst: int, dest_max: int, src: int, count: int, kind: int, stream: int, /) -> int:
-    return int(lib.aclrtMemcpyAsync(vptr(dst), dest_max, vptr(src), count, kind, vptr(stream)))
+    return int(_lib.aclrtMemcpyAsync(_vptr(dst), dest_max, _vptr(src), count, kind, _vptr(stream)))
 
 
 @_rt("memset", "kkik")
 def memset(dev_ptr: int, max_count: int, value: int, count: int, /) -> int:
-    return int(lib.aclrtMemset(vptr(dev_ptr), max_count, value, count))
+    return int(_lib.aclrtMemset(_vptr(dev_ptr), max_count, value, count))
 
 
 @_rt("memset_async", "kkikk")
 def memset_async(dev_ptr: int, max_count: int, value: int, count: int, stream: int, /) -> int:
-    return int(lib.aclrtMemsetAsync(vptr(dev_ptr), max_count, value, count, vptr(stream)))
+    return int(_lib.aclrtMemsetAsync(_vptr(dev_ptr), max_count, value, count, _vptr(stream)))
 
 
 @_rt("malloc_align32", "ki")
 def malloc_align32(size: int, policy: int, /) -> tuple[int, int]:
     """Device memory with the size rounded up to 32 bytes and no extra padding."""
     out = _out("void **")
-    ret = lib.aclrtMallocAlign32(out, size, policy)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtMallocAlign32(out, size, policy)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("malloc_cached", "ki")
 def malloc_cached(size: int, policy: int, /) -> tuple[int, int]:
     out = _out("void **")
-    ret = lib.aclrtMallocCached(out, size, policy)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtMallocCached(out, size, policy)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("mem_flush", "kk")
 def mem_flush(dev_ptr: int, size: int, /) -> int:
-    return int(lib.aclrtMemFlush(vptr(dev_ptr), size))
+    return int(_lib.aclrtMemFlush(_vptr(dev_ptr), size))
 
 
 @_rt("mem_invalidate", "kk")
 def mem_invalidate(dev_ptr: int, size: int, /) -> int:
-    return int(lib.aclrtMemInvalidate(vptr(dev_ptr), size))
+    return int(_lib.aclrtMemInvalidate(_vptr(dev_ptr), size))
 
 
 @_rt("memcpy2d", "kkkkkki")
 def memcpy2d(dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int, /) -> int:
     """``height`` rows of ``width`` bytes, ``spitch`` apart in src and ``dpitch`` in dst."""
-    return int(lib.aclrtMemcpy2d(vptr(dst), dpitch, vptr(src), spitch, width, height, kind))
+    return int(_lib.aclrtMemcpy2d(_vptr(dst), dpitch, _vptr(src), spitch, width, height, kind))
 
 
 @_rt("memcpy2d_async", "kkkkkkik")
 def memcpy2d_async(
     dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int, stream: int, /
 ) -> int:
-    return int(lib.aclrtMemcpy2dAsync(vptr(dst), dpitch, vptr(src), spitch, width, height, kind, vptr(stream)))
+    return int(_lib.aclrtMemcpy2dAsync(_vptr(dst), dpitch, _vptr(src), spitch, width, height, kind, _vptr(stream)))
 
 
 # END GENERATED "memory"
@@ -828,7 +836,7 @@ def _malloc_cfg(cfg: object) -> tuple[Any, Any]:
     if not isinstance(cfg, dict):
         raise TypeError("pyCfg is not dict!")
     if not cfg:
-        return ffi.NULL, None
+        return _ffi.NULL, None
     attrs_obj: Any = cfg.get("attrs")
     if attrs_obj is None:
         raise TypeError("the aclrtMallocAttrValue argument is not dict")
@@ -839,7 +847,7 @@ def _malloc_cfg(cfg: object) -> tuple[Any, Any]:
     c.numAttrs = num or 0
     if len(attrs_obj) != c.numAttrs:
         raise KeyError("The numAttrs inputed does not match the expected numAttrs")
-    attrs = ffi.new("aclrtMallocAttribute[]", max(len(attrs_obj), 1))
+    attrs = _ffi.new("aclrtMallocAttribute[]", max(len(attrs_obj), 1))
     for i, item in enumerate(attrs_obj):
         if not isinstance(item, dict):
             raise TypeError("the aclrtMallocWithCfg argument is not dict")
@@ -879,34 +887,34 @@ def _py_ulong(value: object) -> int:
 def malloc_with_cfg(size: int, policy: int, cfg: object, /) -> tuple[int, int]:
     c, keep = _malloc_cfg(cfg)
     out = _out("void **")
-    ret = lib.aclrtMallocWithCfg(out, size, policy, c)
+    ret = _lib.aclrtMallocWithCfg(out, size, policy, c)
     del keep
-    return addr(out[0]), int(ret)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("malloc_for_task_scheduler", "kiO", suffix="!")
 def malloc_for_task_scheduler(size: int, policy: int, cfg: object, /) -> tuple[int, int]:
     c, keep = _malloc_cfg(cfg)
     out = _out("void **")
-    ret = lib.aclrtMallocForTaskScheduler(out, size, policy, c)
+    ret = _lib.aclrtMallocForTaskScheduler(out, size, policy, c)
     del keep
-    return addr(out[0]), int(ret)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("malloc_host_with_cfg", "kO")
 def malloc_host_with_cfg(size: int, cfg: object, /) -> tuple[int, int]:
     c, keep = _malloc_cfg(cfg)
     out = _out("void **")
-    ret = lib.aclrtMallocHostWithCfg(out, size, c)
+    ret = _lib.aclrtMallocHostWithCfg(out, size, c)
     del keep
-    return addr(out[0]), int(ret)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("get_mem_info", "i")
 def get_mem_info(attr: int, /) -> tuple[int, int, int]:
     """``(free, total, ret)`` for an aclrtMemAttr, on the current context's device."""
     free_, total = _out("size_t *"), _out("size_t *")
-    ret = lib.aclrtGetMemInfo(attr, free_, total)
+    ret = _lib.aclrtGetMemInfo(attr, free_, total)
     return int(free_[0]), int(total[0]), int(ret)
 
 
@@ -915,7 +923,7 @@ def pointer_get_attributes(ptr: int, /) -> tuple[dict[str, Any], int]:
     """``({"location": {"id", "type"}, "page_size", "rsv": [4]}, ret)``; type 0 host (pinned),
     1 device, 2 host memory the runtime does not know."""
     a = _out("aclrtPtrAttributes *")
-    ret = lib.aclrtPointerGetAttributes(vptr(ptr), a)
+    ret = _lib.aclrtPointerGetAttributes(_vptr(ptr), a)
     attrs = {
         "location": {"id": int(a.location.id), "type": _as_u32(a.location.type)},
         "page_size": int(a.pageSize),
@@ -932,63 +940,63 @@ def pointer_get_attributes(ptr: int, /) -> tuple[dict[str, Any], int]:
 @_rt("create_event", None)
 def create_event() -> tuple[int, int]:
     out = _out("aclrtEvent *")
-    ret = lib.aclrtCreateEvent(out)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtCreateEvent(out)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("create_event_with_flag", "I")
 def create_event_with_flag(flag: int, /) -> tuple[int, int]:
     out = _out("aclrtEvent *")
-    ret = lib.aclrtCreateEventWithFlag(out, flag)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtCreateEventWithFlag(out, flag)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("destroy_event", "k")
 def destroy_event(event: int, /) -> int:
-    return int(lib.aclrtDestroyEvent(vptr(event)))
+    return int(_lib.aclrtDestroyEvent(_vptr(event)))
 
 
 @_rt("record_event", "kk")
 def record_event(event: int, stream: int, /) -> int:
-    return int(lib.aclrtRecordEvent(vptr(event), vptr(stream)))
+    return int(_lib.aclrtRecordEvent(_vptr(event), _vptr(stream)))
 
 
 @_rt("reset_event", "kk")
 def reset_event(event: int, stream: int, /) -> int:
-    return int(lib.aclrtResetEvent(vptr(event), vptr(stream)))
+    return int(_lib.aclrtResetEvent(_vptr(event), _vptr(stream)))
 
 
 @_rt("query_event_status", "k")
 def query_event_status(event: int, /) -> tuple[int, int]:
     """``(status, ret)``; status is an aclrtEventRecordedStatus (1 = COMPLETE, 0 = NOT_READY)."""
     out = _out("aclrtEventRecordedStatus *")
-    out[0] = lib.ACL_EVENT_RECORDED_STATUS_NOT_READY
-    ret = lib.aclrtQueryEventStatus(vptr(event), out)
+    out[0] = _lib.ACL_EVENT_RECORDED_STATUS_NOT_READY
+    ret = _lib.aclrtQueryEventStatus(_vptr(event), out)
     return _as_u32(out[0]), int(ret)
 
 
 @_rt("synchronize_event", "k")
 def synchronize_event(event: int, /) -> int:
-    return int(lib.aclrtSynchronizeEvent(vptr(event)))
+    return int(_lib.aclrtSynchronizeEvent(_vptr(event)))
 
 
 @_rt("synchronize_event_with_timeout", "ki", suffix="!")
 def synchronize_event_with_timeout(event: int, timeout: int, /) -> int:
-    return int(lib.aclrtSynchronizeEventWithTimeout(vptr(event), timeout))
+    return int(_lib.aclrtSynchronizeEventWithTimeout(_vptr(event), timeout))
 
 
 @_rt("event_elapsed_time", "kk")
 def event_elapsed_time(start: int, end: int, /) -> tuple[float, int]:
     """``(ms, ret)``: milliseconds between two recorded events, as a float."""
     out = _out("float *")
-    ret = lib.aclrtEventElapsedTime(out, vptr(start), vptr(end))
+    ret = _lib.aclrtEventElapsedTime(out, _vptr(start), _vptr(end))
     return float(out[0]), int(ret)
 
 
 @_rt("event_get_timestamp", "k")
 def event_get_timestamp(event: int, /) -> tuple[int, int]:
     out = _out("uint64_t *")
-    ret = lib.aclrtEventGetTimestamp(vptr(event), out)
+    ret = _lib.aclrtEventGetTimestamp(_vptr(event), out)
     return int(out[0]), int(ret)
 
 
@@ -997,16 +1005,16 @@ def create_event_ex_with_flag(flag: int, /) -> tuple[int, int]:
     """A "new mode" event: cannot be reset or used with query_event/query_event_wait_status,
     and counts as complete until first recorded."""
     out = _out("aclrtEvent *")
-    ret = lib.aclrtCreateEventExWithFlag(out, flag)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtCreateEventExWithFlag(out, flag)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("query_event", "k")
 def query_event(event: int, /) -> tuple[int, int]:
     """Deprecated. ``(status, ret)``; status is an aclrtEventStatus (0 COMPLETE, 1 NOT_READY)."""
     out = _out("aclrtEventStatus *")
-    out[0] = lib.ACL_EVENT_STATUS_COMPLETE
-    ret = lib.aclrtQueryEvent(vptr(event), out)
+    out[0] = _lib.ACL_EVENT_STATUS_COMPLETE
+    ret = _lib.aclrtQueryEvent(_vptr(event), out)
     return _as_u32(out[0]), int(ret)
 
 
@@ -1014,8 +1022,8 @@ def query_event(event: int, /) -> tuple[int, int]:
 def query_event_wait_status(event: int, /) -> tuple[int, int]:
     """``(status, ret)``: 0 once every stream_wait_event on the event has been passed, else 1."""
     out = _out("aclrtEventWaitStatus *")
-    out[0] = lib.ACL_EVENT_WAIT_STATUS_COMPLETE
-    ret = lib.aclrtQueryEventWaitStatus(vptr(event), out)
+    out[0] = _lib.ACL_EVENT_WAIT_STATUS_COMPLETE
+    ret = _lib.aclrtQueryEventWaitStatus(_vptr(event), out)
     return int(out[0]), int(ret)
 
 
@@ -1024,14 +1032,14 @@ def query_event_wait_status(event: int, /) -> tuple[int, int]:
 @_rt_native("get_event_id", "k")
 def get_event_id(event: int, /) -> tuple[int, int]:
     out = _out("uint32_t *")
-    ret = lib.aclrtGetEventId(vptr(event), out)
+    ret = _lib.aclrtGetEventId(_vptr(event), out)
     return int(out[0]), int(ret)
 
 
 @_rt("get_event_avail_num", None)
 def get_event_avail_num() -> tuple[int, int]:
     out = _out("uint32_t *")
-    ret = lib.aclrtGetEventAvailNum(out)
+    ret = _lib.aclrtGetEventAvailNum(out)
     return int(out[0]), int(ret)
 
 
@@ -1046,7 +1054,7 @@ def get_event_avail_num() -> tuple[int, int]:
 # `extern "Python"` function aiocann_acl_callback declared in native/aiocann_python.h, so no
 # libffi closure is needed) serves every launch: the userData it receives is not a pointer but
 # a token, the key of the (fn, user_data) pair in `_pending`. Tokens rather than
-# ffi.new_handle because a stale token (its record dropped by acl.finalize) is harmless to
+# _ffi.new_handle because a stale token (its record dropped by acl.finalize) is harmless to
 # look up, whereas a dead handle would be a dangling pointer.
 #
 # The GIL: process_report is a cffi call, so the GIL is released while the runtime waits and
@@ -1072,19 +1080,19 @@ def get_event_avail_num() -> tuple[int, int]:
 def subscribe_report(thread_id: int, stream: int, /) -> int:
     """Bind the thread whose ``pthread_self()`` is ``thread_id`` (``threading.get_ident()``,
     ``Thread.ident``, or the id from ``acl.util.start_thread``) to ``stream``'s callbacks."""
-    return int(lib.aclrtSubscribeReport(thread_id, vptr(stream)))
+    return int(_lib.aclrtSubscribeReport(thread_id, _vptr(stream)))
 
 
 @_rt("unsubscribe_report", "Kk")
 def unsubscribe_report(thread_id: int, stream: int, /) -> int:
-    return int(lib.aclrtUnSubscribeReport(thread_id, vptr(stream)))
+    return int(_lib.aclrtUnSubscribeReport(thread_id, _vptr(stream)))
 
 
 @_rt("process_report", "i")
 def process_report(timeout: int, /) -> int:
     """Wait up to ``timeout`` ms (-1: forever) for callbacks addressed to the calling thread
     and run them here. The GIL is released while waiting."""
-    return int(lib.aclrtProcessReport(timeout))
+    return int(_lib.aclrtProcessReport(timeout))
 
 
 # END GENERATED "host callbacks"
@@ -1102,9 +1110,9 @@ def _trampoline_error(exc_type: type[BaseException], exc_value: BaseException, t
     )
 
 
-@ffi.def_extern(name="aiocann_acl_callback", onerror=_trampoline_error)  # type: ignore[untyped-decorator]
+@_ffi.def_extern(name="aiocann_acl_callback", onerror=_trampoline_error)  # type: ignore[untyped-decorator]
 def _run_callback(user_data: Any) -> None:
-    token = int(ffi.cast("uintptr_t", user_data))
+    token = int(_ffi.cast("uintptr_t", user_data))
     with _pending_lock:
         record = _pending.pop(token, None)
     if record is None:
@@ -1117,7 +1125,7 @@ def _run_callback(user_data: Any) -> None:
         _log.error("acl.rt.launch_callback: the callback %r raised; the exception is dropped", fn, exc_info=True)
 
 
-_trampoline = lib.aiocann_acl_callback
+_trampoline = _lib.aiocann_acl_callback
 
 
 def _drop_pending_callbacks() -> None:
@@ -1141,7 +1149,7 @@ def launch_callback(fn: Callable[[Any], object], user_data: object, block_type: 
     token = next(_tokens)
     with _pending_lock:
         _pending[token] = (fn, user_data)
-    ret = int(lib.aclrtLaunchCallback(_trampoline, ffi.cast("void *", token), block_type, vptr(stream)))
+    ret = int(_lib.aclrtLaunchCallback(_trampoline, _ffi.cast("void *", token), block_type, _vptr(stream)))
     if ret != 0:
         with _pending_lock:  # never enqueued: the runtime will not call back for this token
             _pending.pop(token, None)
@@ -1165,8 +1173,10 @@ def launch_callback(fn: Callable[[Any], object], user_data: object, block_type: 
 #   aiocann_acl_exception_callback of native/aiocann_python.h does it) and calls
 #   ``fn(info)`` with ``info`` the address of the aclrtExceptionInfo as an int
 #   (Py_BuildValue("(K)", info)). That address is valid only during the call: pass it to the
-#   get_*_from_exception_info getters there and then. The stream does not move on until fn
-#   returns, so fn must not wait for that stream;
+#   get_*_from_exception_info getters there and then (from any thread). Any other int -- and
+#   this address once fn has returned -- reads as NULL (0xFFFFFFFF), where pyACL would
+#   dereference it. The stream does not move on until fn returns, so fn must not wait for
+#   that stream;
 # * if fn raises, pyACL logs an error and drops its function (g_pyFunc = NULL) while its C
 #   callback stays registered. Here too: the exception is logged on the "aiocann.acl" logger
 #   and never reaches C, the function is dropped, and later reports find no function and are
@@ -1189,14 +1199,15 @@ def _exception_trampoline_error(
     )
 
 
-@ffi.def_extern(name="aiocann_acl_exception_callback", onerror=_exception_trampoline_error)  # type: ignore[untyped-decorator]
+@_ffi.def_extern(name="aiocann_acl_exception_callback", onerror=_exception_trampoline_error)  # type: ignore[untyped-decorator]
 def _run_exception_callback(info: Any) -> None:
     global _exception_fn
     fn = _exception_fn
     if fn is None:
         return  # cleared, or dropped after it raised
     try:
-        fn(addr(info))
+        with _live_reports.holding(_addr(info)):  # the getters read it only while fn runs
+            fn(_addr(info))
     except BaseException:  # noqa: BLE001 -- nothing may escape into C
         if _exception_fn is fn:  # not replaced meanwhile: drop it, as pyACL does
             _exception_fn = None
@@ -1208,7 +1219,7 @@ def _run_exception_callback(info: Any) -> None:
         )
 
 
-_exception_trampoline = lib.aiocann_acl_exception_callback
+_exception_trampoline = _lib.aiocann_acl_exception_callback
 
 
 @_rt("set_exception_info_callback", "|O")
@@ -1220,19 +1231,28 @@ def set_exception_info_callback(fn: Callable[[int], object] | None = None, /) ->
     with _exception_lock:
         if callable(fn):
             _exception_fn = fn
-            return int(lib.aclrtSetExceptionInfoCallback(_exception_trampoline))
+            return int(_lib.aclrtSetExceptionInfoCallback(_exception_trampoline))
         if fn is None:
             _exception_fn = None
-            return int(lib.aclrtSetExceptionInfoCallback(ffi.NULL))
+            return int(_lib.aclrtSetExceptionInfoCallback(_ffi.NULL))
     raise TypeError("acl.rt.set_exception_info_callback args parse failed")
+
+
+# The reports whose addresses a callback is holding now: the getters read only those. The C
+# getters dereference any non-NULL pointer (callback.cpp: a NULL check, then info->field), so
+# any other int -- 1, a stale address kept past the callback -- is given to them as NULL and
+# gets their NULL answer (0xFFFFFFFF) instead of crashing the interpreter (see _live.py).
+_live_reports = _LiveAddresses()
 
 
 def _exception_getter(name: str, fn: Callable[[Any], int]) -> Callable[[int], int]:
     @_rt(name, "k")
     def getter(info: int, /) -> int:
         # The value alone, no ret (pyACL: Py_BuildValue("I", ...)); 0xFFFFFFFF for info 0.
-        # ``info`` is read as given: only an address a callback received, during that call.
-        return int(fn(ffi.cast("const aclrtExceptionInfo *", info)))
+        def read(live: bool) -> int:
+            return int(fn(_ffi.cast("const aclrtExceptionInfo *", info) if live else _ffi.NULL))
+
+        return _live_reports.read(info, read)
 
     getter.__name__ = getter.__qualname__ = name
     getter.__doc__ = f"The {name.split('_from_')[0][4:].replace('_', ' ')} of an exception report (its address)."
@@ -1240,19 +1260,19 @@ def _exception_getter(name: str, fn: Callable[[Any], int]) -> Callable[[int], in
 
 
 get_error_code_from_exception_info = _exception_getter(
-    "get_error_code_from_exception_info", lambda i: lib.aclrtGetErrorCodeFromExceptionInfo(i)
+    "get_error_code_from_exception_info", lambda i: _lib.aclrtGetErrorCodeFromExceptionInfo(i)
 )
 get_task_id_from_exception_info = _exception_getter(
-    "get_task_id_from_exception_info", lambda i: lib.aclrtGetTaskIdFromExceptionInfo(i)
+    "get_task_id_from_exception_info", lambda i: _lib.aclrtGetTaskIdFromExceptionInfo(i)
 )
 get_stream_id_from_exception_info = _exception_getter(
-    "get_stream_id_from_exception_info", lambda i: lib.aclrtGetStreamIdFromExceptionInfo(i)
+    "get_stream_id_from_exception_info", lambda i: _lib.aclrtGetStreamIdFromExceptionInfo(i)
 )
 get_thread_id_from_exception_info = _exception_getter(
-    "get_thread_id_from_exception_info", lambda i: lib.aclrtGetThreadIdFromExceptionInfo(i)
+    "get_thread_id_from_exception_info", lambda i: _lib.aclrtGetThreadIdFromExceptionInfo(i)
 )
 get_device_id_from_exception_info = _exception_getter(
-    "get_device_id_from_exception_info", lambda i: lib.aclrtGetDeviceIdFromExceptionInfo(i)
+    "get_device_id_from_exception_info", lambda i: _lib.aclrtGetDeviceIdFromExceptionInfo(i)
 )
 
 
@@ -1267,13 +1287,13 @@ get_device_id_from_exception_info = _exception_getter(
 @_rt("peek_at_last_error", "i", suffix="!")
 def peek_at_last_error(level: int, /) -> int:
     """aclrtPeekAtLastError: the code, left in place."""
-    return int(lib.aclrtPeekAtLastError(level))
+    return int(_lib.aclrtPeekAtLastError(level))
 
 
 @_rt("get_last_error", "i", suffix="!")
 def get_last_error(level: int, /) -> int:
     """aclrtGetLastError: the code, then cleared."""
-    return int(lib.aclrtGetLastError(level))
+    return int(_lib.aclrtGetLastError(level))
 
 
 # END GENERATED "last error"
@@ -1287,27 +1307,27 @@ def get_last_error(level: int, /) -> int:
 @_rt("binary_get_function", "ks")
 def binary_get_function(bin_handle: int, kernel_name: str, /) -> tuple[int, int]:
     out = _out("aclrtFuncHandle *")
-    ret = lib.aclrtBinaryGetFunction(vptr(bin_handle), cstr(kernel_name), out)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtBinaryGetFunction(_vptr(bin_handle), _cstr(kernel_name), out)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("binary_unload", "k")
 def binary_unload(bin_handle: int, /) -> int:
     """aclrtBinaryUnLoad."""
-    return int(lib.aclrtBinaryUnLoad(vptr(bin_handle)))
+    return int(_lib.aclrtBinaryUnLoad(_vptr(bin_handle)))
 
 
 @_rt("destroy_binary", "k")
 def destroy_binary(binary: int, /) -> int:
-    return int(lib.aclrtDestroyBinary(vptr(binary)))
+    return int(_lib.aclrtDestroyBinary(_vptr(binary)))
 
 
 @_rt("binary_load", "k")
 def binary_load(binary: int, /) -> tuple[int, int]:
     """Loads the binary a create_binary descriptor points at: ``(bin_handle, ret)``."""
     out = _out("aclrtBinHandle *")
-    ret = lib.aclrtBinaryLoad(vptr(binary), out)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtBinaryLoad(_vptr(binary), out)
+    return _addr(out[0]), int(ret)
 
 
 # END GENERATED "binaries"
@@ -1325,8 +1345,8 @@ def _load_options(options: object) -> tuple[Any, Any]:
     if not isinstance(options, list):
         raise ValueError("argument 2 only support the format of list")
     if not options:
-        return ffi.NULL, None
-    arr = ffi.new("aclrtBinaryLoadOption[]", len(options))  # zero-filled: rsv stays 0
+        return _ffi.NULL, None
+    arr = _ffi.new("aclrtBinaryLoadOption[]", len(options))  # zero-filled: rsv stays 0
     for i, entry in enumerate(options):
         if not isinstance(entry, dict):
             raise TypeError("the bin_option argument is not dict")
@@ -1342,25 +1362,25 @@ def _load_options(options: object) -> tuple[Any, Any]:
 def binary_load_from_file(bin_path: str, options: list[dict[str, int]], /) -> tuple[int, int]:
     opts, keep = _load_options(options)
     out = _out("aclrtBinHandle *")
-    ret = lib.aclrtBinaryLoadFromFile(cstr(bin_path), opts, out)
+    ret = _lib.aclrtBinaryLoadFromFile(_cstr(bin_path), opts, out)
     del keep
-    return addr(out[0]), int(ret)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("binary_load_from_data", "kkO", suffix="!")
 def binary_load_from_data(data_ptr: int, length: int, options: list[dict[str, int]], /) -> tuple[int, int]:
     opts, keep = _load_options(options)
     out = _out("aclrtBinHandle *")
-    ret = lib.aclrtBinaryLoadFromData(vptr(data_ptr), length, opts, out)
+    ret = _lib.aclrtBinaryLoadFromData(_vptr(data_ptr), length, opts, out)
     del keep
-    return addr(out[0]), int(ret)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("create_binary", "kk")
 def create_binary(data_ptr: int, length: int, /) -> int:
     """aclrtCreateBinary: a descriptor of the binary at ``data_ptr`` (not copied: keep the
     data alive until binary_load). Returns the handle alone, 0 on failure -- no ret."""
-    return addr(lib.aclrtCreateBinary(vptr(data_ptr), length))
+    return _addr(_lib.aclrtCreateBinary(_vptr(data_ptr), length))
 
 
 @_rt("get_function_addr", "k", suffix="!")
@@ -1368,8 +1388,8 @@ def get_function_addr(func_handle: int, /) -> tuple[int, int, int]:
     """``(aic_addr, aiv_addr, ret)``: where the kernel's code starts (a simulator kernel has
     one entry, reported as the AIC address)."""
     aic, aiv = _out("void **"), _out("void **")
-    ret = lib.aclrtGetFunctionAddr(vptr(func_handle), aic, aiv)
-    return addr(aic[0]), addr(aiv[0]), int(ret)
+    ret = _lib.aclrtGetFunctionAddr(_vptr(func_handle), aic, aiv)
+    return _addr(aic[0]), _addr(aiv[0]), int(ret)
 
 
 @_rt("get_function_name", "kI", suffix="!")
@@ -1378,9 +1398,9 @@ def get_function_name(func_handle: int, max_len: int, /) -> tuple[str, int]:
     107000 and name is ""."""
     if max_len >= 1024:
         raise ValueError("maxLen should be less than 1024")
-    buf = ffi.new("char[]", max_len + 1)  # zeroed: "" unless the runtime wrote a name
-    ret = lib.aclrtGetFunctionName(vptr(func_handle), max_len, buf)
-    return ffi.string(buf).decode("utf-8", errors="replace"), int(ret)
+    buf = _ffi.new("char[]", max_len + 1)  # zeroed: "" unless the runtime wrote a name
+    ret = _lib.aclrtGetFunctionName(_vptr(func_handle), max_len, buf)
+    return _ffi.string(buf).decode("utf-8", errors="replace"), int(ret)
 
 
 # ----------------------------------------------------------------------- kernel arguments
@@ -1397,22 +1417,22 @@ def get_function_name(func_handle: int, max_len: int, /) -> tuple[str, int]:
 @_rt("kernel_args_get_handle_mem_size", "k")
 def kernel_args_get_handle_mem_size(func_handle: int, /) -> tuple[int, int]:
     out = _out("size_t *")
-    ret = lib.aclrtKernelArgsGetHandleMemSize(vptr(func_handle), out)
+    ret = _lib.aclrtKernelArgsGetHandleMemSize(_vptr(func_handle), out)
     return int(out[0]), int(ret)
 
 
 @_rt("kernel_args_get_mem_size", "kk")
 def kernel_args_get_mem_size(func_handle: int, user_args_size: int, /) -> tuple[int, int]:
     out = _out("size_t *")
-    ret = lib.aclrtKernelArgsGetMemSize(vptr(func_handle), user_args_size, out)
+    ret = _lib.aclrtKernelArgsGetMemSize(_vptr(func_handle), user_args_size, out)
     return int(out[0]), int(ret)
 
 
 @_rt("kernel_args_init", "k")
 def kernel_args_init(func_handle: int, /) -> tuple[int, int]:
     out = _out("aclrtArgsHandle *")
-    ret = lib.aclrtKernelArgsInit(vptr(func_handle), out)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtKernelArgsInit(_vptr(func_handle), out)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("kernel_args_init_by_user_mem", "kkkk")
@@ -1420,7 +1440,9 @@ def kernel_args_init_by_user_mem(
     func_handle: int, args_handle: int, user_host_mem: int, actual_args_size: int, /
 ) -> int:
     return int(
-        lib.aclrtKernelArgsInitByUserMem(vptr(func_handle), vptr(args_handle), vptr(user_host_mem), actual_args_size)
+        _lib.aclrtKernelArgsInitByUserMem(
+            _vptr(func_handle), _vptr(args_handle), _vptr(user_host_mem), actual_args_size
+        )
     )
 
 
@@ -1428,33 +1450,33 @@ def kernel_args_init_by_user_mem(
 def kernel_args_append(args_handle: int, param: int, param_size: int, /) -> tuple[int, int]:
     """Append ``param_size`` bytes read from the host address ``param``; ``(param_handle, ret)``."""
     out = _out("aclrtParamHandle *")
-    ret = lib.aclrtKernelArgsAppend(vptr(args_handle), vptr(param), param_size, out)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtKernelArgsAppend(_vptr(args_handle), _vptr(param), param_size, out)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("kernel_args_append_place_holder", "k")
 def kernel_args_append_place_holder(args_handle: int, /) -> tuple[int, int]:
     out = _out("aclrtParamHandle *")
-    ret = lib.aclrtKernelArgsAppendPlaceHolder(vptr(args_handle), out)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtKernelArgsAppendPlaceHolder(_vptr(args_handle), out)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("kernel_args_get_place_holder_buffer", "kkk")
 def kernel_args_get_place_holder_buffer(args_handle: int, param_handle: int, data_size: int, /) -> tuple[int, int]:
     """``(buffer_addr, ret)``: host memory, owned by the args handle, for the placeholder's data."""
     out = _out("void **")
-    ret = lib.aclrtKernelArgsGetPlaceHolderBuffer(vptr(args_handle), vptr(param_handle), data_size, out)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtKernelArgsGetPlaceHolderBuffer(_vptr(args_handle), _vptr(param_handle), data_size, out)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("kernel_args_para_update", "kkkk")
 def kernel_args_para_update(args_handle: int, param_handle: int, param: int, param_size: int, /) -> int:
-    return int(lib.aclrtKernelArgsParaUpdate(vptr(args_handle), vptr(param_handle), vptr(param), param_size))
+    return int(_lib.aclrtKernelArgsParaUpdate(_vptr(args_handle), _vptr(param_handle), _vptr(param), param_size))
 
 
 @_rt("kernel_args_finalize", "k")
 def kernel_args_finalize(args_handle: int, /) -> int:
-    return int(lib.aclrtKernelArgsFinalize(vptr(args_handle)))
+    return int(_lib.aclrtKernelArgsFinalize(_vptr(args_handle)))
 
 
 # END GENERATED "kernel arguments"
@@ -1468,7 +1490,7 @@ def kernel_args_finalize(args_handle: int, /) -> int:
 @_rt("launch_kernel", "kIkkk")
 def launch_kernel(func_handle: int, block_dim: int, args_data: int, args_size: int, stream: int, /) -> int:
     """aclrtLaunchKernel: ``args_data`` is *device* memory holding the packed arguments."""
-    return int(lib.aclrtLaunchKernel(vptr(func_handle), block_dim, vptr(args_data), args_size, vptr(stream)))
+    return int(_lib.aclrtLaunchKernel(_vptr(func_handle), block_dim, _vptr(args_data), args_size, _vptr(stream)))
 
 
 # END GENERATED "launch"
@@ -1485,8 +1507,8 @@ def _launch_cfg(cfg: object) -> tuple[Any, Any]:
     if not isinstance(cfg, list):
         raise ValueError("argument 2 only support the format of list")
     if not cfg:
-        return ffi.NULL, None
-    attrs = ffi.new("aclrtLaunchKernelAttr[]", len(cfg))  # zero-filled: rsv stays 0
+        return _ffi.NULL, None
+    attrs = _ffi.new("aclrtLaunchKernelAttr[]", len(cfg))  # zero-filled: rsv stays 0
     for i, entry in enumerate(cfg):
         if not isinstance(entry, dict):
             raise TypeError("the cfg argument is not dict")
@@ -1509,8 +1531,8 @@ def launch_kernel_with_config(
     /,
 ) -> int:
     c, attrs = _launch_cfg(cfg)
-    ret = lib.aclrtLaunchKernelWithConfig(
-        vptr(func_handle), num_blocks, vptr(stream), c, vptr(args_handle), vptr(reserve)
+    ret = _lib.aclrtLaunchKernelWithConfig(
+        _vptr(func_handle), num_blocks, _vptr(stream), c, _vptr(args_handle), _vptr(reserve)
     )
     del attrs  # the runtime has read the attributes by now
     return int(ret)
@@ -1530,43 +1552,43 @@ def launch_kernel_with_config(
 def reserve_mem_address(size: int, alignment: int, expect_ptr: int, flags: int, /) -> tuple[int, int]:
     """``(vir_ptr, ret)``: a reservation of device address space (no memory yet)."""
     out = _out("void **")
-    ret = lib.aclrtReserveMemAddress(out, size, alignment, vptr(expect_ptr), flags)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtReserveMemAddress(out, size, alignment, _vptr(expect_ptr), flags)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("release_mem_address", "k")
 def release_mem_address(vir_ptr: int, /) -> int:
-    return int(lib.aclrtReleaseMemAddress(vptr(vir_ptr)))
+    return int(_lib.aclrtReleaseMemAddress(_vptr(vir_ptr)))
 
 
 @_rt("free_physical", "k")
 def free_physical(handle: int, /) -> int:
-    return int(lib.aclrtFreePhysical(vptr(handle)))
+    return int(_lib.aclrtFreePhysical(_vptr(handle)))
 
 
 @_rt("map_mem", "kkkkK")
 def map_mem(vir_ptr: int, size: int, offset: int, handle: int, flags: int, /) -> int:
-    return int(lib.aclrtMapMem(vptr(vir_ptr), size, offset, vptr(handle), flags))
+    return int(_lib.aclrtMapMem(_vptr(vir_ptr), size, offset, _vptr(handle), flags))
 
 
 @_rt("unmap_mem", "k")
 def unmap_mem(vir_ptr: int, /) -> int:
-    return int(lib.aclrtUnmapMem(vptr(vir_ptr)))
+    return int(_lib.aclrtUnmapMem(_vptr(vir_ptr)))
 
 
 @_rt("mem_export_to_shareable_handle", "kiK")
 def mem_export_to_shareable_handle(handle: int, handle_type: int, flags: int, /) -> tuple[int, int]:
     """``(shareable_handle, ret)``: a 64-bit handle another process imports."""
     out = _out("uint64_t *")
-    ret = lib.aclrtMemExportToShareableHandle(vptr(handle), handle_type, flags, out)
+    ret = _lib.aclrtMemExportToShareableHandle(_vptr(handle), handle_type, flags, out)
     return int(out[0]), int(ret)
 
 
 @_rt("mem_import_from_shareable_handle", "Ki")
 def mem_import_from_shareable_handle(shareable_handle: int, device_id: int, /) -> tuple[int, int]:
     out = _out("aclrtDrvMemHandle *")
-    ret = lib.aclrtMemImportFromShareableHandle(shareable_handle, device_id, out)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtMemImportFromShareableHandle(shareable_handle, device_id, out)
+    return _addr(out[0]), int(ret)
 
 
 # END GENERATED "virtual memory"
@@ -1607,7 +1629,7 @@ def _int32_list(values: object) -> Any:
     element more than the list, as pyACL's vector does, so [] is a valid pointer to none."""
     if not isinstance(values, list):
         raise ValueError("argument 2 only support the format of list")
-    out = ffi.new("int32_t[]", len(values) + 1)
+    out = _ffi.new("int32_t[]", len(values) + 1)
     for i, item in enumerate(values):
         try:
             v = operator.index(item)
@@ -1624,15 +1646,15 @@ def malloc_physical(size: int, prop: object, flags: int, /) -> tuple[int, int]:
     """``(handle, ret)``: physical memory described by ``prop`` (see _physical_mem_prop)."""
     c = _physical_mem_prop(prop)
     out = _out("aclrtDrvMemHandle *")
-    ret = lib.aclrtMallocPhysical(out, size, c, flags)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtMallocPhysical(out, size, c, flags)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("mem_get_allocation_granularity", "Oi")
 def mem_get_allocation_granularity(prop: object, option: int, /) -> tuple[int, int]:
     c = _physical_mem_prop(prop)
     out = _out("size_t *")
-    ret = lib.aclrtMemGetAllocationGranularity(c, option, out)
+    ret = _lib.aclrtMemGetAllocationGranularity(c, option, out)
     return int(out[0]), int(ret)
 
 
@@ -1640,7 +1662,7 @@ def mem_get_allocation_granularity(prop: object, option: int, /) -> tuple[int, i
 def mem_set_pid_to_shareable_handle(shareable_handle: int, pids: object, /) -> int:
     """Adds the processes (ids from ``device_get_bare_tgid``) allowed to import it."""
     arr = _int32_list(pids)
-    return int(lib.aclrtMemSetPidToShareableHandle(shareable_handle, arr, len(arr) - 1))
+    return int(_lib.aclrtMemSetPidToShareableHandle(shareable_handle, arr, len(arr) - 1))
 
 
 # ----------------------------------------------------------------------- IPC memory
@@ -1652,13 +1674,13 @@ def mem_set_pid_to_shareable_handle(shareable_handle: int, pids: object, /) -> i
 def ipc_mem_import_by_key(key: str, flags: int, /) -> tuple[int, int]:
     """``(dev_ptr, ret)``: the exporter's device memory, mapped in this process."""
     out = _out("void **")
-    ret = lib.aclrtIpcMemImportByKey(out, cstr(key), flags)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtIpcMemImportByKey(out, _cstr(key), flags)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("ipc_mem_close", "s")
 def ipc_mem_close(key: str, /) -> int:
-    return int(lib.aclrtIpcMemClose(cstr(key)))
+    return int(_lib.aclrtIpcMemClose(_cstr(key)))
 
 
 # END GENERATED "IPC memory"
@@ -1669,15 +1691,15 @@ def ipc_mem_get_export_key(dev_ptr: int, size: int, length: int, flags: int, /) 
     """``(key, ret)``; ``length`` (< 1024) is the key buffer's size, 65 as documented."""
     if length >= 1024:
         raise ValueError("key len should be less than 1024")
-    key = ffi.new("char[]", length + 1)
-    ret = lib.aclrtIpcMemGetExportKey(vptr(dev_ptr), size, key, length, flags)
-    return ffi.string(key).decode("utf-8", errors="replace"), int(ret)
+    key = _ffi.new("char[]", length + 1)
+    ret = _lib.aclrtIpcMemGetExportKey(_vptr(dev_ptr), size, key, length, flags)
+    return _ffi.string(key).decode("utf-8", errors="replace"), int(ret)
 
 
 @_rt("ipc_mem_set_import_pid", "sO")
 def ipc_mem_set_import_pid(key: str, pids: object, /) -> int:
     arr = _int32_list(pids)
-    return int(lib.aclrtIpcMemSetImportPid(cstr(key), arr, len(arr) - 1))
+    return int(_lib.aclrtIpcMemSetImportPid(_cstr(key), arr, len(arr) - 1))
 
 
 # ----------------------------------------------------------------------- host registration
@@ -1689,25 +1711,25 @@ def ipc_mem_set_import_pid(key: str, pids: object, /) -> int:
 def host_register(ptr: int, size: int, register_type: int, /) -> tuple[int, int]:
     """``(dev_ptr, ret)``: the device address of the registered host memory."""
     out = _out("void **")
-    ret = lib.aclrtHostRegister(vptr(ptr), size, register_type, out)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtHostRegister(_vptr(ptr), size, register_type, out)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("host_register_v2", "KKI")
 def host_register_v2(ptr: int, size: int, flag: int, /) -> int:
-    return int(lib.aclrtHostRegisterV2(vptr(ptr), size, flag))
+    return int(_lib.aclrtHostRegisterV2(_vptr(ptr), size, flag))
 
 
 @_rt("host_get_device_pointer", "KI", "acl.rt.host_get_device_pointer parse failed")  # sic, pyACL's text
 def host_get_device_pointer(host_ptr: int, flag: int, /) -> tuple[int, int]:
     out = _out("void **")
-    ret = lib.aclrtHostGetDevicePointer(vptr(host_ptr), out, flag)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtHostGetDevicePointer(_vptr(host_ptr), out, flag)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("host_unregister", "k")
 def host_unregister(ptr: int, /) -> int:
-    return int(lib.aclrtHostUnregister(vptr(ptr)))
+    return int(_lib.aclrtHostUnregister(_vptr(ptr)))
 
 
 # END GENERATED "host registration"
@@ -1721,43 +1743,43 @@ def host_unregister(ptr: int, /) -> int:
 @_rt("get_memcpy_desc_size", "i")
 def get_memcpy_desc_size(kind: int, /) -> tuple[int, int]:
     out = _out("size_t *")
-    ret = lib.aclrtGetMemcpyDescSize(kind, out)
+    ret = _lib.aclrtGetMemcpyDescSize(kind, out)
     return int(out[0]), int(ret)
 
 
 @_rt("memcpy_async_with_desc", "kik")
 def memcpy_async_with_desc(desc: int, kind: int, stream: int, /) -> int:
-    return int(lib.aclrtMemcpyAsyncWithDesc(vptr(desc), kind, vptr(stream)))
+    return int(_lib.aclrtMemcpyAsyncWithDesc(_vptr(desc), kind, _vptr(stream)))
 
 
 @_rt("memcpy_async_with_condition", "kkkkik")
 def memcpy_async_with_condition(dst: int, dest_max: int, src: int, count: int, kind: int, stream: int, /) -> int:
     """Deprecated in CANN; behaves as memcpy_async."""
-    return int(lib.aclrtMemcpyAsyncWithCondition(vptr(dst), dest_max, vptr(src), count, kind, vptr(stream)))
+    return int(_lib.aclrtMemcpyAsyncWithCondition(_vptr(dst), dest_max, _vptr(src), count, kind, _vptr(stream)))
 
 
 @_rt("reduce_async", "kkkiikk")
 def reduce_async(dst: int, src: int, count: int, kind: int, data_type: int, stream: int, reserve: int, /) -> int:
     """``dst[i] = dst[i] op src[i]`` over ``count`` bytes; kind 10 SUM, 11 MAX, 12 MIN."""
-    return int(lib.aclrtReduceAsync(vptr(dst), vptr(src), count, kind, data_type, vptr(stream), vptr(reserve)))
+    return int(_lib.aclrtReduceAsync(_vptr(dst), _vptr(src), count, kind, data_type, _vptr(stream), _vptr(reserve)))
 
 
 @_rt("cmo_async", "kkik", suffix="!")
 def cmo_async(src: int, size: int, cmo_type: int, stream: int, /) -> int:
-    return int(lib.aclrtCmoAsync(vptr(src), size, cmo_type, vptr(stream)))
+    return int(_lib.aclrtCmoAsync(_vptr(src), size, cmo_type, _vptr(stream)))
 
 
 @_rt("value_write", "kkIk")
 def value_write(dev_addr: int, value: int, flag: int, stream: int, /) -> int:
     """Writes the 64-bit ``value`` at ``dev_addr`` when the stream gets there."""
-    return int(lib.aclrtValueWrite(vptr(dev_addr), value, flag, vptr(stream)))
+    return int(_lib.aclrtValueWrite(_vptr(dev_addr), value, flag, _vptr(stream)))
 
 
 @_rt("value_wait", "kkIk")
 def value_wait(dev_addr: int, value: int, flag: int, stream: int, /) -> int:
     """Holds the stream until the 64 bits at ``dev_addr`` meet ``flag``: 0 GEQ (signed), 1 EQ,
     2 AND (non-zero), 3 NOR (``~(v | value) != 0``)."""
-    return int(lib.aclrtValueWait(vptr(dev_addr), value, flag, vptr(stream)))
+    return int(_lib.aclrtValueWait(_vptr(dev_addr), value, flag, _vptr(stream)))
 
 
 # END GENERATED "copies, reduce, CMO"
@@ -1766,7 +1788,7 @@ def value_wait(dev_addr: int, value: int, flag: int, stream: int, /) -> int:
 @_rt("set_memcpy_desc", "kikkkk")
 def set_memcpy_desc(desc: int, kind: int, src: int, dst: int, count: int, config: int, /) -> tuple[int, int]:
     """``(desc, ret)``: writes the descriptor (device memory) and hands its address back."""
-    ret = lib.aclrtSetMemcpyDesc(vptr(desc), kind, vptr(src), vptr(dst), count, vptr(config))
+    ret = _lib.aclrtSetMemcpyDesc(_vptr(desc), kind, _vptr(src), _vptr(dst), count, _vptr(config))
     return desc, int(ret)
 
 
@@ -1791,17 +1813,17 @@ def set_memcpy_desc(desc: int, kind: int, src: int, dst: int, count: int, config
 
 @_rt("allocator_destroy_desc", "k")
 def allocator_destroy_desc(desc: int, /) -> int:
-    return int(lib.aclrtAllocatorDestroyDesc(vptr(desc)))
+    return int(_lib.aclrtAllocatorDestroyDesc(_vptr(desc)))
 
 
 @_rt("allocator_register", "kk")
 def allocator_register(stream: int, desc: int, /) -> int:
-    return int(lib.aclrtAllocatorRegister(vptr(stream), vptr(desc)))
+    return int(_lib.aclrtAllocatorRegister(_vptr(stream), _vptr(desc)))
 
 
 @_rt("allocator_unregister", "k")
 def allocator_unregister(stream: int, /) -> int:
-    return int(lib.aclrtAllocatorUnregister(vptr(stream)))
+    return int(_lib.aclrtAllocatorUnregister(_vptr(stream)))
 
 
 # END GENERATED "allocators"
@@ -1831,41 +1853,41 @@ def _call_allocator(kind: str, *args: int) -> object:
 
 def _as_pointer(result: object) -> Any:
     try:
-        return vptr(operator.index(result) & ((1 << 64) - 1)) if result is not None else ffi.NULL  # type: ignore[arg-type]
+        return _vptr(operator.index(result) & ((1 << 64) - 1)) if result is not None else _ffi.NULL  # type: ignore[arg-type]
     except TypeError:
-        return ffi.NULL
+        return _ffi.NULL
 
 
-@ffi.def_extern(name="aiocann_acl_allocator_alloc", onerror=_allocator_trampoline_error)  # type: ignore[untyped-decorator]
+@_ffi.def_extern(name="aiocann_acl_allocator_alloc", onerror=_allocator_trampoline_error)  # type: ignore[untyped-decorator]
 def _allocator_alloc(allocator: Any, size: int) -> Any:
-    return _as_pointer(_call_allocator("alloc", addr(allocator), size & 0xFFFF_FFFF))  # pyACL: "kI"
+    return _as_pointer(_call_allocator("alloc", _addr(allocator), size & 0xFFFF_FFFF))  # pyACL: "kI"
 
 
-@ffi.def_extern(name="aiocann_acl_allocator_free", onerror=_allocator_trampoline_error)  # type: ignore[untyped-decorator]
+@_ffi.def_extern(name="aiocann_acl_allocator_free", onerror=_allocator_trampoline_error)  # type: ignore[untyped-decorator]
 def _allocator_free(allocator: Any, block: Any) -> None:
-    _call_allocator("free", addr(allocator), addr(block))
+    _call_allocator("free", _addr(allocator), _addr(block))
 
 
-@ffi.def_extern(name="aiocann_acl_allocator_alloc_advise", onerror=_allocator_trampoline_error)  # type: ignore[untyped-decorator]
+@_ffi.def_extern(name="aiocann_acl_allocator_alloc_advise", onerror=_allocator_trampoline_error)  # type: ignore[untyped-decorator]
 def _allocator_alloc_advise(allocator: Any, size: int, address: Any) -> Any:
-    return _as_pointer(_call_allocator("alloc_advise", addr(allocator), size & 0xFFFF_FFFF, addr(address)))
+    return _as_pointer(_call_allocator("alloc_advise", _addr(allocator), size & 0xFFFF_FFFF, _addr(address)))
 
 
-@ffi.def_extern(name="aiocann_acl_allocator_get_addr", onerror=_allocator_trampoline_error)  # type: ignore[untyped-decorator]
+@_ffi.def_extern(name="aiocann_acl_allocator_get_addr", onerror=_allocator_trampoline_error)  # type: ignore[untyped-decorator]
 def _allocator_get_addr(block: Any) -> Any:
-    return _as_pointer(_call_allocator("get_addr", addr(block)))
+    return _as_pointer(_call_allocator("get_addr", _addr(block)))
 
 
 @_rt("allocator_create_desc", None)
 def allocator_create_desc() -> int:
     """The descriptor alone (no ret); 0 on failure."""
-    return addr(lib.aclrtAllocatorCreateDesc())
+    return _addr(_lib.aclrtAllocatorCreateDesc())
 
 
 @_rt("allocator_set_obj_to_desc", "kk")
 def allocator_set_obj_to_desc(desc: int, allocator: int, /) -> int:
-    cell = ffi.new("aclrtAllocator *", vptr(allocator))
-    ret = int(lib.aclrtAllocatorSetObjToDesc(vptr(desc), cell))
+    cell = _ffi.new("aclrtAllocator *", _vptr(allocator))
+    ret = int(_lib.aclrtAllocatorSetObjToDesc(_vptr(desc), cell))
     if ret == 0:
         with _allocator_lock:
             _allocator_cells.append(cell)
@@ -1875,7 +1897,7 @@ def allocator_set_obj_to_desc(desc: int, allocator: int, /) -> int:
 def _allocator_setter(name: str, kind: str, setter: Callable[[Any, Any], int], trampoline: Any) -> Any:
     @_rt(name, "kO")
     def set_func(desc: int, fn: Callable[..., object], /) -> int:
-        ret = int(setter(vptr(desc), trampoline))
+        ret = int(setter(_vptr(desc), trampoline))
         if ret == 0:
             with _allocator_lock:
                 _allocator_fns[kind] = fn
@@ -1889,26 +1911,26 @@ def _allocator_setter(name: str, kind: str, setter: Callable[[Any, Any], int], t
 allocator_set_alloc_func_to_desc = _allocator_setter(
     "allocator_set_alloc_func_to_desc",
     "alloc",
-    lambda d, f: lib.aclrtAllocatorSetAllocFuncToDesc(d, f),
-    lib.aiocann_acl_allocator_alloc,
+    lambda d, f: _lib.aclrtAllocatorSetAllocFuncToDesc(d, f),
+    _lib.aiocann_acl_allocator_alloc,
 )
 allocator_set_free_func_to_desc = _allocator_setter(
     "allocator_set_free_func_to_desc",
     "free",
-    lambda d, f: lib.aclrtAllocatorSetFreeFuncToDesc(d, f),
-    lib.aiocann_acl_allocator_free,
+    lambda d, f: _lib.aclrtAllocatorSetFreeFuncToDesc(d, f),
+    _lib.aiocann_acl_allocator_free,
 )
 allocator_set_alloc_advise_func_to_desc = _allocator_setter(
     "allocator_set_alloc_advise_func_to_desc",
     "alloc_advise",
-    lambda d, f: lib.aclrtAllocatorSetAllocAdviseFuncToDesc(d, f),
-    lib.aiocann_acl_allocator_alloc_advise,
+    lambda d, f: _lib.aclrtAllocatorSetAllocAdviseFuncToDesc(d, f),
+    _lib.aiocann_acl_allocator_alloc_advise,
 )
 allocator_set_get_addr_from_block_func_to_desc = _allocator_setter(
     "allocator_set_get_addr_from_block_func_to_desc",
     "get_addr",
-    lambda d, f: lib.aclrtAllocatorSetGetAddrFromBlockFuncToDesc(d, f),
-    lib.aiocann_acl_allocator_get_addr,
+    lambda d, f: _lib.aclrtAllocatorSetGetAddrFromBlockFuncToDesc(d, f),
+    _lib.aiocann_acl_allocator_get_addr,
 )
 
 
@@ -1919,13 +1941,13 @@ allocator_set_get_addr_from_block_func_to_desc = _allocator_setter(
 def get_mem_uce_info(device_id: int, array_size: int, /) -> tuple[list[dict[str, Any]], int]:
     """``([{"addr", "len", "reserved"}...], ret)``: the addresses hit by uncorrectable errors."""
     try:
-        arr = ffi.new("aclrtMemUceInfo[]", array_size)
+        arr = _ffi.new("aclrtMemUceInfo[]", array_size)
     except MemoryError:
         raise MemoryError("memory new failed") from None
     count = _out("size_t *")
-    ret = lib.aclrtGetMemUceInfo(device_id, arr, array_size, count)
+    ret = _lib.aclrtGetMemUceInfo(device_id, arr, array_size, count)
     infos = [
-        {"addr": addr(arr[i].addr), "len": int(arr[i].len), "reserved": [int(w) for w in arr[i].reserved]}
+        {"addr": _addr(arr[i].addr), "len": int(arr[i].len), "reserved": [int(w) for w in arr[i].reserved]}
         for i in range(int(count[0]))
     ]
     return infos, int(ret)
@@ -1936,19 +1958,19 @@ def mem_uce_repair(device_id: int, infos: object, /) -> int:
     """Repairs the addresses of a get_mem_uce_info list ({"addr", "len", "reserved"} dicts)."""
     if not isinstance(infos, list):
         raise TypeError("aclrtMemUceInfo argument is not list")
-    arr = ffi.new("aclrtMemUceInfo[]", len(infos) + 1)
+    arr = _ffi.new("aclrtMemUceInfo[]", len(infos) + 1)
     for i, item in enumerate(infos):
         if not isinstance(item, dict):
             raise TypeError("the aclrtMemUceInfo argument is not dict")
         address = _dict_int(item, "addr", signed=False, bits=64)
         if address is not None:
-            arr[i].addr = vptr(address)
+            arr[i].addr = _vptr(address)
         length = _dict_int(item, "len", signed=False, bits=64)
         if length is not None:
             arr[i].len = length
         for j, w in enumerate(_dict_u32_list(item, "reserved", 14, bits=64) or ()):
             arr[i].reserved[j] = w
-    return int(lib.aclrtMemUceRepair(device_id, arr, len(infos)))
+    return int(_lib.aclrtMemUceRepair(device_id, arr, len(infos)))
 
 
 # ======================================================================= issue 11, device share
@@ -1975,14 +1997,14 @@ def set_stream_overflow_switch(stream: int, flag: int, /) -> int:
     """1 turns overflow detection on for the launches submitted to ``stream`` from now on, 0
     off (anything else 100000). A launch that overflows with it on makes the stream's next
     synchronize return 207003, and sets the device's overflow status."""
-    return int(lib.aclrtSetStreamOverflowSwitch(vptr(stream), flag))
+    return int(_lib.aclrtSetStreamOverflowSwitch(_vptr(stream), flag))
 
 
 @_rt("get_stream_overflow_switch", "k")
 def get_stream_overflow_switch(stream: int, /) -> tuple[int, int]:
     """``(flag, ret)``."""
     out = _out("uint32_t *")
-    ret = lib.aclrtGetStreamOverflowSwitch(vptr(stream), out)
+    ret = _lib.aclrtGetStreamOverflowSwitch(_vptr(stream), out)
     return int(out[0]), int(ret)
 
 
@@ -1991,13 +2013,13 @@ def get_overflow_status(output_addr: int, output_size: int, stream: int, /) -> i
     """Enqueues on ``stream`` a copy of the device's overflow status, 64 bytes (``output_size``
     must be 64), into the device memory at ``output_addr``; nonzero means an overflow.
     Synchronize the stream before reading it."""
-    return int(lib.aclrtGetOverflowStatus(vptr(output_addr), output_size, vptr(stream)))
+    return int(_lib.aclrtGetOverflowStatus(_vptr(output_addr), output_size, _vptr(stream)))
 
 
 @_rt("reset_overflow_status", "k", suffix="!")
 def reset_overflow_status(stream: int, /) -> int:
     """Enqueues on ``stream`` the clearing of the device's overflow status."""
-    return int(lib.aclrtResetOverflowStatus(vptr(stream)))
+    return int(_lib.aclrtResetOverflowStatus(_vptr(stream)))
 
 
 # END GENERATED "overflow detection"
@@ -2012,14 +2034,14 @@ def reset_overflow_status(stream: int, /) -> int:
 def set_op_wait_timeout(timeout: int, /) -> int:
     """Seconds a stream waits for an event (stream_wait_event submitted from now on); 0, the
     default, waits forever. A wait that runs out fails its task: synchronize returns 107020."""
-    return int(lib.aclrtSetOpWaitTimeout(timeout))
+    return int(_lib.aclrtSetOpWaitTimeout(timeout))
 
 
 @_rt("set_op_execute_time_out", "I", "acl.rt.set_op_execute_timeout args parse failed!")  # sic, pyACL's name
 def set_op_execute_time_out(timeout: int, /) -> int:
     """Seconds a launch without a timeout attribute may run (0: the maximum), rounded up to
     the hardware's interval (get_op_timeout_interval)."""
-    return int(lib.aclrtSetOpExecuteTimeOut(timeout))
+    return int(_lib.aclrtSetOpExecuteTimeOut(timeout))
 
 
 @_rt("set_op_execute_timeout_v2", "K", suffix="!")
@@ -2027,7 +2049,7 @@ def set_op_execute_timeout_v2(timeout: int, /) -> tuple[int, int]:
     """``(actual_timeout, ret)``: microseconds; the actual timeout is whole intervals, at most
     254 of them (0: the maximum)."""
     out = _out("uint64_t *")
-    ret = lib.aclrtSetOpExecuteTimeOutV2(timeout, out)
+    ret = _lib.aclrtSetOpExecuteTimeOutV2(timeout, out)
     return int(out[0]), int(ret)
 
 
@@ -2035,7 +2057,7 @@ def set_op_execute_timeout_v2(timeout: int, /) -> tuple[int, int]:
 def get_op_timeout_interval() -> tuple[int, int]:
     """``(interval, ret)``: the hardware's timeout granularity in microseconds."""
     out = _out("uint64_t *")
-    ret = lib.aclrtGetOpTimeOutInterval(out)
+    ret = _lib.aclrtGetOpTimeOutInterval(out)
     return int(out[0]), int(ret)
 
 
@@ -2043,7 +2065,7 @@ def get_op_timeout_interval() -> tuple[int, int]:
 def get_op_execute_timeout() -> tuple[int, int]:
     """``(timeout_ms, ret)``: what a launch without a timeout attribute gets now."""
     out = _out("uint32_t *")
-    ret = lib.aclrtGetOpExecuteTimeout(out)
+    ret = _lib.aclrtGetOpExecuteTimeout(out)
     return int(out[0]), int(ret)
 
 
@@ -2059,25 +2081,25 @@ def get_op_execute_timeout() -> tuple[int, int]:
 def create_notify(flag: int, /) -> tuple[int, int]:
     """``(notify, ret)``; flag 0 (ACL_NOTIFY_DEFAULT) or 1 (ACL_NOTIFY_DEVICE_USE_ONLY)."""
     out = _out("aclrtNotify *")
-    ret = lib.aclrtCreateNotify(out, flag)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtCreateNotify(out, flag)
+    return _addr(out[0]), int(ret)
 
 
 @_rt("destroy_notify", "k")
 def destroy_notify(notify: int, /) -> int:
-    return int(lib.aclrtDestroyNotify(vptr(notify)))
+    return int(_lib.aclrtDestroyNotify(_vptr(notify)))
 
 
 @_rt("record_notify", "kk")
 def record_notify(notify: int, stream: int, /) -> int:
     """Enqueues a record on ``stream``: when the stream reaches it, the notify is set."""
-    return int(lib.aclrtRecordNotify(vptr(notify), vptr(stream)))
+    return int(_lib.aclrtRecordNotify(_vptr(notify), _vptr(stream)))
 
 
 @_rt("get_notify_id", "k")
 def get_notify_id(notify: int, /) -> tuple[int, int]:
     out = _out("uint32_t *")
-    ret = lib.aclrtGetNotifyId(vptr(notify), out)
+    ret = _lib.aclrtGetNotifyId(_vptr(notify), out)
     return int(out[0]), int(ret)
 
 
@@ -2085,8 +2107,8 @@ def get_notify_id(notify: int, /) -> tuple[int, int]:
 def notify_import_by_key(key: str, flag: int, /) -> tuple[int, int]:
     """``(notify, ret)``: the notify another process exported as ``key``."""
     out = _out("aclrtNotify *")
-    ret = lib.aclrtNotifyImportByKey(out, cstr(key), flag)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtNotifyImportByKey(out, _cstr(key), flag)
+    return _addr(out[0]), int(ret)
 
 
 # END GENERATED "notifies"
@@ -2103,7 +2125,7 @@ def wait_and_reset_notify(notify: int, stream: int, timeout: int, /) -> int:
         raise TypeError("timeout can't be a negative number!")
     if timeout >= _U32_LIMIT:
         raise TypeError("timeout should be less than 2**32!")
-    return int(lib.aclrtWaitAndResetNotify(vptr(notify), vptr(stream), timeout))
+    return int(_lib.aclrtWaitAndResetNotify(_vptr(notify), _vptr(stream), timeout))
 
 
 def _int_list(values: object, convert: Callable[[int], int], failure: str) -> list[int]:
@@ -2137,10 +2159,10 @@ def notify_batch_reset(notifies: object, /) -> int:
     if not isinstance(notifies, list):
         raise ValueError("argument only support the format of list")
     handles = _int_list(notifies, _u64_item, "get notify pointers from PyList failed")
-    arr = ffi.new("aclrtNotify[]", len(handles) + 1)  # pyACL's vector has one spare slot
+    arr = _ffi.new("aclrtNotify[]", len(handles) + 1)  # pyACL's vector has one spare slot
     for i, h in enumerate(handles):
-        arr[i] = vptr(h)
-    return int(lib.aclrtNotifyBatchReset(arr, len(handles)))
+        arr[i] = _vptr(h)
+    return int(_lib.aclrtNotifyBatchReset(arr, len(handles)))
 
 
 @_rt("notify_get_export_key", "kkK")
@@ -2150,9 +2172,9 @@ def notify_get_export_key(notify: int, length: int, flag: int, /) -> tuple[str, 
     (ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION) any process."""
     if length >= 1024:
         raise ValueError("key len should be less than 1024")
-    buf = ffi.new("char[]", length + 1)
-    ret = lib.aclrtNotifyGetExportKey(vptr(notify), buf, length, flag)
-    return ffi.string(buf).decode("utf-8", errors="replace"), int(ret)
+    buf = _ffi.new("char[]", length + 1)
+    ret = _lib.aclrtNotifyGetExportKey(_vptr(notify), buf, length, flag)
+    return _ffi.string(buf).decode("utf-8", errors="replace"), int(ret)
 
 
 @_rt("notify_set_import_pid", "kO")
@@ -2161,10 +2183,10 @@ def notify_set_import_pid(notify: int, pids: object, /) -> int:
     if not isinstance(pids, list):
         raise ValueError("argument 2 only support the format of list")
     values = _int_list(pids, _i32_item, "get values from PyList failed")
-    arr = ffi.new("int32_t[]", len(values) + 1)
+    arr = _ffi.new("int32_t[]", len(values) + 1)
     for i, v in enumerate(values):
         arr[i] = v
-    return int(lib.aclrtNotifySetImportPid(vptr(notify), arr, len(values)))
+    return int(_lib.aclrtNotifySetImportPid(_vptr(notify), arr, len(values)))
 
 
 # ----------------------------------------------------------------------- core resource limits
@@ -2176,53 +2198,53 @@ def notify_set_import_pid(notify: int, pids: object, /) -> int:
 def get_device_res_limit(device_id: int, res_type: int, /) -> tuple[int, int]:
     """``(value, ret)``: the process's limit of cube (0) or vector (1) cores on the device."""
     out = _out("uint32_t *")
-    ret = lib.aclrtGetDeviceResLimit(device_id, res_type, out)
+    ret = _lib.aclrtGetDeviceResLimit(device_id, res_type, out)
     return int(out[0]), int(ret)
 
 
 @_rt("set_device_res_limit", "iII")
 def set_device_res_limit(device_id: int, res_type: int, value: int, /) -> int:
-    return int(lib.aclrtSetDeviceResLimit(device_id, res_type, value))
+    return int(_lib.aclrtSetDeviceResLimit(device_id, res_type, value))
 
 
 @_rt("reset_device_res_limit", "i")
 def reset_device_res_limit(device_id: int, /) -> int:
-    return int(lib.aclrtResetDeviceResLimit(device_id))
+    return int(_lib.aclrtResetDeviceResLimit(device_id))
 
 
 @_rt("get_stream_res_limit", "ki", "acl.rt.get_stream_res_limit parse failed")  # sic: no "args"
 def get_stream_res_limit(stream: int, res_type: int, /) -> tuple[int, int]:
     """``(value, ret)``: the stream's own limit, else the device's."""
     out = _out("uint32_t *")
-    ret = lib.aclrtGetStreamResLimit(vptr(stream), _u32(res_type), out)
+    ret = _lib.aclrtGetStreamResLimit(_vptr(stream), _u32(res_type), out)
     return int(out[0]), int(ret)
 
 
 @_rt("set_stream_res_limit", "kiI", "acl.rt.set_stream_res_limit parse failed")
 def set_stream_res_limit(stream: int, res_type: int, value: int, /) -> int:
-    return int(lib.aclrtSetStreamResLimit(vptr(stream), _u32(res_type), value))
+    return int(_lib.aclrtSetStreamResLimit(_vptr(stream), _u32(res_type), value))
 
 
 @_rt("reset_stream_res_limit", "k", "acl.rt.reset_stream_res_limit parse failed")
 def reset_stream_res_limit(stream: int, /) -> int:
-    return int(lib.aclrtResetStreamResLimit(vptr(stream)))
+    return int(_lib.aclrtResetStreamResLimit(_vptr(stream)))
 
 
 @_rt("use_stream_res_in_current_thread", "k", "acl.rt.use_stream_res_in_current_thread parse failed")
 def use_stream_res_in_current_thread(stream: int, /) -> int:
-    return int(lib.aclrtUseStreamResInCurrentThread(vptr(stream)))
+    return int(_lib.aclrtUseStreamResInCurrentThread(_vptr(stream)))
 
 
 @_rt("unuse_stream_res_in_current_thread", "k", "acl.rt.unuse_stream_res_in_current_thread parse failed")
 def unuse_stream_res_in_current_thread(stream: int, /) -> int:
-    return int(lib.aclrtUnuseStreamResInCurrentThread(vptr(stream)))
+    return int(_lib.aclrtUnuseStreamResInCurrentThread(_vptr(stream)))
 
 
 @_rt("get_res_in_current_thread", "i", "acl.rt.get_res_in_current_thread parse failed")
 def get_res_in_current_thread(res_type: int, /) -> tuple[int, int]:
     """``(value, ret)``: the limit of the stream bound to this thread, else the device's."""
     out = _out("uint32_t *")
-    ret = lib.aclrtGetResInCurrentThread(_u32(res_type), out)
+    ret = _lib.aclrtGetResInCurrentThread(_u32(res_type), out)
     return int(out[0]), int(ret)
 
 
@@ -2238,14 +2260,14 @@ def get_res_in_current_thread(res_type: int, /) -> tuple[int, int]:
 def stream_abort(stream: int, /) -> int:
     """Kills the stream's running task and drops its queued ones; synchronizes waiting on it
     return 107023, and afterwards the stream is clean."""
-    return int(lib.aclrtStreamAbort(vptr(stream)))
+    return int(_lib.aclrtStreamAbort(_vptr(stream)))
 
 
 @_rt("device_task_abort", "iI")
 def device_task_abort(device_id: int, timeout: int, /) -> int:
     """The same for every stream of the device (``timeout`` ms, 0: no limit); it also clears
     the stop-on-failure errors of the device's contexts."""
-    return int(lib.aclrtDeviceTaskAbort(device_id, timeout))
+    return int(_lib.aclrtDeviceTaskAbort(device_id, timeout))
 
 
 # END GENERATED "topology, abort"
@@ -2256,7 +2278,7 @@ def get_devices_topo(device_id: int, other_device_id: int, /) -> tuple[int, int]
     """``(value, ret)``: an ACL_RT_DEVS_TOPOLOGY_* bit. pyACL builds the uint64 with "I": its
     low 32 bits."""
     out = _out("uint64_t *")
-    ret = lib.aclrtGetDevicesTopo(device_id, other_device_id, out)
+    ret = _lib.aclrtGetDevicesTopo(device_id, other_device_id, out)
     return _as_u32(int(out[0])), int(ret)
 
 
@@ -2270,8 +2292,8 @@ def register_cpu_func(bin_handle: int, func_name: str, kernel_name: str, /) -> t
     if not func_name or not kernel_name:
         raise ValueError("argument 2 or 3 must not be empty")
     out = _out("aclrtFuncHandle *")
-    ret = lib.aclrtRegisterCpuFunc(vptr(bin_handle), cstr(func_name), cstr(kernel_name), out)
-    return addr(out[0]), int(ret)
+    ret = _lib.aclrtRegisterCpuFunc(_vptr(bin_handle), _cstr(func_name), _cstr(kernel_name), out)
+    return _addr(out[0]), int(ret)
 
 
 # ----------------------------------------------------------------------- device groups
@@ -2284,7 +2306,7 @@ def register_cpu_func(bin_handle: int, func_name: str, kernel_name: str, /) -> t
 # pyACL parses it with "I" and passes it as int32_t.
 @_rt("set_group", "I")
 def set_group(group_id: int, /) -> int:
-    return int(lib.aclrtSetGroup(_as_i32(group_id)))
+    return int(_lib.aclrtSetGroup(_as_i32(group_id)))
 
 
 # END GENERATED "device groups"
@@ -2295,24 +2317,24 @@ def get_group_count(count: int, /) -> tuple[int, int]:
     """``(count, ret)``. pyACL requires one integer argument, which it overwrites."""
     out = _out("uint32_t *")
     out[0] = count
-    ret = lib.aclrtGetGroupCount(out)
+    ret = _lib.aclrtGetGroupCount(out)
     return int(out[0]), int(ret)
 
 
 @_rt("create_group_info", None)
 def create_group_info() -> int:
     """The group info array's address alone (no ret); 0 when the device has no groups."""
-    return addr(lib.aclrtCreateGroupInfo())
+    return _addr(_lib.aclrtCreateGroupInfo())
 
 
 @_rt("destroy_group_info", "k")
 def destroy_group_info(group_info: int, /) -> int:
-    return int(lib.aclrtDestroyGroupInfo(ffi.cast("aclrtGroupInfo *", group_info)))
+    return int(_lib.aclrtDestroyGroupInfo(_ffi.cast("aclrtGroupInfo *", group_info)))
 
 
 @_rt("get_all_group_info", "k")
 def get_all_group_info(group_info: int, /) -> int:
-    return int(lib.aclrtGetAllGroupInfo(ffi.cast("aclrtGroupInfo *", group_info)))
+    return int(_lib.aclrtGetAllGroupInfo(_ffi.cast("aclrtGroupInfo *", group_info)))
 
 
 _GROUP_VALUE_LEN = 0x100
@@ -2322,11 +2344,11 @@ _GROUP_VALUE_LEN = 0x100
 def get_group_info_detail(group_info: int, group_index: int, attr: int, /) -> tuple[list[int], int]:
     """``(values, ret)``; a failure (or an empty value) raises RuntimeError, as pyACL does.
     pyACL makes the list as long as the value's size in bytes, one int32 element each."""
-    values = ffi.new("int32_t[]", _GROUP_VALUE_LEN)
+    values = _ffi.new("int32_t[]", _GROUP_VALUE_LEN)
     size = _out("size_t *")
     ret = int(
-        lib.aclrtGetGroupInfoDetail(
-            ffi.cast("aclrtGroupInfo *", group_info), group_index, _u32(attr), values, _GROUP_VALUE_LEN, size
+        _lib.aclrtGetGroupInfoDetail(
+            _ffi.cast("aclrtGroupInfo *", group_info), group_index, _u32(attr), values, _GROUP_VALUE_LEN, size
         )
     )
     if ret != 0 or size[0] == 0:
@@ -2346,4 +2368,4 @@ def __getattr__(name: str) -> Any:
     reason = NOT_PROVIDED.get(name)
     if reason is None:
         raise AttributeError(f"module 'acl.rt' has no attribute {name!r}")
-    return not_implemented(f"acl.rt.{name}", reason)
+    return _not_implemented(f"acl.rt.{name}", reason)

@@ -37,6 +37,8 @@ static void binary_destroy(sim_obj *o)
     sim_binary *b = (sim_binary *)o;
     if (b->dl)
         dlclose(b->dl);
+    if (b->memfd >= 0)
+        close(b->memfd);
     free(b->functions);
     pthread_mutex_destroy(&b->lock);
     free(b);
@@ -146,6 +148,7 @@ static aclError publish(sim_binary *b, const char *func, aclrtBinHandle *out)
     }
     if (!room || !sim_handle_open(&b->obj)) {
         pthread_mutex_unlock(&g_lock);
+        b->memfd = -1; /* a failed load: its caller still owns (and closes) the memory file */
         binary_destroy(&b->obj);
         return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
     }
@@ -172,13 +175,16 @@ static aclError open_cpu_program(const char *label, int device, int mode, const 
     b->device = device;
     b->functions = fns;
     b->cpu_mode = mode;
+    b->memfd = -1;
     pthread_mutex_init(&b->lock, NULL);
     memcpy(b->path, label, plen + 1);
     return publish(b, func, out);
 }
 
-/* Opens a shared object and checks that it is a simulator kernel binary. */
-static aclError open_binary(const char *path, const char *label, int device, const char *func, aclrtBinHandle *out)
+/* Opens a shared object and checks that it is a simulator kernel binary. memfd: the memory
+ * file path names (load_from_data), which the binary then owns, or -1. */
+static aclError open_binary(const char *path, const char *label, int device, int memfd, const char *func,
+                            aclrtBinHandle *out)
 {
     aclError rc = check_elf(path, label, func);
     if (rc)
@@ -228,6 +234,7 @@ static aclError open_binary(const char *path, const char *label, int device, con
     b->num_kernels = n;
     b->functions = fns;
     b->cpu_mode = -1;
+    b->memfd = memfd;
     /* Optional: binaries built before blocks could report a status lack it (overflow.c). */
     b->take_status = (uint32_t(*)(void))dlsym(dl, "aclsim_kernel_take_status");
     pthread_mutex_init(&b->lock, NULL);
@@ -253,7 +260,7 @@ SIM_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOpt
     }
     if (access(binPath, R_OK) != 0)
         return sim_fail(ACL_ERROR_RT_FILE_OPEN, "cannot open %s: %s", binPath, strerror(errno));
-    return open_binary(binPath, binPath, -1, __func__, binHandle);
+    return open_binary(binPath, binPath, -1, -1, __func__, binHandle);
 }
 
 /* aclrtBinaryLoadFromData, and aclrtBinaryLoad of a descriptor (which has no options). */
@@ -298,8 +305,12 @@ static aclError load_from_data(const void *data, size_t length, const aclrtBinar
     char path[64], label[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     snprintf(label, sizeof label, "<binary data, %zu bytes>", length);
-    rc = open_binary(path, label, device, func, binHandle);
-    close(fd); /* the mapping made by dlopen keeps the contents */
+    /* The binary keeps fd open until it is destroyed: dlopen() takes a library it is given by
+     * a name it already knows for the one it has, so a closed fd whose number the next load
+     * reuses would hand that load the previous binary. */
+    rc = open_binary(path, label, device, fd, func, binHandle);
+    if (rc)
+        close(fd);
     return rc;
 }
 

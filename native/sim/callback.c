@@ -336,6 +336,9 @@ static bool callback_defers_reports(const sim_stream *s, const sim_task *t)
     return !t->u.callback.block && t->u.callback.sub == s->owed_sub;
 }
 
+/* A blocking one is traced as it is handed over (stream.c). */
+static bool callback_traced_at_start(const sim_task *t) { return t->u.callback.block; }
+
 /* A discarded callback does not run (an aborted or force-destroyed stream's host callbacks
  * are dropped). */
 const sim_task_ops sim_task_callback = {
@@ -343,6 +346,7 @@ const sim_task_ops sim_task_callback = {
     .replay = replay_callback,
     .release = release_callback,
     .defers_reports = callback_defers_reports,
+    .traced_at_start = callback_traced_at_start,
     .trace_type = ACLSIM_TRACE_CALLBACK,
 };
 

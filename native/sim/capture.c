@@ -36,10 +36,14 @@
  *    swaps the captured kernel -- function, blocks and args -- when that stream reaches it
  *    (the update is asynchronous, api_ref 15).
  *  - Failures: a replay is a task of its stream. Its first failed captured task fails it: the
- *    stream's error slot and the exception-info callbacks get the code, with the replay
- *    task's id, at the moment of the failure; the rest of the captured tasks run (continue on
- *    failure) or are discarded (stop on failure). Simulator choice: the real runtime reports
- *    the failed task of the model's own stream.
+ *    executing stream's error slot gets the code, and the exception-info callbacks a report
+ *    naming the model's own stream and the failed captured task (model_execute_task.cc
+ *    ReportErrorInfoForModelExecuteTask), at the moment of the failure; the rest of the
+ *    captured tasks run (continue on failure) or are discarded (stop on failure).
+ *  - The model's own streams (Context::StreamAddToCaptureModelProc creates one per captured
+ *    stream): made when its capture ends, handed out by aclmdlRIGetStreams, destroyed with the
+ *    model. They are ids and handles only (stream.c sim_stream_create_bound): the replay runs
+ *    on the executing stream, as above.
  *
  * State. The capture lock guards every capture-time structure: models being captured, the
  * `cap` state of streams and events, task groups. A replay takes none of it: a model's replay
@@ -65,6 +69,9 @@ enum { M_CAPTURING, M_INVALIDATED, M_READY };
 enum { GRP_NONE, GRP_SAMPLE, GRP_UPDATE };
 
 static const char *const k_mode_names[] = {"GLOBAL", "THREAD_LOCAL", "RELAXED", "none"};
+
+static sim_model *model_lookup(aclmdlRI modelRI, const char *func, aclError *rc);
+static aclError model_in_current_context(sim_model *m, const char *func);
 
 /* A captured kernel of a task group, which an update may replace while replays run it: the
  * slot and each replay running it hold a reference. */
@@ -92,6 +99,7 @@ enum { ENTRY_RUN, ENTRY_RECORD, ENTRY_WAIT };
  * entries in this order, needs neither. */
 typedef struct entry {
     uint8_t kind;
+    uint32_t stream;          /* the index of the capture stream it was captured on */
     sim_task *task;           /* ENTRY_RUN, outside a task group */
     struct sim_capslot *slot; /* ENTRY_RUN, a kernel of a task group */
     shadow *rec;              /* ENTRY_RECORD */
@@ -100,6 +108,7 @@ typedef struct entry {
 /* A stream of the capture (the real runtime's capture stream). */
 typedef struct capstream {
     sim_stream *stream;        /* +1 while it captures */
+    sim_stream *bound;         /* the model's own stream for it (from aclmdlRICaptureEnd; +1) */
     bool origin;               /* the stream aclmdlRICaptureBegin named */
     size_t last;               /* its newest entry, SIZE_MAX for none */
     uint16_t last_task, flip;  /* ids of its captured tasks, counted as stream.c does */
@@ -109,6 +118,7 @@ typedef struct capstream {
 typedef struct run_item {
     sim_task *task;
     struct sim_capslot *slot;
+    uint32_t stream; /* capture stream index: its bound stream is what a failure report names */
 } run_item;
 
 struct sim_model {
@@ -244,6 +254,12 @@ static void model_destroy(sim_obj *o)
     }
     for (uint32_t i = 0; i < m->ngroups; i++)
         sim_obj_put(&m->groups[i]->obj);
+    for (uint32_t i = 0; i < m->nstreams; i++) {
+        if (m->streams[i].bound) {
+            sim_stream_release_bound(m->streams[i].bound);
+            sim_obj_put(&m->streams[i].bound->obj);
+        }
+    }
     free(m->entries);
     free(m->streams);
     free(m->events);
@@ -501,6 +517,7 @@ static entry *add_entry(sim_model *m, capstream *cs, uint8_t kind)
     entry *en = &m->entries[m->nentries];
     memset(en, 0, sizeof *en);
     en->kind = kind;
+    en->stream = (uint32_t)(cs - m->streams);
     cs->last = m->nentries++;
     return en;
 }
@@ -1000,7 +1017,7 @@ static bool build_run(sim_model *m)
     m->nrun = 0;
     for (size_t i = 0; i < m->nentries; i++)
         if (m->entries[i].kind == ENTRY_RUN)
-            m->run[m->nrun++] = (run_item){m->entries[i].task, m->entries[i].slot};
+            m->run[m->nrun++] = (run_item){m->entries[i].task, m->entries[i].slot, m->entries[i].stream};
     return true;
 }
 
@@ -1059,16 +1076,58 @@ SIM_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
         else if (!(rc = validate(m, __func__)) && !build_run(m))
             rc = sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for the model");
         capture_exit(m);
+        if (rc)
+            model_close(m, &dropped);
+        else
+            sim_obj_get(&m->obj); /* kept while its streams are made, below */
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (!rc && m) {
+        /* The model's own streams (Context::StreamCreate for each captured stream, in
+         * context_aclgraph.cc), made outside the capture lock (they take the device lock, which
+         * ranks above it). The model is not ready, and its handle not handed out, until then. */
+        for (uint32_t i = 0; i < m->nstreams && !rc; i++)
+            m->streams[i].bound = sim_stream_create_bound(m->ctx, &rc);
+        pthread_mutex_lock(&g_lock);
+        if (!rc && !m->open)
+            rc = sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "the model was destroyed while its capture ended");
         if (rc) {
             model_close(m, &dropped);
         } else {
             m->status = M_READY;
             *modelRI = m->obj.handle;
         }
+        pthread_mutex_unlock(&g_lock);
+        sim_obj_put(&m->obj);
     }
-    pthread_mutex_unlock(&g_lock);
     put_dropped(dropped);
     sim_obj_put(&s->obj);
+    return rc;
+}
+
+/* rtModelGetStreams / Model::ModelGetStreams: streams NULL asks for the count; else up to
+ * *numStreams of the model's streams, the rest of the array NULL. Sub-models do not exist here. */
+SIM_API aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(modelRI);
+    SIM_CHECK_NOT_NULL(numStreams);
+    aclError rc;
+    sim_model *m = model_lookup(modelRI, __func__, &rc);
+    if (!m)
+        return rc;
+    if (!(rc = model_in_current_context(m, __func__))) {
+        pthread_mutex_lock(&g_lock);
+        uint32_t n = m->status == M_READY ? m->nstreams : 0;
+        if (!streams) {
+            *numStreams = n;
+        } else {
+            for (uint32_t i = 0; i < *numStreams; i++)
+                streams[i] = i < n ? m->streams[i].bound->obj.handle : NULL;
+        }
+        pthread_mutex_unlock(&g_lock);
+    }
+    sim_obj_put(&m->obj);
     return rc;
 }
 
@@ -1240,7 +1299,10 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
             if (rc && !first) {
                 first = rc;
                 snprintf(msg, msglen, "replay of a captured model, task %zu of %zu: %s", i + 1, m->nrun, buf);
-                sim_stream_task_failed(s, rt, rc, msg);
+                /* ReportErrorInfoForModelExecuteTask (model_execute_task.cc): the executing
+                 * stream's error slot gets the code (stream->SetErrCode), the report names the
+                 * model's own stream and the failed captured task, with the replay's thread. */
+                sim_stream_task_failed_as(s, rc, msg, m->streams[it->stream].bound->id, t->task_id, rt->tid, NULL);
                 stop = s->aborted; /* only this thread, the stream's worker, writes it */
             }
         }
@@ -1271,6 +1333,7 @@ static aclError sim_capture_apply_update(sim_stream *s, sim_task *t, char *msg, 
     t->u.update.kernel = NULL;
     pthread_mutex_lock(&m->run_lock);
     struct sim_capkernel *old = t->u.update.slot->k;
+    k->task->task_id = old->task->task_id; /* the same captured task, with new parameters */
     t->u.update.slot->k = k;
     pthread_mutex_unlock(&m->run_lock);
     kernel_put(old);

@@ -512,7 +512,9 @@ static aclError activate(sim_device *d)
         sim_memory_fini(&d->mem);
         return sim_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "cannot start the copy engine of device %d", d->id);
     }
+    atomic_store(&d->last_error, 0); /* aclrtGetErrorVerbose: a fresh device has had no error */
     d->active = true;
+    sim_exception_fast_clear(d->id); /* DeviceErrorProc::ProcClearFastRingBuffer */
     /* issue 11: a new device has all its cores (RawDevice::InitResource) and a clear float
      * status */
     sim_res_limit_device_init(d);

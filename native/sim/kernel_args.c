@@ -446,7 +446,10 @@ aclError sim_args_prepare_launch(aclrtArgsHandle h, sim_function *fn, void *inli
                          a->state != ST_FINAL ? "the args handle is not finalized: call aclrtKernelArgsFinalize"
                                               : "the args handle was updated since aclrtKernelArgsFinalize: finalize it "
                                                 "again");
-    if (!a->buf || a->args_size == 0)
+    /* A real kernel's args always hold its system parameters after the user's, so a kernel
+     * without parameters still launches with a non-empty block; a simulator kernel has no
+     * system parameters, so an empty block is what a kernel of no parameters takes. */
+    if (!a->buf || (a->args_size == 0 && fn->desc->num_params != 0))
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "the args handle holds no parameters");
     for (uint32_t i = 0; i < a->num_params; i++) {
         const args_param *p = &a->params[i];

@@ -278,6 +278,15 @@ static void trace_kernel(const sim_task *t, aclsimTraceRecord *r)
     snprintf(r->name, sizeof r->name, "%s", t->u.kernel.fn->desc->name);
 }
 
+/* What its exception info carries (issue 23: aclrtGetArgsFromExceptionInfo,
+ * aclrtGetFuncHandleFromExceptionInfo). */
+static bool kernel_failed(const sim_task *t, sim_exception_kernel *k)
+{
+    if (t->u.kernel.fn)
+        *k = (sim_exception_kernel){t->u.kernel.args, t->u.kernel.args_size, t->u.kernel.fn->obj.handle};
+    return true;
+}
+
 /* A discarded launch simply does not happen. */
 const sim_task_ops sim_task_kernel = {
     .run = sim_kernel_execute,
@@ -285,5 +294,6 @@ const sim_task_ops sim_task_kernel = {
     .release = release_kernel,
     .defers_reports = kernel_defers_reports,
     .trace = trace_kernel,
+    .failed_kernel = kernel_failed,
     .trace_type = ACLSIM_TRACE_KERNEL,
 };

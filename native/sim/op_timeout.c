@@ -58,6 +58,8 @@ static uint64_t interval_ns(void)
 /* A driver with a finer interval supports millisecond timeouts, where 0 means never. */
 static bool ms_mode(void) { return interval_ns() < MS_MODE_MAX_INTERVAL_US * 1000ull; }
 
+bool sim_op_timeout_ms_mode(void) { return ms_mode(); }
+
 /* The execute timeout a launch gets now, in microseconds; 0 = never. */
 uint64_t sim_op_execute_timeout_us(void)
 {

@@ -9,7 +9,7 @@
  * it between aclFinalize and the next aclInit (or first use):
  *   AIOCANN_SIM_SOC_NAME     the simulated part (chip.c; default Ascend910B1); an unknown one
  *                            makes the boot fail, naming the known ones
- *   AIOCANN_SIM_DEVICES      number of (physical) devices           (default 2, 1..64)
+ *   AIOCANN_SIM_DEVICES      number of (physical) devices           (default 8, a 910B server; 1..64)
  *   AIOCANN_SIM_CORES        AI-core threads per device              (default 8, 1..256)
  *   AIOCANN_SIM_MEMORY       device memory per device, e.g. 512m, 4g (default 4g)
  *   AIOCANN_SIM_MAX_STREAMS  streams per device incl. default ones   (default 1984)
@@ -269,7 +269,7 @@ static aclError read_config(sim_config *c)
 {
     long v;
     aclError rc;
-    if ((rc = env_long("AIOCANN_SIM_DEVICES", 1, SIM_MAX_DEVICES, 2, &v)))
+    if ((rc = env_long("AIOCANN_SIM_DEVICES", 1, SIM_MAX_DEVICES, 8, &v)))
         return rc;
     c->physical_devices = (int)v;
     read_visible_devices(c);

@@ -93,6 +93,7 @@ static aclError finalize_locked(void)
             sim_device_teardown(d);
         pthread_mutex_unlock(&d->lock);
     }
+    sim_host_func_stop(); /* issue 23: the host function threads, once the streams have drained */
     sim_callback_reset();
     sim_op_timeout_reset(); /* issue 11: the operator timeouts set in this session */
     sim_sat_mode_reset();   /* issue 21: the process's overflow mode */

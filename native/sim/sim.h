@@ -32,10 +32,14 @@
  *                  discards and traces its tasks through their kinds' operations
  *   executor.c     the pool of worker threads that runs whichever streams have work
  *   stream_attr.c  stream attributes, forced stream destruction
+ *   stream_config.c  stream config handles, aclrtCreateStreamV2, stream flags and priority,
+ *                  stream state callbacks, aclrtStreamStop
  *   abort.c        aclrtStreamAbort, aclrtDeviceTaskAbort
  *   event.c        events: records, waits, timestamps; the event tasks
  *   event_query.c  event queries that need only public event state (ids, wait status, ...)
  *   callback.c     report subscription, host callbacks (the callback task), aclrtProcessReport
+ *   host_func.c    aclrtLaunchHostFunc (run on the runtime's own callback threads) and the
+ *                  host-function subscription calls, over callback.c's machinery
  *   exception.c    exception-info callbacks: how the runtime says which task failed
  *   capture.c      stream capture (ACL Graph): aclmdlRICapture*, models and their replay (the
  *                  model task), task groups and task update (the update task)
@@ -47,6 +51,8 @@
  *   cpu_kernel.c   AI CPU function registration (aclrtRegisterCpuFunc)
  *   kernel_args.c  aclrtKernelArgs*: layout and state machine of reference section 10
  *   launch.c       aclrtLaunchKernelWithConfig / aclrtLaunchKernel; the kernel task
+ *   rtc.c          runtime compilation (aclrtc*): the source compiled by aiocann's kernel
+ *                  compiler in a child process; the RTC error codes
  *
  * Memory -- device and host memory, copies, and the stream-ordered memory operations:
  *   memory.c       device memory (reserved address range, guard pages), pinned host memory,
@@ -65,6 +71,17 @@
  *   value.c        aclrtValueWrite / aclrtValueWait stream tasks; the stream-operation helpers
  *   reduce.c       aclrtReduceAsync: a reduction of device memory as a stream task
  *   cmo.c          aclrtCmoAsync: cache maintenance as a stream task
+ *   random.c       aclrtRandomNumAsync: random numbers into device memory as a stream task
+ *   memory_managed.c  managed memory (aclrtMemAllocManaged), aclrtMemSetAccess, the V2
+ *                  shareable handles of physical memory
+ *
+ * The rest of CANN's surface -- what programs written for CANN call around the runtime:
+ *   base.c         acl_base_rt.h's helpers (fp16, data buffers, type sizes, aclAppLog), version,
+ *                  arch and error-detail queries
+ *   unsimulated.c  runtime functions with their real prototypes the simulator does not
+ *                  simulate yet: each fails with a message saying so
+ *   not_provided.c the dump, profiler and tensor-data-transfer libraries: 200001 with a
+ *                  message
  *
  * The roof:
  *   runtime.c      aclInit/aclFinalize (which tears every subsystem down), package versions
@@ -114,7 +131,7 @@ typedef enum sim_visible_state {
 #define SIM_VISIBLE_STR_MAX 128 /* RT_SET_DEVICE_STR_MAX_LEN: the runtime reads this much of it */
 
 typedef struct sim_config {
-    int physical_devices;    /* AIOCANN_SIM_DEVICES, default 2: the machine's devices */
+    int physical_devices;    /* AIOCANN_SIM_DEVICES, default 8 (a 910B server): the machine's devices */
     int num_devices;         /* the devices this process sees (user ids 0..num_devices-1) */
     sim_visible_state visible;
     int32_t logic_id[SIM_MAX_DEVICES];       /* user id -> logical (physical) id */
@@ -439,6 +456,9 @@ struct sim_device {
     _Atomic uint32_t res_limit[2];
     uint64_t *notify_ids;
     atomic_bool task_abort;
+    /* issue 23: the latest AI-core exception's code on this device (0: none), for
+     * aclrtGetErrorVerbose (base.c); set by the stream worker (stream.c), cleared at activation. */
+    _Atomic uint32_t last_error;
 };
 
 sim_device *sim_device_at(int i);     /* the static slot i < SIM_MAX_DEVICES, configured or not */
@@ -449,6 +469,8 @@ sim_context *sim_current_context_quiet(void); /* the same, recording no error wh
 void sim_device_teardown(sim_device *d);                   /* under d->lock */
 /* Unlinks s from its device's stream list (takes d->lock). */
 void sim_device_forget_stream(sim_stream *s);
+sim_stream *sim_stream_create_bound(sim_context *ctx, aclError *rc);
+void sim_stream_release_bound(sim_stream *s);
 
 int sim_pool_start(sim_core_pool *p, int num_cores, int device_id);
 void sim_pool_stop(sim_core_pool *p);
@@ -590,7 +612,14 @@ typedef struct sim_task {
  *           progress are published together (event records and resets; run then takes only
  *           leaf locks and never fails).
  *  reports_own_failure  run reported its failure itself, at the moment it happened (a
- *           replay, for its first failed captured task); the worker must not report it again. */
+ *           replay, for its first failed captured task); the worker must not report it again.
+ *  traced_at_start  t is traced as it is handed over rather than when run returns (a blocking
+ *           callback: its completion may be seen, and a trace stopped, before the stream goes
+ *           on past it). NULL: never.
+ *  failed_kernel  t is a kernel launch (issue 23): its failure goes to the device's fast ring
+ *           buffer too, and *k is filled with what its exception info carries (k->func NULL
+ *           when the task has no function). NULL: not a kernel. */
+struct sim_exception_kernel;
 struct sim_task_ops {
     aclError (*run)(sim_stream *s, sim_task *t, char *msg, size_t msglen);
     aclError (*replay)(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen);
@@ -599,6 +628,8 @@ struct sim_task_ops {
     void (*release)(sim_task *t);
     bool (*defers_reports)(const sim_stream *s, const sim_task *t);
     void (*trace)(const sim_task *t, aclsimTraceRecord *r);
+    bool (*traced_at_start)(const sim_task *t);
+    bool (*failed_kernel)(const sim_task *t, struct sim_exception_kernel *k);
     int32_t trace_type;
     bool publish_with_stream;
     bool reports_own_failure;
@@ -639,6 +670,10 @@ struct sim_stream {
      * by lock. */
     uint32_t fail_mode;
     uint32_t id;                 /* aclrtStreamGetId */
+    /* A stream of a captured model (capture.c, sim_stream_create_bound): an id and a handle
+     * that reports and queries name, no worker; it takes no work and is not destroyed by
+     * aclrtDestroyStream (107005), only with its model. */
+    bool bound;
     uint16_t last_task;          /* per-stream task counter and its wrap count (stream.c) */
     uint16_t task_flip;
     struct sim_subscriber *subscriber; /* report thread bound by aclrtSubscribeReport */
@@ -699,6 +734,9 @@ sim_stream *sim_stream_for_work(aclrtStream s, const char *func, aclError *rc);
 /* A zeroed task of kind ops: one the calling thread took from a stream's recycled tasks, or a
  * new one. */
 sim_task *sim_task_new(const sim_task_ops *ops);
+/* Runs the aclrtRegStreamStateCallback callbacks for a user stream just created (created) or
+ * about to be destroyed (stream_config.c). No simulator lock may be held: they are user code. */
+void sim_stream_state_notify(aclrtStream stream, bool created);
 void sim_task_free(sim_task *t); /* drops the references the task holds, frees it */
 /* Enqueues t, gives it its task id (which becomes the calling thread's last task id) and
  * returns 0 with its sequence number in *seq (seq may be NULL). Or frees t and returns the
@@ -799,6 +837,9 @@ struct sim_event {
      * stream waits on this event submitted and executed so far (aclrtQueryEventWaitStatus). */
     bool ex_mode;
     uint64_t waits_submitted, waits_done;
+    /* issue 23: the flag of its first aclrtRecordEventWithFlag / aclrtStreamWaitEventWithFlag
+     * (UINT32_MAX: none yet); a later one with the other flag is refused (event.c). Lock. */
+    uint32_t record_flag, wait_flag;
     /* Set while a capture holds a record of it (capture.c; written under the capture lock). */
     _Atomic(struct sim_capevent *) cap;
     /* issue 21: the newest record that will never happen -- discarded behind a failed task of
@@ -836,6 +877,8 @@ struct sim_subscriber {
 };
 
 void sim_subscriber_put(sim_subscriber *sub);
+/* Joins the threads that run aclrtLaunchHostFunc's functions (host_func.c); aclFinalize. */
+void sim_host_func_stop(void);
 /* Its task (sim_task_callback) hands the report over. A blocking one wakes the processing
  * thread and waits for the callback to return. A non-blocking one is only queued: the stream
  * worker owes the thread a sim_callback_wake (sim_stream_owe_report), which it may defer to wake
@@ -851,7 +894,26 @@ void sim_callback_reset(void);
 
 /* Calls every registered exception-info callback with this failure, on the calling thread
  * (a stream worker, before it moves past the failed task). */
-void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code);
+/* What an AI-core exception's info carries about the kernel (issue 23: aclrtGetArgsFrom-
+ * ExceptionInfo, aclrtGetFuncHandleFromExceptionInfo); NULL for a failure that is not a kernel's. */
+typedef struct sim_exception_kernel {
+    void *args;
+    size_t args_size;
+    aclrtFuncHandle func;
+} sim_exception_kernel;
+void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code,
+                          const sim_exception_kernel *kernel);
+/* A task failed: the exception-info callbacks, inline on STARS chips, from another thread a
+ * moment later on HWTS chips (no barrier: the stream goes on meanwhile). */
+void sim_exception_report(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code,
+                          const char *msg, const sim_exception_kernel *kernel);
+/* The fast ring buffer (millisecond operator timeouts only): a failed kernel is posted there,
+ * and reported again by the next thread that submits to or checks a context of its device. */
+void sim_exception_fast_post(sim_stream *s, uint32_t task_id, uint32_t tid, aclError code, const char *msg);
+void sim_exception_fast_poll(sim_device *d, sim_context *c);
+void sim_exception_fast_clear(int device);
+void sim_stream_task_failed_as(sim_stream *s, aclError rc, const char *msg, uint32_t report_stream, uint32_t task_id,
+                               uint32_t tid, const sim_exception_kernel *kernel);
 
 /* ------------------------------------------------------------------ binaries ------------- */
 
@@ -871,6 +933,9 @@ struct sim_binary {
     uint32_t (*take_status)(void);
     int cpu_mode;
     struct sim_cpu_reg *cpu_functions;
+    /* Loaded from data: the memory file dlopen() mapped, open for the binary's life, so the
+     * name dlopen knows it by (/proc/self/fd/N) stays its own (binary.c load_from_data); -1. */
+    int memfd;
     char path[];
 };
 
@@ -1043,6 +1108,8 @@ void sim_op_timeout_reset(void);
 /* issue 21: aclrtSetDeviceSatMode's process-wide mode back to the chip's default (aclFinalize;
  * device_query.c). */
 void sim_sat_mode_reset(void);
+/* Whether the driver supports millisecond operator timeouts (Runtime::IsSupportOpTimeoutMs). */
+bool sim_op_timeout_ms_mode(void);
 
 /* overflow.c: what a finished kernel task reports: its blocks' status, and whether its
  * stream's switch was on at submission. Returns 0, or ACL_ERROR_RT_AICORE_OVER_FLOW with msg

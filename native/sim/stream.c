@@ -135,8 +135,23 @@ static void discard(sim_stream *s, sim_task *t, bool stop_abort)
 /* The worker's reaction to a failed task, in the real runtime's order: the stream's error slot
  * (PreCheckTaskErr sets errCode_), the exception-info callbacks (TaskFailCallBack), then, in a
  * stop-on-failure context, the abort (EnterFailureAbort). No lock is held while the callbacks
- * run: they are user code and may call the runtime. */
+ * run: they are user code and may call the runtime. A failed kernel is also written to the
+ * device's fast ring buffer where the driver supports millisecond operator timeouts
+ * (exception.c), before its regular report, as the device writes it when the fault happens. */
 void sim_stream_task_failed(sim_stream *s, const sim_task *t, aclError rc, const char *msg)
+{
+    /* An AI-core exception's info names the kernel and its arguments (issue 23). */
+    sim_exception_kernel k = {0};
+    bool kernel = t->ops->failed_kernel && t->ops->failed_kernel(t, &k);
+    if (kernel)
+        sim_exception_fast_post(s, t->task_id, t->tid, rc, msg);
+    sim_stream_task_failed_as(s, rc, msg, s->id, t->task_id, t->tid, kernel && k.func ? &k : NULL);
+}
+
+/* The same, with the report naming stream `report_stream` and task `task_id` (a replay names
+ * the model's own stream and captured task, capture.c). */
+void sim_stream_task_failed_as(sim_stream *s, aclError rc, const char *msg, uint32_t report_stream, uint32_t task_id,
+                               uint32_t tid, const sim_exception_kernel *kernel)
 {
     pthread_mutex_lock(&s->lock);
     s->error = rc;
@@ -145,7 +160,9 @@ void sim_stream_task_failed(sim_stream *s, const sim_task *t, aclError rc, const
     /* The failure's description becomes this thread's recent error, so an exception callback
      * that calls aclGetRecentErrMsg learns what failed. */
     sim_error_message("task", msg);
-    sim_exception_notify(t->task_id, s->id, t->tid, s->dev->id, rc);
+    if (kernel && kernel->func)
+        atomic_store(&s->dev->last_error, (uint32_t)rc); /* aclrtGetErrorVerbose (base.c) */
+    sim_exception_report(task_id, report_stream, tid, s->dev->id, rc, msg, kernel);
     sim_context *c = s->ctx;
     if (atomic_load(&c->mode) == ACL_STOP_ON_FAILURE) {
         aclError none = ACL_SUCCESS;
@@ -353,8 +370,13 @@ void sim_stream_run_turn(sim_stream *s, sim_guard *guard)
                 msg[0] = '\0';
                 bool trace = sim_trace_on();
                 uint64_t t0 = trace ? sim_now_ns() : 0;
+                /* A blocking callback is traced as it is handed over: its completion may be
+                 * seen, and a trace stopped, before the stream goes on past it. */
+                bool early = trace && t->ops->traced_at_start && t->ops->traced_at_start(t);
+                if (early)
+                    sim_stream_trace_task(s, t, t0, ACL_SUCCESS);
                 aclError rc = t->ops->run(s, t, msg, sizeof msg);
-                if (trace)
+                if (trace && !early)
                     sim_stream_trace_task(s, t, t0, rc);
                 /* A task ended by an abort is not a failure: the abort clears the stream's
                  * error, and no report is made for it (TaskFailCallBack does not report while
@@ -433,6 +455,12 @@ aclError sim_context_failure(sim_context *c, const char *func)
 
 aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_t *seq)
 {
+    if (__builtin_expect(s->bound, 0)) { /* simulator choice: a model's stream runs nothing */
+        sim_task_free(t);
+        return sim_fail_(func, ACL_ERROR_RT_STREAM_MODEL, "stream %u belongs to a captured model: it takes no work",
+                         s->id);
+    }
+    sim_exception_fast_poll(s->dev, s->ctx); /* Context::CheckTaskSend */
     aclError rc = sim_context_failure(s->ctx, func);
     if (rc) {
         sim_task_free(t);
@@ -638,6 +666,49 @@ sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priori
     return s;
 }
 
+/* A stream of a captured model. The real runtime creates one per captured stream
+ * (Context::StreamCreate in feature/aclgraph/context_aclgraph.cc) and binds it to the model
+ * (ModelAddStream, ModelBindStream); aclmdlRIGetStreams hands them out and a failed replay's
+ * report names one of them (model_execute_task.cc). The simulator runs a replay's tasks on
+ * the executing stream's worker (capture.c), so a model stream is only what the API can see
+ * of it: a per-device id from the same counter as every stream's and a handle; no worker,
+ * not on d->streams (a device teardown reaches it through its model). */
+sim_stream *sim_stream_create_bound(sim_context *ctx, aclError *rc)
+{
+    sim_device *d = ctx->dev;
+    sim_stream *s = calloc(1, sizeof *s);
+    if (!s) {
+        *rc = sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+        return NULL;
+    }
+    sim_obj_init(&s->obj, SIM_KIND_STREAM, stream_destroy);
+    s->dev = d;
+    s->ctx = ctx;
+    s->bound = true;
+    s->last_task = UINT16_MAX;
+    sim_mutex_init(&s->lock);
+    sim_cond_init_monotonic(&s->done_cv);
+    pthread_mutex_lock(&d->lock);
+    s->id = d->next_stream_id++;
+    pthread_mutex_unlock(&d->lock);
+    if (!sim_handle_open(&s->obj)) {
+        stream_destroy(&s->obj);
+        *rc = sim_fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, "handle table is full");
+        return NULL;
+    }
+    sim_obj_get(&s->obj); /* the model's, besides the handle table's */
+    *rc = ACL_SUCCESS;
+    return s;
+}
+
+/* The model is gone: so is its stream (~CaptureModel destroys its streams). */
+void sim_stream_release_bound(sim_stream *s)
+{
+    sim_obj *o = sim_handle_close(s->obj.handle, SIM_KIND_STREAM);
+    if (o)
+        sim_obj_put(o);
+}
+
 void sim_stream_shutdown(sim_stream *s)
 {
     sim_capture_stream_gone(s);
@@ -731,8 +802,10 @@ static aclError create(aclrtStream *stream, uint32_t priority, uint32_t flags, c
     pthread_mutex_unlock(&d->lock);
     sim_obj_put(still);
     sim_obj_put(&c->obj);
-    if (s)
+    if (s) {
         *stream = s->obj.handle;
+        sim_stream_state_notify(s->obj.handle, true); /* issue 23: aclrtRegStreamStateCallback */
+    }
     return rc;
 }
 
@@ -758,10 +831,16 @@ aclError sim_stream_destroy(aclrtStream stream, bool force, const char *func)
     sim_stream *s = sim_stream_for_work(stream, func, &rc);
     if (!s)
         return rc;
+    if (s->bound) { /* Context::TearDownOwnedStream: a stream bound to a model */
+        sim_obj_put(&s->obj);
+        return sim_fail_(func, ACL_ERROR_RT_STREAM_MODEL,
+                         "stream %u is bound to a captured model: it goes when the model is destroyed", s->id);
+    }
     if ((rc = sim_capture_stream_busy(s, func))) { /* ApiErrorDecorator::StreamDestroy */
         sim_obj_put(&s->obj);
         return rc;
     }
+    sim_stream_state_notify(stream, false); /* issue 23: before it goes (DESTROY_PRE) */
     sim_obj *table_ref = sim_handle_close(stream, SIM_KIND_STREAM);
     if (!table_ref) {
         sim_obj_put(&s->obj);
@@ -794,6 +873,7 @@ static aclError synchronize(aclrtStream stream, int32_t timeout, const char *fun
     sim_stream *s = sim_stream_resolve(stream, func, &rc);
     if (!s)
         return rc;
+    sim_exception_fast_poll(s->dev, s->ctx); /* Context::CheckStatus */
     /* ApiErrorDecorator::StreamSynchronize: a capturing stream cannot be synchronized. An
      * aborting one returns the abort's code (Stream::SynchronizeExecutedTask). */
     if (!(rc = sim_capture_stream_busy(s, func)) && !(rc = sim_context_failure(s->ctx, func)) &&
@@ -841,6 +921,7 @@ SIM_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
     sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
     if (!s)
         return rc;
+    sim_exception_fast_poll(s->dev, s->ctx); /* Context::CheckStatus */
     /* ApiErrorDecorator::StreamQuery: nor queried. */
     if (!(rc = sim_capture_stream_busy(s, __func__)) && !(rc = sim_context_failure(s->ctx, __func__)))
         *status = atomic_load(&s->completed) == atomic_load(&s->submitted) ? ACL_STREAM_STATUS_COMPLETE

@@ -295,6 +295,10 @@ def test_execute_timeout_ends_a_long_launch(monkeypatch, test_kernels_path):
         # Back to never: a short launch completes.
         ok(acl.rt.set_op_execute_timeout_v2(0))
         assert launch(wait_us, stream, 1, out, ctypes.c_uint64(1000)) == SUCCESS
+        # The launch took the fast ring buffer's second report of the timeout (a driver with
+        # millisecond timeouts: v100/device_error_proc.cc ProcessReportFastRingBuffer sets the
+        # stream's error again), which this synchronize reports; then it is clear.
+        assert acl.rt.synchronize_stream(stream) == RT_AICORE_TIMEOUT
         ok(acl.rt.synchronize_stream(stream))
         ok(acl.rt.free(out))
         ok(acl.rt.destroy_stream(stream))

@@ -10,6 +10,8 @@ import ctypes
 import gc
 import logging
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -46,7 +48,7 @@ from pyacl_support import (
 import aiocann.acl as acl
 
 CORES = int(os.environ.get("AIOCANN_SIM_CORES", "8"))
-DEVICES = int(os.environ.get("AIOCANN_SIM_DEVICES", "2"))
+DEVICES = int(os.environ.get("AIOCANN_SIM_DEVICES", "8"))  # the default machine: a 910B server
 ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE = 0x1, 0x8
 
 
@@ -805,6 +807,62 @@ def test_exception_info_reaches_a_python_callback(stream, poke, exception_callba
             acl.rt.set_exception_info_callback(*args)
 
 
+EXCEPTION_GETTERS = (
+    "get_error_code_from_exception_info",
+    "get_task_id_from_exception_info",
+    "get_stream_id_from_exception_info",
+    "get_thread_id_from_exception_info",
+    "get_device_id_from_exception_info",
+)
+
+
+def test_exception_getters_read_only_live_reports():
+    """Issue 20: the getters took any int as a report's address and dereferenced it -- 1,
+    0x1000, -1 killed the interpreter with SIGSEGV. Any address that is not a report a callback
+    is holding now reads as NULL: 0xFFFFFFFF. In a subprocess, so that a crash fails this test
+    and not the run."""
+    code = f"""
+import aiocann.acl as acl
+bad = [1, 0x1000, 4095, -1, 2**63, 2**64 - 1, 0xDEADBEEF000, 12345, id(object())]
+for name in {EXCEPTION_GETTERS!r}:
+    getter = getattr(acl.rt, name)
+    for value in bad:
+        assert getter(value) == 0xFFFFFFFF, (name, value)  # before acl.init too
+assert acl.init() == 0 and acl.rt.set_device(0) == 0
+for name in {EXCEPTION_GETTERS!r}:
+    for value in bad:
+        assert getattr(acl.rt, name)(value) == 0xFFFFFFFF, (name, value)
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, f"exit {out.returncode}: {out.stderr[-3000:]}"
+    assert out.stdout.strip() == "ok"
+
+
+def test_a_report_is_readable_during_its_callback_only(stream, poke, exception_callback_cleared):
+    """The report's address is live while the callback runs -- from any thread -- and reads as
+    NULL (0xFFFFFFFF) once the callback has returned."""
+    seen: dict[str, object] = {}
+
+    def on_exception(info: int) -> None:
+        seen["info"] = info
+        seen["here"] = acl.rt.get_error_code_from_exception_info(info)
+        elsewhere: list[int] = []
+        t = threading.Thread(target=lambda: elsewhere.append(acl.rt.get_task_id_from_exception_info(info)))
+        t.start()
+        t.join()  # the callback still runs: the report is still live
+        seen["elsewhere"] = elsewhere[0]
+
+    ok(acl.rt.set_exception_info_callback(on_exception))
+    task = launch_fault(poke, stream)
+    assert acl.rt.synchronize_stream(stream) == RT_AICORE_EXCEPTION
+    assert seen["here"] == RT_AICORE_EXCEPTION and seen["elsewhere"] == task
+    stale = seen["info"]
+    assert isinstance(stale, int)
+    for name in EXCEPTION_GETTERS:
+        assert getattr(acl.rt, name)(stale) == 0xFFFFFFFF, name
+
+
 def test_a_raising_exception_callback_is_logged_and_dropped(stream, poke, exception_callback_cleared, caplog):
     """pyACL's InfoCallback drops its function when the call raises; nothing reaches C."""
     caplog.set_level(logging.ERROR, logger="aiocann.acl")
@@ -905,3 +963,11 @@ def test_ptr_to_numpy_refuses_unreadable_memory(runtime):
         view[0] = 1  # refused by numpy instead of a segfault
     del view, mapped
     ro.close()
+
+
+def test_acl_rt_exposes_no_helper_of_ours():
+    # pyACL's acl.rt has its functions and constants; our conversion helpers, the cffi objects
+    # and the live-report table are private (issue 26): a program probing with hasattr (or
+    # dir()) sees what it would see on CANN.
+    for name in ("addr", "cstr", "vptr", "pyacl", "not_implemented", "lib", "ffi", "forget_context", "LiveAddresses"):
+        assert not hasattr(acl.rt, name), name

@@ -97,6 +97,52 @@ async def test_device_errors_and_misuse():
         dev.stream()  # a closed device makes no streams
 
 
+def test_bools_are_not_device_indexes_or_counts():
+    """Issue 20: ``Device(np.True_)`` was device 1 (numpy warning that np.bool scalars are used
+    as an index), ``Device(True)`` too. A bool is a mistake there: TypeError, no warning."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's DeprecationWarning would be an error here
+        for value in (True, False, np.True_, np.False_):
+            with pytest.raises(TypeError, match="the device index must be an integer, not bool"):
+                ac.Device(value)
+            with pytest.raises(TypeError, match="max_in_flight must be an integer"):
+                ac.Device(0, max_in_flight=value)
+            with pytest.raises(TypeError, match="memory_limit must be an integer"):
+                ac.Device(0, memory_limit=value)
+        assert ac.Device(np.int64(1)).index == 1 and ac.Device(np.uint8(0)).index == 0
+
+
+async def test_bools_are_not_counts_indexes_shapes_or_byte_values(vector_add_path):
+    """The same for the rest of the API's integer arguments (numpy up to 2.2 let np.bool_
+    through with a DeprecationWarning, 2.3 on refuses it: now one answer everywhere)."""
+    import warnings
+
+    async with ac.Device(0) as dev:
+        add = (await dev.load_binary(vector_add_path)).function("add_custom")
+        async with dev.stream() as s:
+            x = dev.empty(16, np.float32)
+            args = await add.args().ptr(x).ptr(x).ptr(x).placeholder(np.zeros(8, np.uint8))
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                for value in (True, np.True_):
+                    for call, what in (
+                        (lambda v=value: dev.stream(max_in_flight=v), "max_in_flight"),
+                        (lambda v=value: dev.stream(priority=v), "priority"),
+                        (lambda v=value: dev.empty(v), "a dimension"),
+                        (lambda v=value: dev.empty((4, v)), "a dimension"),
+                        (lambda v=value: dev.pinned_empty((v,)), "a dimension"),
+                        (lambda v=value: args.update(v, x), "the argument index"),
+                    ):
+                        with pytest.raises(TypeError, match=f"{what}.* must be an integer, not bool"):
+                            call()
+                    with pytest.raises(TypeError, match="the memset value must be an integer, not bool"):
+                        await s.memset(x, value)
+            await (await s.memset(x, np.uint8(0)))  # numpy integers still are integers
+            assert dev.empty((np.int64(2), np.uint8(3))).shape == (2, 3)
+
+
 async def test_body_exception_releases_everything(vector_add_path):
     with pytest.raises(ZeroDivisionError):
         async with ac.Device(0) as dev:

@@ -359,11 +359,14 @@ INT_KINDS = {
     "thread",
     "reserve",
     "view",
+    "info",
+    "notify",
 }
-OPAQUE = {"ctx", "stream", "event", "bin", "func", "args", "param", "devptr", "pinned", "reserve"}
+OPAQUE = {"ctx", "stream", "event", "bin", "func", "args", "param", "devptr", "pinned", "reserve", "notify"}
 
 # name -> argument kinds. Functions that take no arguments get extra ones ("ignored"), which
-# pyACL accepts and ignores.
+# pyACL accepts and ignores. "fixed": an argument left at its valid value (get_mem_uce_info's
+# array size: a wild one is a request for that many entries, which the wrapper allocates).
 FACADE: dict[str, list[str]] = {
     "rt.set_device": ["dev"],
     "rt.reset_device": ["dev"],
@@ -479,7 +482,115 @@ FACADE: dict[str, list[str]] = {
     "util.ptr_to_bytes": ["ptr", "size"],
     "get_version": ["ignored"],
     "get_recent_err_msg": ["ignored"],
+    # issue 20: the rest of the module -- every function of acl.rt, acl.util and acl is here
+    # (test_the_facade_fuzz_covers_the_whole_module keeps it so)
+    "rt.get_error_code_from_exception_info": ["info"],
+    "rt.get_task_id_from_exception_info": ["info"],
+    "rt.get_stream_id_from_exception_info": ["info"],
+    "rt.get_thread_id_from_exception_info": ["info"],
+    "rt.get_device_id_from_exception_info": ["info"],
+    "rt.set_exception_info_callback": ["any"],
+    "rt.peek_at_last_error": ["i32"],
+    "rt.get_last_error": ["i32"],
+    "rt.set_stream_failure_mode": ["stream", "u32"],
+    "rt.stream_get_id": ["stream"],
+    "rt.get_thread_last_task_id": ["ignored"],
+    "rt.create_binary": ["ptr", "size"],
+    "rt.reserve_mem_address": ["size", "size", "ptr", "u32"],
+    "rt.release_mem_address": ["ptr"],
+    "rt.malloc_physical": ["size", "any", "u32"],
+    "rt.free_physical": ["ptr"],
+    "rt.map_mem": ["ptr", "size", "size", "ptr", "u32"],
+    "rt.unmap_mem": ["ptr"],
+    "rt.mem_get_allocation_granularity": ["any", "i32"],
+    "rt.mem_export_to_shareable_handle": ["ptr", "i32", "u32"],
+    "rt.mem_set_pid_to_shareable_handle": ["size", "any"],
+    "rt.mem_import_from_shareable_handle": ["size", "dev"],
+    "rt.ipc_mem_get_export_key": ["devptr", "size", "size", "u32"],
+    "rt.ipc_mem_set_import_pid": ["str", "any"],
+    "rt.ipc_mem_import_by_key": ["str", "u32"],
+    "rt.ipc_mem_close": ["str"],
+    "rt.host_register": ["ptr", "size", "i32"],
+    "rt.host_register_v2": ["ptr", "size", "u32"],
+    "rt.host_get_device_pointer": ["ptr", "u32"],
+    "rt.host_unregister": ["ptr"],
+    "rt.get_memcpy_desc_size": ["i32"],
+    "rt.set_memcpy_desc": ["devptr", "i32", "ptr", "ptr", "size", "ptr"],
+    "rt.memcpy_async_with_desc": ["devptr", "i32", "stream"],
+    "rt.memcpy_async_with_condition": ["ptr", "size", "ptr", "size", "i32", "stream"],
+    "rt.reduce_async": ["ptr", "ptr", "size", "i32", "i32", "stream", "reserve"],
+    "rt.cmo_async": ["ptr", "size", "i32", "stream"],
+    "rt.value_write": ["ptr", "size", "u32", "stream"],
+    "rt.value_wait": ["ptr", "size", "u32", "stream"],
+    "rt.allocator_create_desc": ["ignored"],
+    "rt.allocator_destroy_desc": ["ptr"],
+    "rt.allocator_set_obj_to_desc": ["ptr", "ptr"],
+    "rt.allocator_set_alloc_func_to_desc": ["ptr", "any"],
+    "rt.allocator_set_free_func_to_desc": ["ptr", "any"],
+    "rt.allocator_set_alloc_advise_func_to_desc": ["ptr", "any"],
+    "rt.allocator_set_get_addr_from_block_func_to_desc": ["ptr", "any"],
+    "rt.allocator_register": ["stream", "ptr"],
+    # the real one erases the stream from a map without looking at it: any non-NULL is success
+    "rt.allocator_unregister": ["ptr"],
+    "rt.get_mem_uce_info": ["dev", "fixed"],
+    "rt.mem_uce_repair": ["dev", "any"],
+    "get_soc_name": ["ignored"],
+    "get_version_str": ["str"],
+    "get_cann_version": ["u32"],
+    "get_device_capability": ["u32", "u32"],
+    "float16_to_float": ["u32"],
+    "float_to_float16": ["any"],
+    "app_log": ["i32", "str"],
+    # issue 11's device share
+    "rt.set_stream_overflow_switch": ["stream", "u32"],
+    "rt.get_stream_overflow_switch": ["stream"],
+    "rt.get_overflow_status": ["devptr", "size", "stream"],
+    "rt.reset_overflow_status": ["stream"],
+    "rt.set_op_wait_timeout": ["u32"],
+    "rt.set_op_execute_time_out": ["u32"],
+    "rt.set_op_execute_timeout_v2": ["size"],
+    "rt.get_op_timeout_interval": ["ignored"],
+    "rt.get_op_execute_timeout": ["ignored"],
+    "rt.create_notify": ["size"],
+    "rt.destroy_notify": ["notify"],
+    "rt.record_notify": ["notify", "stream"],
+    "rt.wait_and_reset_notify": ["notify", "stream", "i32"],
+    "rt.get_notify_id": ["notify"],
+    "rt.notify_batch_reset": ["any"],
+    "rt.notify_get_export_key": ["notify", "size", "size"],
+    "rt.notify_set_import_pid": ["notify", "any"],
+    "rt.notify_import_by_key": ["str", "size"],
+    "rt.get_device_res_limit": ["dev", "u32"],
+    "rt.set_device_res_limit": ["dev", "u32", "u32"],
+    "rt.reset_device_res_limit": ["dev"],
+    "rt.get_stream_res_limit": ["stream", "i32"],
+    "rt.set_stream_res_limit": ["stream", "i32", "u32"],
+    "rt.reset_stream_res_limit": ["stream"],
+    "rt.use_stream_res_in_current_thread": ["stream"],
+    "rt.unuse_stream_res_in_current_thread": ["stream"],
+    "rt.get_res_in_current_thread": ["i32"],
+    "rt.get_devices_topo": ["u32", "u32"],
+    "rt.stream_abort": ["stream"],
+    "rt.device_task_abort": ["dev", "u32"],
+    "rt.register_cpu_func": ["bin", "str", "str"],
+    "rt.set_group": ["u32"],
+    "rt.get_group_count": ["u32"],
+    "rt.create_group_info": ["ignored"],
+    "rt.destroy_group_info": ["ptr"],
+    "rt.get_all_group_info": ["ptr"],
+    "rt.get_group_info_detail": ["ptr", "i32", "i32"],
     "init+finalize": ["str"],
+}
+# What the facade hands back that is not a return code: the value alone.
+VALUE_ALONE = {
+    "rt.get_error_code_from_exception_info",
+    "rt.get_task_id_from_exception_info",
+    "rt.get_stream_id_from_exception_info",
+    "rt.get_thread_id_from_exception_info",
+    "rt.get_device_id_from_exception_info",
+    "rt.create_binary",
+    "rt.allocator_create_desc",
+    "rt.create_group_info",
 }
 FACADE_EXAMPLES = int(os.environ.get("AIOCANN_FUZZ_FACADE_EXAMPLES", "30"))  # more for a deep local run
 
@@ -551,6 +662,26 @@ class FacadeBaseline:
         self.launch_args = int(self.launch_handle.ctypes.data)
         # device args for launch_kernel: empty() reads one pointer
         self.dev_args = self.ok(acl.rt.malloc(64, 0))
+        # issue 20's additions: a second allocation, a zeroed word and a stream of its own for
+        # value_wait (a wild value may make its wait endless: the stream is then replaced), a
+        # memcpy descriptor, host memory to register, an allocator descriptor, virtual memory
+        # with physical memory and its shareable handle
+        self.devptr2 = self.ok(acl.rt.malloc(4096, 0))
+        self.word = self.ok(acl.rt.malloc(64, 0))
+        assert acl.rt.memset(self.word, 64, 0, 64) == 0
+        self.wait_stream = self.ok(acl.rt.create_stream())
+        self.memcpy_desc = self.ok(acl.rt.malloc(64, 0))
+        assert acl.rt.set_memcpy_desc(self.memcpy_desc, 6, self.devptr, self.devptr2, 64, 0)[1] == 0
+        self.reg_buf = np.zeros(8192, np.uint8)
+        self.reg_ptr = int(self.reg_buf.ctypes.data)
+        self.alloc_desc = acl.rt.allocator_create_desc()
+        assert self.alloc_desc != 0
+        self.prop = {"handleType": 0, "allocationType": 0, "memAttr": 12, "location": {"id": 0, "type": 1}}
+        self.granularity = self.ok(acl.rt.mem_get_allocation_granularity(self.prop, 0))
+        self.vir = self.ok(acl.rt.reserve_mem_address(self.granularity, 0, 0, 0))
+        self.phys = self.ok(acl.rt.malloc_physical(self.granularity, self.prop, 0))
+        self.shareable = self.ok(acl.rt.mem_export_to_shareable_handle(self.phys, 0, 0))
+        self.notify = self.ok(acl.rt.create_notify(0))
         # the report thread that serves cb_stream's callbacks
         self.stop = False
         self.tid = self.ok(acl.util.start_thread(self._reports, None))
@@ -672,6 +803,93 @@ class FacadeBaseline:
             "util.numpy_contiguous_to_ptr": [b.host],
             "util.ptr_to_numpy": [b.host_ptr, (4,), 8],  # NPY_UINT = 8? any valid type number
             "util.ptr_to_bytes": [b.host_ptr, 16],
+            "rt.get_error_code_from_exception_info": [0],
+            "rt.get_task_id_from_exception_info": [0],
+            "rt.get_stream_id_from_exception_info": [0],
+            "rt.get_thread_id_from_exception_info": [0],
+            "rt.get_device_id_from_exception_info": [0],
+            "rt.set_exception_info_callback": [None],
+            "rt.peek_at_last_error": [0],
+            "rt.get_last_error": [0],
+            "rt.set_stream_failure_mode": [b.stream, 0],
+            "rt.stream_get_id": [b.stream],
+            "rt.create_binary": [b.kernel_ptr, len(b.kernel_bytes)],
+            "rt.reserve_mem_address": [b.granularity, 0, 0, 0],
+            "rt.release_mem_address": [0],
+            "rt.malloc_physical": [b.granularity, b.prop, 0],
+            "rt.free_physical": [0],
+            "rt.map_mem": [b.vir, b.granularity, 0, b.phys, 0],
+            "rt.unmap_mem": [0],
+            "rt.mem_get_allocation_granularity": [b.prop, 0],
+            "rt.mem_export_to_shareable_handle": [b.phys, 0, 0],
+            "rt.mem_set_pid_to_shareable_handle": [b.shareable, [os.getpid()]],
+            "rt.mem_import_from_shareable_handle": [b.shareable, 0],
+            "rt.ipc_mem_get_export_key": [b.devptr, 4096, 65, 0],
+            "rt.ipc_mem_set_import_pid": ["no-such-key", [os.getpid()]],
+            "rt.ipc_mem_import_by_key": ["no-such-key", 0],
+            "rt.ipc_mem_close": ["no-such-key"],
+            "rt.host_register": [b.reg_ptr, 4096, 0],
+            "rt.host_register_v2": [b.reg_ptr, 4096, 1],
+            "rt.host_get_device_pointer": [b.reg_ptr, 0],
+            "rt.host_unregister": [0],
+            "rt.get_memcpy_desc_size": [6],
+            "rt.set_memcpy_desc": [b.memcpy_desc, 6, b.devptr, b.devptr2, 64, 0],
+            "rt.memcpy_async_with_desc": [b.memcpy_desc, 6, b.stream],
+            "rt.memcpy_async_with_condition": [b.pinned, 4096, b.devptr, 16, 2, b.stream],
+            "rt.reduce_async": [b.devptr2, b.devptr, 64, 10, 0, b.stream, 0],
+            "rt.cmo_async": [b.devptr, 64, 0, b.stream],
+            "rt.value_write": [b.word, 0, 0, b.stream],
+            "rt.value_wait": [b.word, 0, 1, b.wait_stream],
+            "rt.allocator_destroy_desc": [0],
+            "rt.allocator_set_obj_to_desc": [b.alloc_desc, 1],
+            "rt.allocator_set_alloc_func_to_desc": [b.alloc_desc, _noop],
+            "rt.allocator_set_free_func_to_desc": [b.alloc_desc, _noop],
+            "rt.allocator_set_alloc_advise_func_to_desc": [b.alloc_desc, _noop],
+            "rt.allocator_set_get_addr_from_block_func_to_desc": [b.alloc_desc, _noop],
+            "rt.allocator_register": [b.stream, b.alloc_desc],
+            "rt.allocator_unregister": [b.stream],
+            "rt.get_mem_uce_info": [0, 4],
+            "rt.mem_uce_repair": [0, []],
+            "get_version_str": ["runtime"],
+            "get_cann_version": [0],
+            "get_device_capability": [0, 0],
+            "float16_to_float": [0x3C00],
+            "float_to_float16": [1.0],
+            "app_log": [0, "fuzz"],
+            "rt.set_stream_overflow_switch": [b.stream, 0],
+            "rt.get_stream_overflow_switch": [b.stream],
+            "rt.get_overflow_status": [b.devptr2, 64, b.stream],
+            "rt.reset_overflow_status": [b.stream],
+            "rt.set_op_wait_timeout": [0],
+            "rt.set_op_execute_time_out": [0],
+            "rt.set_op_execute_timeout_v2": [0],
+            "rt.create_notify": [0],
+            "rt.destroy_notify": [0],
+            "rt.record_notify": [b.notify, b.stream],
+            "rt.wait_and_reset_notify": [b.notify, b.wait_stream, 0],
+            "rt.get_notify_id": [b.notify],
+            "rt.notify_batch_reset": [[b.notify]],
+            "rt.notify_get_export_key": [b.notify, 65, 0],
+            "rt.notify_set_import_pid": [b.notify, [os.getpid()]],
+            "rt.notify_import_by_key": ["no-such-key", 0],
+            "rt.get_device_res_limit": [0, 0],
+            "rt.set_device_res_limit": [0, 0, 1],
+            "rt.reset_device_res_limit": [0],
+            "rt.get_stream_res_limit": [b.stream, 0],
+            "rt.set_stream_res_limit": [b.stream, 0, 1],
+            "rt.reset_stream_res_limit": [b.stream],
+            "rt.use_stream_res_in_current_thread": [b.stream],
+            "rt.unuse_stream_res_in_current_thread": [b.stream],
+            "rt.get_res_in_current_thread": [0],
+            "rt.get_devices_topo": [0, 1],
+            "rt.stream_abort": [b.stream],
+            "rt.device_task_abort": [0, 1000],
+            "rt.register_cpu_func": [b.bin, "fuzz", "fuzz"],
+            "rt.set_group": [0],
+            "rt.get_group_count": [0],
+            "rt.destroy_group_info": [0],
+            "rt.get_all_group_info": [0],
+            "rt.get_group_info_detail": [0, 0, 0],
             "init+finalize": [""],
         }.get(name, [])
 
@@ -684,7 +902,28 @@ class FacadeBaseline:
             except RuntimeError:
                 pass  # the thread's fn raised: pyACL reports that through stop_thread, by design
             return
-        if not name.startswith("rt.") or (result[-1] if isinstance(result, tuple) else result) != 0:
+        if name == "rt.set_exception_info_callback":
+            acl.rt.set_exception_info_callback(None)  # a wild callable must not stay in the slot
+            return
+        if name == "rt.create_binary" and result:
+            acl.rt.destroy_binary(result)
+            return
+        if name == "rt.allocator_create_desc" and result:
+            acl.rt.allocator_destroy_desc(result)
+            return
+        if name == "rt.create_group_info" and result:
+            acl.rt.destroy_group_info(result)
+            return
+        if name in ("rt.value_wait", "rt.wait_and_reset_notify") and result == 0:
+            # the wait may never be met: drop it with its stream, take a fresh one
+            assert acl.rt.destroy_stream_force(self.wait_stream) == 0
+            self.wait_stream = self.ok(acl.rt.create_stream())
+            return
+        if (
+            name in VALUE_ALONE
+            or not name.startswith("rt.")
+            or (result[-1] if isinstance(result, tuple) else result) != 0
+        ):
             return
         if name in (
             "rt.malloc",
@@ -715,6 +954,34 @@ class FacadeBaseline:
             acl.rt.set_context(self.ctx)
         elif name in ("rt.reset_device", "rt.reset_device_force"):
             self.rebuild()  # a wild id that is a real device (0): everything on it is gone
+        elif name == "rt.reserve_mem_address":
+            acl.rt.release_mem_address(result[0])
+        elif name in ("rt.malloc_physical", "rt.mem_import_from_shareable_handle"):
+            acl.rt.free_physical(result[0])
+        elif name == "rt.map_mem":
+            acl.rt.unmap_mem(args[0])
+        elif name == "rt.ipc_mem_get_export_key":
+            acl.rt.ipc_mem_close(result[0])
+        elif name in ("rt.host_register", "rt.host_register_v2"):
+            acl.rt.host_unregister(args[0])
+        elif name == "rt.set_stream_failure_mode":
+            acl.rt.set_stream_failure_mode(args[0], 0)
+        elif name == "rt.allocator_register":
+            acl.rt.allocator_unregister(args[0])
+        elif name == "rt.create_notify":
+            acl.rt.destroy_notify(result[0])
+        elif name == "rt.set_stream_overflow_switch":
+            acl.rt.set_stream_overflow_switch(args[0], 0)
+        elif name == "rt.set_op_wait_timeout":
+            acl.rt.set_op_wait_timeout(0)
+        elif name in ("rt.set_op_execute_time_out", "rt.set_op_execute_timeout_v2"):
+            acl.rt.set_op_execute_time_out(0)
+        elif name == "rt.set_device_res_limit":
+            acl.rt.reset_device_res_limit(args[0])
+        elif name == "rt.set_stream_res_limit":
+            acl.rt.reset_stream_res_limit(args[0])
+        elif name == "rt.use_stream_res_in_current_thread":
+            acl.rt.unuse_stream_res_in_current_thread(args[0])
         elif name == "rt.kernel_args_init":
             self.args = self.ok(acl.rt.kernel_args_init(self.func))  # same handle, fresh params
             self.param = self.ok(acl.rt.kernel_args_append(self.args, self.host_ptr, 8))
@@ -750,6 +1017,8 @@ def _judge(name: str, kind: str, value: Any, outcome: Any, exc: BaseException | 
         allowed: tuple[type[BaseException], ...] = (TypeError, ValueError)
         if kind in INT_KINDS and _is_int(value):
             allowed += (OverflowError,)
+        if name == "rt.get_group_info_detail":
+            allowed += (RuntimeError,)  # pyACL's own answer to a failed query
         if name in ("rt.malloc_with_cfg", "rt.malloc_for_task_scheduler", "rt.malloc_host_with_cfg"):
             allowed += (KeyError,)  # pyACL's own answer to a cfg dict with a wrong key or count
         if name == "util.ptr_to_numpy" and kind == "shape":
@@ -768,6 +1037,11 @@ def _judge(name: str, kind: str, value: Any, outcome: Any, exc: BaseException | 
         return f"accepted a {type(value).__name__} where pyACL wants a list"
     if kind == "callable" and not callable(value):
         return "accepted a non-callable"
+    if name.endswith("_from_exception_info"):
+        # no callback is running: nothing is a live report, every address reads as NULL
+        return None if outcome == 0xFFFFFFFF else f"returned {outcome!r} for a report no callback holds"
+    if name in VALUE_ALONE:
+        return None if isinstance(outcome, int) and 0 <= outcome < 2**64 else f"returned {outcome!r}"
     ret = outcome[-1] if isinstance(outcome, tuple) else outcome
     if name.startswith("rt.") and not (isinstance(ret, int) and 0 <= ret < 2**31):
         return f"returned {outcome!r}: the ret code is not an ACL code"
@@ -804,7 +1078,7 @@ def _fuzz_function(name: str, base: FacadeBaseline, say: Callable[[str], None]) 
     problems: list[str] = []
 
     @_worker_settings()
-    @given(pos=st.integers(0, len(kinds) - 1), value=FACADE_VALUES)
+    @given(pos=st.sampled_from([i for i, k in enumerate(kinds) if k != "fixed"]), value=FACADE_VALUES)
     def fuzz(pos: int, value: Any) -> None:
         args = base.valid(name)
         kind = kinds[pos]
@@ -973,6 +1247,25 @@ def test_facade_answers_bad_arguments_like_pyacl(facade_report):
     problems, deaths = facade_report.problems, facade_report.deaths
     assert not deaths, "facade calls that crashed or hung:\n" + "\n".join(deaths)
     assert not problems, "facade calls that answered wrongly:\n" + "\n".join(problems)
+
+
+# Facade functions the fuzz leaves out, and why.
+NOT_FUZZED = {
+    "finalize_reference": "takes down the runtime the worker's baseline lives in (it parses no arguments)",
+    "finalize": "fuzzed as part of init+finalize",
+    "init": "fuzzed as part of init+finalize",
+}
+
+
+def test_the_facade_fuzz_covers_the_whole_module():
+    """Issue 20: the fuzz listed functions by hand and missed the exception-info getters, which
+    crashed on any int. Every public function of acl, acl.rt and acl.util is fuzzed."""
+    import aiocann.acl as acl
+
+    public = [n for n in acl.__all__ if callable(getattr(acl, n))]
+    public += [f"{mod}.{n}" for mod in ("rt", "util") for n in getattr(acl, mod).__all__]
+    missing = sorted(n for n in public if n not in FACADE and n not in NOT_FUZZED)
+    assert not missing, f"facade functions the fuzz does not call: {missing}"
 
 
 def test_ptr_to_bytes_refuses_unreadable_memory():

@@ -57,8 +57,8 @@ MODULE_ALL = {
     "aiocann.stream": ["Stream", "current_stream"],
     "aiocann.tracing": ["Trace", "trace"],
     "aiocann.compiler": """
-        KernelBuildError KernelParam KernelSignature ParamSpec build_kernel example_kernel include_dir
-        kernel_signatures library_path read_signatures
+        CompiledProgram KernelBuildError KernelParam KernelSignature ParamSpec build_kernel cc compile_program
+        example_kernel include_dir kernel_signatures library_path plain_names read_signatures simulated_npu_arch
     """.split(),
     "aiocann.sim": """
         Chip KernelBuildError KernelParam KernelSignature ParamSpec build_kernel chip example_kernel include_dir

@@ -85,6 +85,17 @@ __global__ __aicore__ void poke(GM_ADDR buf, uint64_t offset)
         ((volatile uint8_t *)buf)[offset] = 1;
 }
 
+/* Writes one byte at buf + *offset after zeroing *offset: of several runs after *offset was set
+ * out of bounds, exactly the first faults (a graph replayed twice fails only its first replay). */
+__global__ __aicore__ void poke_once(GM_ADDR buf, GM_ADDR offset)
+{
+    if (GetBlockIdx() == 0) {
+        uint32_t o = *(volatile uint32_t *)offset;
+        *(volatile uint32_t *)offset = 0;
+        ((volatile uint8_t *)buf)[o] = 1;
+    }
+}
+
 /* out[0] = 100 / divisor: SIGFPE when divisor is 0. */
 __global__ __aicore__ void divide(GM_ADDR out, int32_t divisor)
 {

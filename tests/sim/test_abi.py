@@ -115,6 +115,7 @@ REAL_FUNCTIONS = {
     "aclmdlRICaptureThreadExchangeMode": ("aclError", ("aclmdlRICaptureMode *",)),
     "aclmdlRIExecuteAsync": ("aclError", ("aclmdlRI", "aclrtStream")),
     "aclmdlRIDestroy": ("aclError", ("aclmdlRI",)),
+    "aclmdlRIGetStreams": ("aclError", ("aclmdlRI", "aclrtStream *", "uint32_t *")),  # acl_rt.h:4977
     "aclmdlRICaptureTaskGrpBegin": ("aclError", ("aclrtStream",)),
     "aclmdlRICaptureTaskGrpEnd": ("aclError", ("aclrtStream", "aclrtTaskGrp *")),
     "aclmdlRICaptureTaskUpdateBegin": ("aclError", ("aclrtStream", "aclrtTaskGrp")),

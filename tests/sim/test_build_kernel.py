@@ -23,6 +23,7 @@ from acl_util import (
     tiling,
 )
 
+import aiocann._frontend
 import aiocann.compiler
 from aiocann._lib import check, ffi, lib
 from aiocann.compiler import KernelBuildError, build_kernel
@@ -97,7 +98,7 @@ def test_builds_are_cached_by_content(tmp_path, monkeypatch):
         raise AssertionError("build_kernel ran the compiler for a cached kernel")
 
     with monkeypatch.context() as m:
-        m.setattr(aiocann.compiler.subprocess, "run", no_compiler)
+        m.setattr(aiocann._frontend.subprocess, "run", no_compiler)
         again = build_kernel(SCALE, cache_dir=tmp_path)
     assert again == first and again.stat().st_mtime_ns == mtime
 
@@ -265,6 +266,24 @@ def test_load_from_data(acl, vector_add_path):
     expect(INVALID_PARAM, lib.aclrtBinaryLoadFromData(ffi.NULL, 10, ffi.NULL, out), "data")
     junk = b"\x7fELF" + bytes(200)
     expect(RT_PARAM_INVALID, lib.aclrtBinaryLoadFromData(junk, len(junk), ffi.NULL, out), "binary data")
+
+
+def test_binaries_loaded_from_data_are_each_their_own(acl, vector_add_path, test_kernels_path):
+    """Two different binaries loaded from data (one after another, the first's memory file
+    closed) each keep their own kernels: the dynamic loader takes a binary it was given by a
+    name it already has for the one it loaded before, so every load needs a name of its own."""
+    handles = []
+    for path in (vector_add_path, test_kernels_path, vector_add_path):
+        data = path.read_bytes()
+        out = ffi.new("aclrtBinHandle *")
+        check(lib.aclrtBinaryLoadFromData(data, len(data), ffi.NULL, out))
+        handles.append(out[0])
+    expect(0, get_function(handles[0], "add_custom")[0])
+    expect(0, get_function(handles[1], "wait_us")[0])
+    expect(RT_KERNEL_LOOKUP, get_function(handles[1], "add_custom")[0], "add_custom")
+    expect(0, get_function(handles[2], "add_custom")[0])
+    for h in handles:
+        check(lib.aclrtBinaryUnLoad(h))
 
 
 def test_unknown_kernel_name(acl, test_kernels_path):

@@ -240,17 +240,27 @@ class NativeQueue:
         self._status = ffi.new("int32_t[]", 256)
         self._messages = ffi.new("char *[]", 256)
         self.messages: dict[int, str] = {}
+        self.early: dict[int, int] = {}
 
     def readable(self, timeout: float = 0.0) -> bool:
         return bool(select.select([self.fd], [], [], timeout)[0])
 
     def drain(self, max_items: int = 256) -> list[tuple[int, int]]:
+        """The completions drained; the early reports of failures (AIOCANN_TASK_REPORT) go to
+        ``early`` (token -> code)."""
         n = lib.aiocann_cq_drain(self.cq, self._tokens, self._status, self._messages, max_items)
+        got = []
         for i in range(n):
-            if self._messages[i] != ffi.NULL:
-                self.messages[int(self._tokens[i])] = ffi.string(self._messages[i]).decode()
+            token, status = int(self._tokens[i]), int(self._status[i])
+            if token & lib.AIOCANN_TASK_REPORT:
+                self.early[token ^ lib.AIOCANN_TASK_REPORT] = status
                 lib.aiocann_free(self._messages[i])
-        return [(int(self._tokens[i]), int(self._status[i])) for i in range(n)]
+                continue
+            if self._messages[i] != ffi.NULL:
+                self.messages[token] = ffi.string(self._messages[i]).decode()
+                lib.aiocann_free(self._messages[i])
+            got.append((token, status))
+        return got
 
     def collect(self, count: int, timeout: float = 10.0) -> list[tuple[int, int]]:
         got: list[tuple[int, int]] = []
@@ -310,6 +320,43 @@ def test_native_completion_queue_one_token_per_launch(acl, k):
         q.close()
 
 
+def test_native_completion_queue_drops_the_second_report_of_a_fault(test_kernels_path):
+    """Where the driver supports millisecond operator timeouts the runtime reports a faulting
+    kernel twice (the fast ring buffer, v100/device_error_proc.cc), the second time on the next
+    thread that submits: here this one, after the fault's completion came. The queue drops it:
+    no later completion fails, and no stream-level failure goes out."""
+    with acl_session(AIOCANN_SIM_OP_TIMEOUT_INTERVAL_US="1000") as rt:
+        write, poke = rt.function(test_kernels_path, "write_value"), rt.function(test_kernels_path, "poke")
+        s = rt.stream()
+        buf = rt.malloc(4064)
+        q = NativeQueue(s)
+        try:
+            launched = ffi.new("int *")
+            ok = KernelArgs(write, 256)
+            ok.ptr(buf)
+            ok.scalar("uint32_t", 0)
+            ok.scalar("int32_t", 1)
+            ok.finalize()
+            bad = KernelArgs(poke, 256)
+            bad.ptr(buf)
+            bad.scalar("uint64_t", 4096)
+            bad.finalize()
+            check(lib.aiocann_launch(q.qs, poke, 1, ffi.NULL, bad.handle, 1, launched))
+            assert dict(q.collect(1)) == {1: RT_AICORE_EXCEPTION}
+            # The second report waits in the fast ring buffer: the next launch takes it.
+            for token in range(2, 6):
+                check(lib.aiocann_launch(q.qs, write, 1, ffi.NULL, ok.handle, token, launched))
+            got = q.collect(4)
+            assert dict(got) == {2: 0, 3: 0, 4: 0, 5: 0}
+            assert not [t for t, _ in got if t & lib.AIOCANN_STREAM_REPORT]  # no failure of the stream
+            assert q.early == {1: RT_AICORE_EXCEPTION}  # one early word, for the first report only
+            # A marker delivers every report still parked: there is none.
+            check(lib.aiocann_cq_enqueue(q.qs, 6, 0))
+            assert q.collect(1) == [(6, 0)]
+        finally:
+            q.close()
+
+
 def test_native_completion_queue_fails_exactly_the_faulting_launch(acl, k):
     s = acl.stream()
     buf = acl.malloc(4064)
@@ -332,6 +379,7 @@ def test_native_completion_queue_fails_exactly_the_faulting_launch(acl, k):
         # stream goes on (continue on failure) and the launch after it succeeds.
         assert got == {1: 0, 2: RT_AICORE_EXCEPTION, 3: 0}
         assert "poke" in q.messages[2] and set(q.messages) == {2}
+        assert q.early == {2: RT_AICORE_EXCEPTION}  # and its report came ahead, as itself
         expect(RT_AICORE_EXCEPTION, sync_rc(s), "poke")  # reported once by synchronize...
         check(sync_rc(s))  # ...and then cleared
     finally:

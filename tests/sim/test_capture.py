@@ -27,6 +27,7 @@ from acl_codes import (
     RT_STREAM_CAPTURE_UNMATCHED,
     RT_STREAM_CAPTURE_WRONG_THREAD,
     RT_STREAM_CAPTURED,
+    RT_STREAM_MODEL,
     RT_STREAM_NOT_CAPTURED,
     RT_STREAM_UNJOINED,
     RT_TASK_TYPE_NOT_SUPPORT,
@@ -701,7 +702,18 @@ def test_task_group_misuse(acl, k):
 # --------------------------------------------------------------------------- failures
 
 
-def test_a_replay_fails_as_one_task(acl, k):
+def model_streams(model: Any) -> list[Any]:
+    n = ffi.new("uint32_t *")
+    check(lib.aclmdlRIGetStreams(model, ffi.NULL, n))
+    streams = ffi.new("aclrtStream[]", n[0])
+    check(lib.aclmdlRIGetStreams(model, streams, n))
+    return list(streams)
+
+
+def test_a_replay_fails_as_the_real_runtime_reports_it(acl, k):
+    """ReportErrorInfoForModelExecuteTask (model_execute_task.cc): the executing stream's error
+    slot gets the code, and the one report names the model's own stream and the failed
+    captured task -- not the executing stream and the replay task."""
     r = Reports()
     check(lib.aclrtExceptionInfoCallbackRegister(r.cb))
     try:
@@ -710,20 +722,45 @@ def test_a_replay_fails_as_one_task(acl, k):
         acl.zeros(out, 64)
         check(begin(s))
         acl.launch(k.poke, 1, s, ("ptr", buf), ("uint64_t", 1 << 20))
+        captured = last_task_id()
         acl.launch(k.poke, 1, s, ("ptr", buf), ("uint64_t", 1 << 21))
         acl.launch(k.add_value, 1, s, ("ptr", out), ("uint32_t", 0), ("int32_t", 1))
         model = end_ok(s)
+        (own,) = model_streams(model)  # one captured stream: one stream of the model's own
+        assert stream_id(own) not in (stream_id(s), stream_id(x))
         assert r.got == []
         check(execute(model, x))
-        replay = last_task_id()
         expect(RT_AICORE_EXCEPTION, sync_rc(x), "replay of a captured model, task 1 of 3")
-        # One report, for the replay task; the captured tasks after the failed one still ran.
-        assert r.got == [{"task": replay, "stream": stream_id(x), "code": RT_AICORE_EXCEPTION}]
+        # One report, for the first failed captured task; the tasks after it still ran.
+        assert r.got == [{"task": captured, "stream": stream_id(own), "code": RT_AICORE_EXCEPTION}]
         assert ints(acl, out, 1) == [1]
         check(sync_rc(x))  # reported once
         check(lib.aclmdlRIDestroy(model))
     finally:
         check(lib.aclrtExceptionInfoCallbackUnregister(r.cb))
+
+
+def test_a_models_streams_are_its_own(acl, k):
+    """aclmdlRIGetStreams (Model::ModelGetStreams): NULL asks the count; a shorter array gets
+    what fits, a longer one NULLs after them; the streams take no work and are not destroyed
+    by aclrtDestroyStream (Context::TearDownOwnedStream: 107005); they go with the model."""
+    s = acl.stream()
+    check(begin(s))
+    acl.launch(k.add_value, 1, s, ("ptr", acl.malloc(64)), ("uint32_t", 0), ("int32_t", 1))
+    model = end_ok(s)
+    n = ffi.new("uint32_t *")
+    check(lib.aclmdlRIGetStreams(model, ffi.NULL, n))
+    assert n[0] == 1
+    n[0] = 3
+    arr = ffi.new("aclrtStream[]", 3)
+    check(lib.aclmdlRIGetStreams(model, arr, n))
+    assert arr[0] != ffi.NULL and arr[1] == ffi.NULL and arr[2] == ffi.NULL
+    own = arr[0]
+    expect(RT_STREAM_MODEL, lib.aclrtDestroyStream(own))
+    status = ffi.new("aclrtStreamStatus *")
+    check(lib.aclrtStreamQuery(own, status))
+    check(lib.aclmdlRIDestroy(model))
+    expect(RT_INVALID_HANDLE, lib.aclrtStreamQuery(own, status))
 
 
 def test_a_replay_in_a_stop_on_failure_context_discards_the_rest(test_kernels_path):

@@ -109,11 +109,17 @@ def test_two_streams_overlap(acl, k):
 
 def test_stream_wait_event_orders_work_across_streams(acl, k):
     """B waits for an event A records after a slow kernel and a write; B's update then sees the
-    write (1*2+1 = 3; had B run first, A's write would leave 1). Without the wait, B's work
-    completes long before A's."""
+    write (1*2+1 = 3; had B run first, A's write would leave 1). A stream without the wait
+    completes while A is still held. The ordering this relies on is real, not a race: A starts
+    only when a notify is recorded, which the host does once the unordered stream has finished
+    (issue 20: the test assumed the unordered stream ran within 50 ms, and lost that race once on
+    a loaded machine)."""
     a, b = acl.stream(), acl.stream()
     d, scratch = acl.malloc(64), acl.malloc(64)
     acl.zeros(d, 64)
+    go = ffi.new("aclrtNotify *")
+    check(lib.aclrtCreateNotify(go, 0))
+    check(lib.aclrtWaitAndResetNotify(go[0], a, 0))  # A holds here until `go` is recorded
     acl.launch(k.wait_us, 1, a, ("ptr", scratch), ("uint64_t", 150 * MS))
     acl.launch(k.write_value, 1, a, ("ptr", d), ("uint32_t", 0), ("int32_t", 1))
     e = acl.record(a)
@@ -122,11 +128,14 @@ def test_stream_wait_event_orders_work_across_streams(acl, k):
     b_done = acl.record(b)
     unordered = acl.stream()
     c_done = acl.record(unordered)  # nothing makes this one wait
+    acl.sync(unordered)  # it finishes while A is held
+    assert acl.query(b) != STREAM_COMPLETE  # B waits for A, which has not started
+    check(lib.aclrtRecordNotify(go[0], unordered))  # now A goes
     acl.sync(b)
     assert acl.from_device(d, 1, np.int32)[0] == 3
     assert acl.elapsed_ms(e, b_done) >= 0  # B finished after A's record (no timestamp reversal)
-    acl.sync(unordered)
-    assert acl.elapsed_ms(c_done, e) > 100
+    assert acl.elapsed_ms(c_done, e) >= 149  # A's record came after its 150 ms kernel, begun after c_done
+    check(lib.aclrtDestroyNotify(go[0]))
 
 
 def test_wait_captures_only_records_made_before_it(acl, k):

@@ -30,3 +30,13 @@ def test_example_kernel_names_what_there_is():
 
 def test_an_example_kernel_builds(tmp_path):
     assert build_kernel(example_kernel("vector_add.c"), cache_dir=tmp_path).is_file()
+
+
+def test_the_ascend_c_example_kernel_ships_and_builds(tmp_path):
+    """softmax.cpp, the examples' Ascend C kernel (issue 22), is found like the C ones and builds
+    with its extern "C" name."""
+    from aiocann.compiler import read_signatures
+
+    path = example_kernel("softmax.cpp")
+    assert path.is_file()
+    assert set(read_signatures(build_kernel(path, cache_dir=tmp_path)) or {}) == {"softmax_rows"}

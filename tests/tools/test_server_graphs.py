@@ -151,6 +151,54 @@ async def test_a_failing_replay_fails_its_batch_only_and_every_lane_keeps_servin
     assert len(replays) == 6 and len({e["tid"] for e in replays}) == 2
 
 
+async def test_a_faulting_replay_answers_its_batchs_requests_500_over_http():
+    # Through the app's HTTP face: the runtime reports the fault on the graph's own stream and
+    # captured task, and the batch it replayed for -- several requests gathered into one --
+    # answers 500 with the kernel's error; the batches before and after answer 200.
+    app = _app(max_batch=8, streams=1, batch_window_ms=50)
+    rng = np.random.default_rng(24)
+    with anyio.fail_after(30):
+        async with app.router.lifespan_context(app):
+            engine = app.state.engine
+            good_tiling, calls = engine._mm_tiling, []
+
+            def faulty_second(rows: int) -> np.ndarray:  # the second batch to reach the device faults
+                calls.append(rows)
+                return np.array([rows, OUT_DIM, 1 << 24, 0], np.uint32) if len(calls) == 2 else good_tiling(rows)
+
+            engine._mm_tiling = faulty_second
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://npu") as client:
+
+                async def post(x: np.ndarray) -> httpx.Response:
+                    return await client.post("/infer", json={"inputs": x.tolist()})
+
+                rounds = []
+                for _ in range(3):  # three rounds of three requests at once: a batch each, as a rule
+                    xs = [rng.standard_normal((2, IN_DIM)).astype(np.float32) for _ in range(3)]
+                    answers: list[httpx.Response] = [None] * 3  # type: ignore[list-item]
+
+                    async def one(i: int, x: np.ndarray, answers: list[httpx.Response] = answers) -> None:
+                        answers[i] = await post(x)
+
+                    async with anyio.create_task_group() as tg:
+                        for i, x in enumerate(xs):
+                            tg.start_soon(one, i, x)
+                    rounds.append((xs, answers))
+            stats = engine.health()["stats"]
+    answered = [(x, r) for xs, answers in rounds for x, r in zip(xs, answers, strict=True)]
+    failed = [r for _, r in answered if r.status_code != 200]
+    assert failed and all(r.status_code == 500 for r in failed), [r.text for r in failed]
+    (bad_batch,) = {r.json()["batch"]["id"] for r in failed}  # one batch failed ...
+    assert all("KernelFaultError" in r.json()["error"] and "replay" in r.json()["error"] for r in failed)
+    assert len(failed) == failed[0].json()["batch"]["requests"]  # ... every one of its requests
+    for x, r in answered:
+        if r.status_code == 200:
+            assert r.json()["batch"]["id"] != bad_batch
+            np.testing.assert_allclose(r.json()["outputs"], inference.reference(x, W, B), rtol=1e-5, atol=1e-6)
+    assert stats["failed_batches"] == 1 and stats["graph_replays"] == stats["batches"] >= 3
+
+
 async def test_the_numpy_app_answers_the_same_without_a_device():
     # The benchmark's baseline (server.py --numpy): the same app, each request answered at once
     # with numpy on the host; no Device is opened.

@@ -727,6 +727,7 @@ aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI);
 aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);
 aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
 aclError aclmdlRIDestroy(aclmdlRI modelRI);
+aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams);
 aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream);
 aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle);
 aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle);
@@ -741,5 +742,7 @@ aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);
 
 /* issue 11, device share: notifies, overflow, timeouts, resource limits, abort, groups */
 #include "acl_rt_device.h"
+/* issue 23: what CANN's C and C++ programs call beyond the binding (not in the cffi cdef) */
+#include "acl_rt_programs.h"
 
 #endif /* AIOCANN_ACL_RT_H_ */
