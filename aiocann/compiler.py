@@ -399,6 +399,7 @@ def build_kernel(
         stub,
         (inc / "kernel_operator.h").read_text(),
         (inc / "aclsim_kernel.h").read_text(),
+        *(p.read_text() for p in sorted((inc / "ascendc").glob("*.h"))),  # the Ascend C API headers
     ):
         key.update(part.encode())
         key.update(b"\0")

@@ -15,6 +15,7 @@
 #ifndef AIOCANN_ACLSIM_KERNEL_H_
 #define AIOCANN_ACLSIM_KERNEL_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -48,6 +49,41 @@ extern __attribute__((visibility("default"))) const aclsim_kernel_desc aclsim_ke
  * A binary built before this existed lacks the symbol: its blocks report nothing. */
 #define ACLSIM_BLOCK_STATUS_OVERFLOW 0x1u /* a floating-point result overflowed (saturated) */
 extern __attribute__((visibility("default"))) uint32_t aclsim_kernel_take_status(void);
+
+/* The simulator functions a kernel calls (the Ascend C layer, kernel_operator.h): the kernel
+ * binary defines one pointer slot, aclsim_kernel_rt, with default visibility; the simulator
+ * fills it when it loads the binary (binary.c) with its table, and never changes it again, so
+ * a kernel reads it without synchronisation. A kernel run outside the simulator (the slot
+ * still NULL) has no runtime: the header then ends it with __builtin_trap().
+ *
+ *   fail   ends the running block as an AI-core exception (the launch fails with 507015) with
+ *          `what` in the launch's message, after "kernel <name>, block <i> of <n>: "; called
+ *          on the block's own thread, it does not return (it jumps back to the block's guard,
+ *          as a contained fault does; destructors of the kernel's objects do not run).
+ *   print  writes len bytes of text (whole lines, the device's prefix already on each) to the
+ *          process's standard output as one piece, so lines of concurrent blocks never mix.
+ *   chip   the simulated chip (aclsim_chip.h): the unified-buffer size and the rules a kernel
+ *          is checked against.
+ *   ub     this AI core's unified buffer: ub_size bytes, 64-byte aligned, the same buffer for
+ *          every block the calling thread runs (a core's memory is not cleared between blocks
+ *          on the device either). NULL when out of host memory. */
+#define ACLSIM_KERNEL_RT_VERSION 1u
+struct aclsimChip;
+typedef struct aclsim_kernel_rt {
+    uint32_t version; /* ACLSIM_KERNEL_RT_VERSION */
+    void (*fail)(const char *what); /* does not return */
+    void (*print)(const char *text, size_t len);
+    const struct aclsimChip *(*chip)(void);
+    void *(*ub)(void);
+} aclsim_kernel_rt;
+
+/* The slot: a weak definition, so every translation unit of a kernel binary may include this
+ * header and the binary still has exactly one (exported) slot. Not in the simulator itself
+ * (sim.h defines ACLSIM_BUILDING_SIMULATOR): it exports acl* names, and an exported slot there
+ * would interpose the kernels' own. */
+#ifndef ACLSIM_BUILDING_SIMULATOR
+__attribute__((weak, visibility("default"))) const aclsim_kernel_rt *aclsim_kernel_rt_slot = 0;
+#endif
 
 #ifdef __cplusplus
 }

@@ -156,7 +156,7 @@ static void finish_block(sim_core_pool *p, sim_job *j, uint32_t block, sim_fault
                      (unsigned long long)j->timeout_us, block, j->num_blocks);
         } else {
             j->error = ACL_ERROR_RT_AICORE_EXCEPTION;
-            char what[160];
+            char what[320];
             snprintf(j->errmsg, sizeof j->errmsg, "kernel %s, block %u of %u: %s", j->desc->name, block,
                      j->num_blocks, sim_fault_text(f, what, sizeof what));
         }
