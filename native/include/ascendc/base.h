@@ -78,6 +78,20 @@ enum class cache_line_t : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE = 1
 enum class dcci_dst_t : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB = 1, CACHELINE_OUT = 2, CACHELINE_ATOMIC = 3 };
 template <typename T, typename... Rest> inline void dcci(T *, Rest...) {}
 
+/* The pipes and event IDs are the device compiler's own names, at global scope. */
+enum pipe_t : uint8_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_FIX, PIPE_V2 };
+using event_t = int32_t;
+enum TEventID : int32_t {
+    EVENT_ID0 = 0,
+    EVENT_ID1,
+    EVENT_ID2,
+    EVENT_ID3,
+    EVENT_ID4,
+    EVENT_ID5,
+    EVENT_ID6,
+    EVENT_ID7,
+};
+
 namespace AscendC {
 
 /* ------------------------------------------------------------------ the simulator's table */
@@ -290,18 +304,17 @@ enum class HardEvent : uint8_t {
     MAX,
 };
 
-enum pipe_t : uint8_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_FIX, PIPE_V2 };
-using event_t = int32_t;
-enum TEventID : int32_t {
-    EVENT_ID0 = 0,
-    EVENT_ID1,
-    EVENT_ID2,
-    EVENT_ID3,
-    EVENT_ID4,
-    EVENT_ID5,
-    EVENT_ID6,
-    EVENT_ID7,
-};
+using ::event_t;
+using ::pipe_t;
+using ::TEventID;
+using ::EVENT_ID0;
+using ::EVENT_ID1;
+using ::EVENT_ID2;
+using ::EVENT_ID3;
+using ::EVENT_ID4;
+using ::EVENT_ID5;
+using ::EVENT_ID6;
+using ::EVENT_ID7;
 
 /* Within one core the pipes (MTE2, V, MTE3, S) run concurrently on the device and in program
  * order here, so every dependency the flags express already holds: no-ops. */

@@ -1,0 +1,51 @@
+/*
+ * Tier 0: printf from every block, the block_idx / block_num variables, trap(), dcci and the
+ * sync no-ops, bfloat16_t storage, __NPU_ARCH__.
+ */
+#include "kernel_operator.h"
+
+extern "C" __global__ __aicore__ void hello(uint32_t value)
+{
+    AscendC::printf("Hello World\n");
+    AscendC::printf("value %u from block %d of %d, half %f\nsecond line\n", value, block_idx, block_num,
+                    (half)1.5f);
+}
+
+/* x[block_idx] += 1, as example/kernel_func/easy_OP.cpp, with its 3510-only dcci. */
+extern "C" __global__ __aicore__ void easy_op(__gm__ uint32_t *x)
+{
+    int32_t idx = block_idx;
+    x[idx] += 1;
+    x[block_num + block_idx] = (uint32_t)block_num;
+#if __NPU_ARCH__ == 3510
+    dcci(reinterpret_cast<__gm__ int64_t *>(x), cache_line_t::ENTIRE_DATA_CACHE, dcci_dst_t::CACHELINE_OUT);
+#endif
+    dcci(x, cache_line_t::SINGLE_CACHE_LINE, dcci_dst_t::CACHELINE_OUT);
+    AscendC::PipeBarrier<PIPE_ALL>();
+    AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(AscendC::EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(AscendC::EVENT_ID0);
+}
+
+/* The block given traps; the others write their index. */
+extern "C" __global__ __aicore__ void trap_block(__gm__ int32_t *out, int32_t which)
+{
+    if (block_idx == which)
+        trap();
+    out[block_idx] = (int32_t)block_idx;
+}
+
+extern "C" __global__ __aicore__ void builtin_trap(uint32_t) { __builtin_trap(); }
+
+/* bfloat16 storage: float -> bf16 (nearest-even) -> float, and the arch the kernel was built for. */
+extern "C" __global__ __aicore__ void bf16_round(__gm__ float *in, __gm__ uint16_t *bits, __gm__ float *back,
+                                                 __gm__ uint32_t *arch, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        bfloat16_t b = in[i];
+        bits[i] = b.bits;
+        back[i] = (float)b;
+    }
+    arch[0] = __NPU_ARCH__;
+    arch[1] = AscendC::GetUBSizeInBytes();
+    arch[2] = AscendC::GetRuntimeUBSize();
+}
