@@ -34,7 +34,7 @@ extern "C" __global__ __aicore__ void trap_block(__gm__ int32_t *out, int32_t wh
     out[block_idx] = (int32_t)block_idx;
 }
 
-extern "C" __global__ __aicore__ void builtin_trap(uint32_t) { __builtin_trap(); }
+extern "C" __global__ __aicore__ void builtin_trap(uint32_t unused) { (void)unused; __builtin_trap(); }
 
 /* bfloat16 storage: float -> bf16 (nearest-even) -> float, and the arch the kernel was built for. */
 extern "C" __global__ __aicore__ void bf16_round(__gm__ float *in, __gm__ uint16_t *bits, __gm__ float *back,
