@@ -53,7 +53,16 @@ def test_double_buffered_add(acl, name, dtype):
     y = rng.standard_normal(total).astype(dtype)
     dx, dy, dz = acl.to_device(x), acl.to_device(y), acl.malloc(x.nbytes)
     length, num = acl.to_device(np.array([total], np.int32)), acl.to_device(np.array([tiles], np.int32))
-    run(acl, kernel(acl, "add_custom.cpp", name), 8, ("ptr", dx), ("ptr", dy), ("ptr", dz), ("ptr", length), ("ptr", num))
+    run(
+        acl,
+        kernel(acl, "add_custom.cpp", name),
+        8,
+        ("ptr", dx),
+        ("ptr", dy),
+        ("ptr", dz),
+        ("ptr", length),
+        ("ptr", num),
+    )
     np.testing.assert_array_equal(acl.from_device(dz, total, dtype), x + y)
 
 
@@ -81,7 +90,15 @@ def test_leaky_relu_two_ways(acl):
     scaled = (x.astype(F32) * a16).astype(F16)
     for name in ("leaky_relu", "leaky_relu_op"):
         dy = acl.malloc(x.nbytes)
-        run(acl, kernel(acl, "leaky_relu.cpp", name), blocks, ("ptr", dx), ("ptr", dy), ("float", alpha), ("uint32_t", per))
+        run(
+            acl,
+            kernel(acl, "leaky_relu.cpp", name),
+            blocks,
+            ("ptr", dx),
+            ("ptr", dy),
+            ("float", alpha),
+            ("uint32_t", per),
+        )
         got = acl.from_device(dy, x.size, F16)
         want = np.maximum(x, scaled) if name == "leaky_relu" else np.where(x >= 0, x, scaled)
         np.testing.assert_array_equal(got, want, err_msg=name)
@@ -90,8 +107,16 @@ def test_leaky_relu_two_ways(acl):
 def test_clamp_with_maxs_mins(acl):
     x = np.random.default_rng(4).standard_normal(2 * 1024).astype(F32)
     dx, dy = acl.to_device(x), acl.malloc(x.nbytes)
-    run(acl, kernel(acl, "leaky_relu.cpp", "clamp"), 2, ("ptr", dx), ("ptr", dy), ("float", -0.5), ("float", 0.75),
-        ("uint32_t", 1024))
+    run(
+        acl,
+        kernel(acl, "leaky_relu.cpp", "clamp"),
+        2,
+        ("ptr", dx),
+        ("ptr", dy),
+        ("float", -0.5),
+        ("float", 0.75),
+        ("uint32_t", 1024),
+    )
     np.testing.assert_array_equal(acl.from_device(dy, x.size, F32), np.clip(x, F32(-0.5), F32(0.75)))
 
 
@@ -104,7 +129,15 @@ def test_row_softmax_float(acl):
     rows, cols = 37, 512
     x = (np.random.default_rng(5).standard_normal((rows, cols)) * 3).astype(F32)
     dx, dy = acl.to_device(x), acl.malloc(x.nbytes)
-    run(acl, kernel(acl, "softmax.cpp", "softmax_rows"), 8, ("ptr", dx), ("ptr", dy), ("uint32_t", rows), ("uint32_t", cols))
+    run(
+        acl,
+        kernel(acl, "softmax.cpp", "softmax_rows"),
+        8,
+        ("ptr", dx),
+        ("ptr", dy),
+        ("uint32_t", rows),
+        ("uint32_t", cols),
+    )
     got = acl.from_device(dy, (rows, cols), F32)
     shifted = (x - x.max(axis=1, keepdims=True)).astype(np.float64)  # rounded in float32, as the kernel's Adds
     np.testing.assert_allclose(got, _softmax(shifted), rtol=2e-6, atol=1e-9)
@@ -115,8 +148,15 @@ def test_row_softmax_half_through_float(acl):
     rows, cols = 16, 256
     x = np.random.default_rng(6).standard_normal((rows, cols)).astype(F16)
     dx, dy = acl.to_device(x), acl.malloc(x.nbytes)
-    run(acl, kernel(acl, "softmax.cpp", "softmax_rows_half"), 4, ("ptr", dx), ("ptr", dy), ("uint32_t", rows),
-        ("uint32_t", cols))
+    run(
+        acl,
+        kernel(acl, "softmax.cpp", "softmax_rows_half"),
+        4,
+        ("ptr", dx),
+        ("ptr", dy),
+        ("uint32_t", rows),
+        ("uint32_t", cols),
+    )
     want = _softmax(x.astype(np.float64))
     np.testing.assert_allclose(acl.from_device(dy, (rows, cols), F16).astype(np.float64), want, rtol=1e-3, atol=1e-6)
 
@@ -171,8 +211,16 @@ def test_bfloat16_storage_rounds_to_nearest_even_and_arch(acl):
     x = np.random.default_rng(7).standard_normal(256).astype(F32)
     x[:4] = [1.00390625, 1.01171875, -2.00390625, 3.0]  # ties: even below, even above
     dx, bits, back, arch = acl.to_device(x), acl.malloc(512), acl.malloc(1024), acl.malloc(16)
-    run(acl, kernel(acl, "misc.cpp", "bf16_round"), 1, ("ptr", dx), ("ptr", bits), ("ptr", back), ("ptr", arch),
-        ("uint32_t", x.size))
+    run(
+        acl,
+        kernel(acl, "misc.cpp", "bf16_round"),
+        1,
+        ("ptr", dx),
+        ("ptr", bits),
+        ("ptr", back),
+        ("ptr", arch),
+        ("uint32_t", x.size),
+    )
     want = _bf16_bits(x)
     np.testing.assert_array_equal(acl.from_device(bits, x.size, np.uint16), want)
     np.testing.assert_array_equal(acl.from_device(back, x.size, F32), (want.astype(np.uint32) << 16).view(F32))
@@ -253,8 +301,16 @@ def test_count_form_int32(acl, op):
     b = rng.integers(-1000, 1000, CAP // 4, dtype=np.int32)
     out = np.zeros(CAP // 4, np.int32)
     da, db, do = acl.to_device(a), acl.to_device(b), acl.to_device(out)
-    run(acl, kernel(acl, "ops.cpp", "count_i32"), 1, ("ptr", da), ("ptr", db), ("ptr", do), ("uint32_t", op),
-        ("uint32_t", n))
+    run(
+        acl,
+        kernel(acl, "ops.cpp", "count_i32"),
+        1,
+        ("ptr", da),
+        ("ptr", db),
+        ("ptr", do),
+        ("uint32_t", op),
+        ("uint32_t", n),
+    )
     want = {0: a + b, 1: a - b, 2: a * b, 4: np.maximum(a, b), 5: np.minimum(a, b), 6: a + 7}[op]
     np.testing.assert_array_equal(acl.from_device(do, a.size, np.int32)[:n], want[:n])
 
@@ -363,8 +419,16 @@ def test_reduce_mask_form_with_rep_stride(acl, dtype):
 def _cast(acl, which, mode, x, out_dtype):
     n = x.size
     dx, do = acl.to_device(np.concatenate([x.view(np.uint8), np.zeros(16384 - x.nbytes, np.uint8)])), acl.malloc(16384)
-    run(acl, kernel(acl, "ops.cpp", "cast_op"), 1, ("ptr", dx), ("ptr", do), ("uint32_t", which), ("uint32_t", mode),
-        ("uint32_t", n))
+    run(
+        acl,
+        kernel(acl, "ops.cpp", "cast_op"),
+        1,
+        ("ptr", dx),
+        ("ptr", do),
+        ("uint32_t", which),
+        ("uint32_t", mode),
+        ("uint32_t", n),
+    )
     return acl.from_device(do, 16384, np.uint8)[: n * np.dtype(out_dtype).itemsize].view(out_dtype)
 
 
@@ -424,22 +488,37 @@ def test_cast_other_pairs(acl):
     np.testing.assert_array_equal(_cast(acl, 1, NONE, h, F32), h.astype(F32))
     f = rng.standard_normal(1024).astype(F32)
     np.testing.assert_array_equal(_cast(acl, 3, RINT, f, np.uint16), _bf16_bits(f))
-    np.testing.assert_array_equal(_cast(acl, 4, TRUNC, (h * 100).astype(F16), np.int32),
-                                  np.trunc((h * 100).astype(F16).astype(np.float64)).astype(np.int32))
+    np.testing.assert_array_equal(
+        _cast(acl, 4, TRUNC, (h * 100).astype(F16), np.int32),
+        np.trunc((h * 100).astype(F16).astype(np.float64)).astype(np.int32),
+    )
     i = rng.integers(-(2**30), 2**30, 1024, dtype=np.int32)
     np.testing.assert_array_equal(_cast(acl, 5, RINT, i, F32), i.astype(F32))
 
 
-@pytest.mark.parametrize(("mode", "fn"), [(0, np.less), (1, np.greater), (2, np.equal), (3, np.less_equal),
-                                          (4, np.greater_equal), (5, np.not_equal)])
+@pytest.mark.parametrize(
+    ("mode", "fn"),
+    [(0, np.less), (1, np.greater), (2, np.equal), (3, np.less_equal), (4, np.greater_equal), (5, np.not_equal)],
+)
 @pytest.mark.parametrize("tensor_scalar", [0, 1])
 def test_compare_and_select(acl, mode, fn, tensor_scalar):
     a, b, out = _operands(acl, F32)
     b[::7] = a[::7]  # some equal pairs
     n = 1000  # rounded down to whole repeats (960 = 15 x 64)
     da, db, do, dbits = acl.to_device(a), acl.to_device(b), acl.to_device(out), acl.malloc(1024)
-    run(acl, kernel(acl, "ops.cpp", "cmp_sel"), 1, ("ptr", da), ("ptr", db), ("ptr", do), ("ptr", dbits),
-        ("uint32_t", mode), ("uint32_t", n), ("uint32_t", tensor_scalar), ("float", 0.5))
+    run(
+        acl,
+        kernel(acl, "ops.cpp", "cmp_sel"),
+        1,
+        ("ptr", da),
+        ("ptr", db),
+        ("ptr", do),
+        ("ptr", dbits),
+        ("uint32_t", mode),
+        ("uint32_t", n),
+        ("uint32_t", tensor_scalar),
+        ("float", 0.5),
+    )
     m = n - n % 64
     cond = fn(a[:m], b[:m])
     bits = acl.from_device(dbits, 1024, np.uint8)
@@ -467,8 +546,17 @@ def test_data_copy_block_form_with_gaps(acl):
     x = np.arange(2048, dtype=F32)
     dx, do = acl.to_device(x), acl.malloc(8192)
     count, length, src_gap, dst_gap = 3, 2, 1, 3
-    run(acl, kernel(acl, "ops.cpp", "copy_blocks"), 1, ("ptr", dx), ("ptr", do), ("uint32_t", count),
-        ("uint32_t", length), ("uint32_t", src_gap), ("uint32_t", dst_gap))
+    run(
+        acl,
+        kernel(acl, "ops.cpp", "copy_blocks"),
+        1,
+        ("ptr", dx),
+        ("ptr", do),
+        ("uint32_t", count),
+        ("uint32_t", length),
+        ("uint32_t", src_gap),
+        ("uint32_t", dst_gap),
+    )
     got = acl.from_device(do, 2048, F32)
     want = np.full(2048, -1, F32)
     blk = length * 8
@@ -492,8 +580,7 @@ def test_data_copy_pad(acl, count, length, src_stride, dst_stride, left, right, 
     out = np.full(4096, 99, np.int16)
     dx, do, do2 = acl.to_device(x), acl.to_device(out), acl.to_device(np.full(4096, 99, np.int16))
     params = [("uint32_t", v) for v in (count, length, src_stride, dst_stride, left, right, is_pad)]
-    run(acl, kernel(acl, "ops.cpp", "pad_copy"), 1, ("ptr", dx), ("ptr", do), ("ptr", do2), *params,
-        ("int32_t", value))
+    run(acl, kernel(acl, "ops.cpp", "pad_copy"), 1, ("ptr", dx), ("ptr", do), ("ptr", do2), *params, ("int32_t", value))
     got = acl.from_device(do, 4096, np.int16)
     want = out.copy()
     span = -(-(left * 2 + length + right * 2) // 32) * 32 // 2  # elements per UB block

@@ -31,6 +31,8 @@ RULES = [
     (16, "DataCopyPad params: DataCopyPad(GM->UB): leftPadding 9 / rightPadding 0 elements exceed 32 bytes"),
     (17, "queue order: FreeTensor of a tensor that is not one of this VECIN queue's buffers"),
     (18, "operand range: Exp: dst is a LocalTensor with no buffer"),
+    (19, "InitBuffer: num is 9: a queue has 1 to 8 buffers"),
+    (20, "GM alignment: DataCopy(GM->UB): src at 0x"),
 ]
 
 

@@ -144,6 +144,20 @@ extern "C" __global__ __aicore__ void rule(uint32_t which, GM_ADDR x)
         Exp(t, t, 8);
         break;
     }
+    case 19: { /* a queue of 9 buffers */
+        TQue<TPosition::VECIN, 1> q;
+        pipe.InitBuffer(q, 9, 64);
+        break;
+    }
+    case 20: { /* a GM operand not aligned to its element size */
+        TBuf<TPosition::VECIN> b;
+        pipe.InitBuffer(b, 256);
+        LocalTensor<float> t = b.Get<float>();
+        GlobalTensor<float> odd;
+        odd.SetGlobalBuffer((__gm__ float *)(x + 2));
+        DataCopy(t, odd, 64);
+        break;
+    }
     default: break;
     }
 }
