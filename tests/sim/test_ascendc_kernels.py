@@ -602,3 +602,19 @@ def test_data_copy_pad(acl, count, length, src_stride, dst_stride, left, right, 
             d = b * (length + src_stride) // 2
             want2[d : d + n] = want[b * (span + dst_stride * 16) : b * (span + dst_stride * 16) + n]
         np.testing.assert_array_equal(back, want2)
+
+
+def test_local_mem_allocator_and_flags(acl):
+    """The asc-devkit add sample's newer style: LocalMemAllocator tensors, SetFlag/WaitFlag."""
+    total = 4 * 4096
+    rng = np.random.default_rng(17)
+    x, y = rng.standard_normal(total).astype(F32), rng.standard_normal(total).astype(F32)
+    dx, dy, dz = acl.to_device(x), acl.to_device(y), acl.malloc(x.nbytes)
+    run(acl, kernel(acl, "misc.cpp", "allocator_add"), 4, ("ptr", dx), ("ptr", dy), ("ptr", dz), ("uint32_t", total))
+    np.testing.assert_array_equal(acl.from_device(dz, total, F32), x + y)
+
+
+def test_ascendc_assert_prints_and_fails_the_launch(acl, capfd):
+    msg = fails(acl, kernel(acl, "misc.cpp", "assert_block"), 3, ("int32_t", 1))
+    assert "kernel assert_block, block 1 of 3: assert: " in msg and "ascendc_assert(block_idx != which) failed" in msg
+    assert "[AIV Block 1/3] block 1 says no" in capfd.readouterr().out.splitlines()

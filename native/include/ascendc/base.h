@@ -426,6 +426,23 @@ constexpr uint64_t MASK_PLACEHOLDER = 0;
 
 } // namespace AscendC
 
+/* ascendc_assert(expr[, fmt, args...]): a false condition prints the message (as printf,
+ * with the block's prefix) and ends the launch as an AI-core exception, as the device's
+ * assert does. */
+namespace AscendC {
+namespace aclsim {
+template <typename... Args>
+[[noreturn]] inline void AssertFail(const char *expr, const char *file, int line, const char *fmt = nullptr, Args &&...args)
+{
+    if (fmt)
+        AscendC::printf(fmt, static_cast<Args &&>(args)...);
+    Fail("assert", "%s:%d: ascendc_assert(%s) failed", file, line, expr);
+}
+} // namespace aclsim
+} // namespace AscendC
+#define ascendc_assert(expr, ...)                                                                                      \
+    ((expr) ? (void)0 : AscendC::aclsim::AssertFail(#expr, __FILE__, __LINE__, ##__VA_ARGS__))
+
 /* trap() and __trap() at global scope, where device code calls them (the front-end rewrites
  * asm("trap") into trap()). */
 [[noreturn]] inline void trap() { AscendC::Trap(); }

@@ -481,6 +481,53 @@ private:
     }
 };
 
+/* ------------------------------------------------------------------ LocalMemAllocator */
+
+enum class Hardware : uint8_t { GM, UB, L1, L0A, L0B, L0C, BIAS, FIXBUF, MAX };
+
+/* The newer way to the UB: tensors carved in order from offset 0 (rounded up to 32 bytes each),
+ * without queues. One per physical memory in a kernel; not to be mixed with a TPipe's buffers
+ * (the documentation's rule: both start at offset 0). Only the UB is simulated. */
+template <Hardware hard = Hardware::UB> class LocalMemAllocator {
+public:
+    LocalMemAllocator()
+    {
+        static_assert(hard == Hardware::UB, "the simulator has the vector unit's unified buffer (Hardware::UB) only");
+        const aclsimChip *chip = aclsim::Chip();
+        base_ = aclsim::Rt()->ub ? (uint8_t *)aclsim::Rt()->ub() : nullptr;
+        if (!base_)
+            aclsim::Fail("simulator", "no unified buffer for this core (out of host memory)");
+        size_ = chip->ub_size;
+        aclsim::t_ub_base = base_;
+        aclsim::t_ub_size = size_;
+    }
+    uint32_t GetCurAddr() const { return (uint32_t)used_; }
+
+    template <typename T, uint32_t tileSize> LocalTensor<T> Alloc() { return Carve<T>(tileSize); }
+    template <TPosition pos, typename T, uint32_t tileSize> LocalTensor<T> Alloc() { return Carve<T>(tileSize, pos); }
+    template <typename T> LocalTensor<T> Alloc(uint32_t tileSize) { return Carve<T>(tileSize); }
+    template <TPosition pos, typename T> LocalTensor<T> Alloc(uint32_t tileSize) { return Carve<T>(tileSize, pos); }
+
+private:
+    template <typename T> LocalTensor<T> Carve(uint32_t n, TPosition pos = TPosition::VECCALC)
+    {
+        uint64_t bytes = ((uint64_t)n * sizeof(T) + 31) & ~(uint64_t)31;
+        if (used_ + bytes > size_)
+            aclsim::Fail("UB capacity", "LocalMemAllocator::Alloc: %llu bytes more at UB offset %llu pass the %llu-byte "
+                         "unified buffer",
+                         (unsigned long long)bytes, (unsigned long long)used_, (unsigned long long)size_);
+        LocalTensor<T> t;
+        t.addr_ = (T *)(void *)(base_ + used_);
+        t.size_ = n;
+        t.end_ = base_ + used_ + bytes;
+        t.pos_ = pos;
+        used_ += bytes;
+        return t;
+    }
+    uint8_t *base_ = nullptr;
+    uint64_t size_ = 0, used_ = 0;
+};
+
 } // namespace AscendC
 
 #endif /* AIOCANN_ASCENDC_TENSOR_H_ */

@@ -49,3 +49,44 @@ extern "C" __global__ __aicore__ void bf16_round(__gm__ float *in, __gm__ uint16
     arch[1] = AscendC::GetUBSizeInBytes();
     arch[2] = AscendC::GetRuntimeUBSize();
 }
+
+/* The newer style of the asc-devkit add sample: tensors from LocalMemAllocator, the pipes
+ * ordered by SetFlag/WaitFlag instead of queues, a template tile length. */
+template <uint32_t tileLength> static void AllocatorAdd(GM_ADDR x, GM_ADDR y, GM_ADDR z, uint32_t total)
+{
+    uint32_t per = total / AscendC::GetBlockNum();
+    AscendC::GlobalTensor<float> xGm, yGm, zGm;
+    xGm.SetGlobalBuffer((__gm__ float *)x + per * AscendC::GetBlockIdx(), per);
+    yGm.SetGlobalBuffer((__gm__ float *)y + per * AscendC::GetBlockIdx(), per);
+    zGm.SetGlobalBuffer((__gm__ float *)z + per * AscendC::GetBlockIdx(), per);
+    AscendC::LocalMemAllocator<AscendC::Hardware::UB> ub;
+    AscendC::LocalTensor<float> a = ub.Alloc<float, tileLength>();
+    AscendC::LocalTensor<float> b = ub.Alloc<float, tileLength>();
+    AscendC::LocalTensor<float> c = ub.Alloc<float>(tileLength);
+    ascendc_assert(ub.GetCurAddr() == 3 * tileLength * sizeof(float), "allocator at %u\n", ub.GetCurAddr());
+    AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(EVENT_ID0);
+    for (uint32_t i = 0; i < per / tileLength; i++) {
+        AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(EVENT_ID0);
+        AscendC::DataCopy(a, xGm[i * tileLength], tileLength);
+        AscendC::DataCopy(b, yGm[i * tileLength], tileLength);
+        AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
+        AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
+        AscendC::Add(c, a, b, tileLength);
+        AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(EVENT_ID0);
+        AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
+        AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
+        AscendC::DataCopy(zGm[i * tileLength], c, tileLength);
+    }
+    AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(EVENT_ID0);
+}
+
+extern "C" __global__ __aicore__ void allocator_add(GM_ADDR x, GM_ADDR y, GM_ADDR z, uint32_t total)
+{
+    AllocatorAdd<256>(x, y, z, total);
+}
+
+/* ascendc_assert with a message: block 1 fails. */
+extern "C" __global__ __aicore__ void assert_block(int32_t which)
+{
+    ascendc_assert(block_idx != which, "block %d says no\n", (int32_t)block_idx);
+}
