@@ -618,3 +618,32 @@ def test_ascendc_assert_prints_and_fails_the_launch(acl, capfd):
     msg = fails(acl, kernel(acl, "misc.cpp", "assert_block"), 3, ("int32_t", 1))
     assert "kernel assert_block, block 1 of 3: assert: " in msg and "ascendc_assert(block_idx != which) failed" in msg
     assert "[AIV Block 1/3] block 1 says no" in capfd.readouterr().out.splitlines()
+
+
+def _tree_sum_model(x: np.ndarray, lanes: int) -> Any:
+    """ReduceSum's documented order in the element type: adjacent pairs within each repeat,
+    then the repeats' sums the same way, lanes at a time, until one is left."""
+
+    def tree(v: np.ndarray) -> Any:
+        while v.size > 1:
+            v = (v[0::2] + v[1::2]).astype(x.dtype)
+        return v[0]
+
+    def groups(v: np.ndarray) -> np.ndarray:
+        pad = np.zeros(-v.size % lanes, x.dtype)
+        w = np.concatenate([v, pad]).reshape(-1, lanes)
+        return np.array([tree(row) for row in w], x.dtype)
+
+    v = groups(x)
+    while v.size > 1:
+        v = groups(v)
+    return v[0]
+
+
+@pytest.mark.parametrize("dtype", [F32, F16])
+@pytest.mark.parametrize("n", [77, 4096, 9000])
+def test_reduce_sum_follows_the_documented_order_exactly(acl, dtype, n):
+    data = np.random.default_rng(18).standard_normal(65536 // np.dtype(dtype).itemsize)
+    x, out = _reduce(acl, dtype, 0, n=n, data=data)
+    want = _tree_sum_model(x[:n], 256 // np.dtype(dtype).itemsize)
+    assert out[0] == want, (out[0], want, x[:n].astype(np.float64).sum())

@@ -569,28 +569,50 @@ inline void Reduce(const char *op, ReduceKind kind, const LocalTensor<T> &dst, c
     }
     const T *s = src.addr_;
     if (kind == RED_SUM) {
-        /* Round one: each repeat's tree; then the repeats' sums, E at a time, the same way. */
-        static thread_local T partial[65536];
-        uint64_t n = 0;
+        /* Round one: each repeat's tree; then the repeats' sums, E at a time, the same way, until
+         * one is left. Done as a stream of levels (E values each) so that any repeat count
+         * needs only a few levels on the stack: level k holds round k+1's inputs in order. */
+        constexpr int kLevels = 8; /* E^8 repeats: more than an int32 count */
+        T level[kLevels][E];
+        uint32_t fill[kLevels] = {};
         T lanes[E];
+        auto push = [&](int k, T v) {
+            for (;;) {
+                level[k][fill[k]++] = v;
+                if (fill[k] < E)
+                    return;
+                v = TreeSum(level[k], E);
+                fill[k] = 0;
+                k++;
+            }
+        };
         for (uint64_t r = 0; r < (uint64_t)repeat; r++) {
             const Mask &m = r + 1 == (uint64_t)repeat ? last : full;
             for (uint32_t l = 0; l < E; l++)
                 lanes[l] = LaneOn(m, l) ? s[r * repStride * B + l] : (T)0;
-            T v = TreeSum(lanes, E);
-            if (n < sizeof partial / sizeof partial[0])
-                partial[n++] = v;
+            push(0, TreeSum(lanes, E));
         }
-        while (n > 1) {
-            uint64_t k = 0;
-            for (uint64_t i = 0; i < n; i += E) {
-                for (uint32_t l = 0; l < E; l++)
-                    lanes[l] = i + l < n ? partial[i + l] : (T)0;
-                partial[k++] = TreeSum(lanes, E);
+        /* The partly filled levels, lowest first: each is one more (zero-padded) group of its
+         * round, feeding the next; the top level's single value is the result. */
+        T result = (T)0;
+        for (int k = 0; k < kLevels; k++) {
+            if (fill[k] == 0)
+                continue;
+            bool higher = false;
+            for (int j = k + 1; j < kLevels; j++)
+                higher = higher || fill[j] != 0;
+            if (!higher && fill[k] == 1) {
+                result = level[k][0];
+                break;
             }
-            n = k;
+            for (uint32_t l = fill[k]; l < E; l++)
+                level[k][l] = (T)0;
+            T v = TreeSum(level[k], E);
+            fill[k] = 0;
+            if (k + 1 < kLevels)
+                level[k + 1][fill[k + 1]++] = v;
         }
-        dst.addr_[0] = partial[0];
+        dst.addr_[0] = result;
         return;
     }
     bool have = false;
