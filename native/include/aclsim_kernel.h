@@ -78,12 +78,19 @@ typedef struct aclsim_kernel_rt {
 } aclsim_kernel_rt;
 
 /* The slot: a weak definition, so every translation unit of a kernel binary may include this
- * header and the binary still has exactly one (exported) slot. Not in the simulator itself
- * (sim.h defines ACLSIM_BUILDING_SIMULATOR): it exports acl* names, and an exported slot there
- * would interpose the kernels' own. */
+ * header and the binary still has exactly one. Hidden, so the kernel's reads bind to its own
+ * slot even when a library loaded globally (a host library built with this header, say) defines
+ * the same name; the simulator fills it through the exported setter, which it finds with
+ * dlsym on the binary's own handle. Not in the simulator itself (sim.h defines
+ * ACLSIM_BUILDING_SIMULATOR). */
 #ifndef ACLSIM_BUILDING_SIMULATOR
-__attribute__((weak, visibility("default"))) const aclsim_kernel_rt *aclsim_kernel_rt_slot = 0;
+__attribute__((weak, visibility("hidden"))) const aclsim_kernel_rt *aclsim_kernel_rt_slot = 0;
+__attribute__((weak, visibility("default"))) void aclsim_kernel_rt_set(const aclsim_kernel_rt *rt)
+{
+    aclsim_kernel_rt_slot = rt;
+}
 #endif
+typedef void (*aclsim_kernel_rt_set_fn)(const aclsim_kernel_rt *rt);
 
 #ifdef __cplusplus
 }

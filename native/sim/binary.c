@@ -229,11 +229,14 @@ static aclError open_binary(const char *path, const char *label, int device, con
     b->functions = fns;
     b->cpu_mode = -1;
     /* The Ascend C layer's runtime (kernel_rt.c): a binary built with kernel_operator.h has a
-     * slot for it; one built before that, or with no Ascend C in it, may lack it. Filled
+     * slot for it (set through its exported setter); one built before that may lack it. Filled
      * before any block can run, and never changed again. */
-    const aclsim_kernel_rt **slot = dlsym(dl, "aclsim_kernel_rt_slot");
-    if (slot)
-        *slot = sim_kernel_rt();
+    union {
+        void *p;
+        aclsim_kernel_rt_set_fn fn;
+    } set = {.p = dlsym(dl, "aclsim_kernel_rt_set")}; /* a data pointer to a function, as dlsym has it */
+    if (set.fn)
+        set.fn(sim_kernel_rt());
     /* Optional: binaries built before blocks could report a status lack it (overflow.c). */
     b->take_status = (uint32_t(*)(void))dlsym(dl, "aclsim_kernel_take_status");
     pthread_mutex_init(&b->lock, NULL);
