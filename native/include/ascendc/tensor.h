@@ -26,6 +26,9 @@ namespace AscendC {
 
 template <typename T> class LocalTensor;
 class TPipe;
+namespace aclsim {
+template <class Op, typename T> struct TensorExpr; /* `dst = a + b` (vector.h) */
+}
 
 /* ------------------------------------------------------------------ GlobalTensor */
 
@@ -110,6 +113,15 @@ public:
         Check(index, "operator()");
         return addr_[index];
     }
+    /* The whole-tensor forms: `dst = src0 + src1` computes dst.GetSize() elements. */
+    template <class Op> LocalTensor &operator=(const aclsim::TensorExpr<Op, T> &e)
+    {
+        e.Into(*this);
+        return *this;
+    }
+    LocalTensor &operator=(const LocalTensor &) = default;
+    LocalTensor(const LocalTensor &) = default;
+
     template <typename U> LocalTensor<U> ReinterpretCast() const
     {
         LocalTensor<U> t;

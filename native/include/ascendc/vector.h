@@ -310,6 +310,33 @@ ACLSIM_SCALAR(Mins, OpMin, kArith, "int16_t, half, int32_t or float")
 ACLSIM_SCALAR(LeakyRelu, OpLeakyRelu, kFloat, "half or float")
 #undef ACLSIM_SCALAR
 
+/* ------------------------------------------------------------------ whole-tensor operators */
+
+namespace aclsim {
+template <class Op, typename T> struct TensorExpr {
+    const LocalTensor<T> &a, &b;
+    const char *name;
+    void Into(const LocalTensor<T> &dst) const { BinaryCount<Op>(name, dst, a, b, dst.GetSize()); }
+};
+} // namespace aclsim
+
+template <typename T> inline aclsim::TensorExpr<aclsim::OpAdd, T> operator+(const LocalTensor<T> &a, const LocalTensor<T> &b)
+{
+    return {a, b, "operator+"};
+}
+template <typename T> inline aclsim::TensorExpr<aclsim::OpSub, T> operator-(const LocalTensor<T> &a, const LocalTensor<T> &b)
+{
+    return {a, b, "operator-"};
+}
+template <typename T> inline aclsim::TensorExpr<aclsim::OpMul, T> operator*(const LocalTensor<T> &a, const LocalTensor<T> &b)
+{
+    return {a, b, "operator*"};
+}
+template <typename T> inline aclsim::TensorExpr<aclsim::OpDiv, T> operator/(const LocalTensor<T> &a, const LocalTensor<T> &b)
+{
+    return {a, b, "operator/"};
+}
+
 /* ------------------------------------------------------------------ Duplicate */
 
 template <typename T, typename U, bool isSetMask = true>

@@ -59,6 +59,18 @@ template <typename T> void CountOp(GM_ADDR x, GM_ADDR y, GM_ADDR out, uint32_t o
     case 16: Relu(t.o, t.a, c); break;
     case 17: LeakyRelu(t.o, t.a, 0.1f, c); break;
     case 18: Duplicate(t.o, 3.0f, c); break;
+    case 19: { /* the whole-tensor operator: dst's size elements */
+        LocalTensor<T> d = t.o;
+        d.SetSize(n);
+        d = t.a + t.b;
+        break;
+    }
+    case 20: {
+        LocalTensor<T> d = t.o;
+        d.SetSize(n);
+        d = t.a * t.b;
+        break;
+    }
     default: trap();
     }
 }
