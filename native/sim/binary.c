@@ -37,6 +37,8 @@ static void binary_destroy(sim_obj *o)
     sim_binary *b = (sim_binary *)o;
     if (b->dl)
         dlclose(b->dl);
+    if (b->memfd >= 0)
+        close(b->memfd); /* after dlclose: see load_from_data */
     free(b->functions);
     pthread_mutex_destroy(&b->lock);
     free(b);
@@ -172,13 +174,29 @@ static aclError open_cpu_program(const char *label, int device, int mode, const 
     b->device = device;
     b->functions = fns;
     b->cpu_mode = mode;
+    b->memfd = -1;
     pthread_mutex_init(&b->lock, NULL);
     memcpy(b->path, label, plen + 1);
     return publish(b, func, out);
 }
 
-/* Opens a shared object and checks that it is a simulator kernel binary. */
-static aclError open_binary(const char *path, const char *label, int device, const char *func, aclrtBinHandle *out)
+/* Opens a shared object and checks that it is a simulator kernel binary. memfd: the memory
+ * file path names (LoadFromData), which the binary keeps open while loaded; -1 for a file. The
+ * binary owns it from here on, also when opening fails. */
+static aclError open_binary_dl(const char *path, const char *label, int device, int *memfd, const char *func,
+                               aclrtBinHandle *out);
+
+static aclError open_binary(const char *path, const char *label, int device, int memfd, const char *func,
+                            aclrtBinHandle *out)
+{
+    aclError rc = open_binary_dl(path, label, device, &memfd, func, out);
+    if (memfd >= 0)
+        close(memfd); /* no binary took it (open_binary_dl clears it when one does) */
+    return rc;
+}
+
+static aclError open_binary_dl(const char *path, const char *label, int device, int *memfd, const char *func,
+                               aclrtBinHandle *out)
 {
     aclError rc = check_elf(path, label, func);
     if (rc)
@@ -228,6 +246,8 @@ static aclError open_binary(const char *path, const char *label, int device, con
     b->num_kernels = n;
     b->functions = fns;
     b->cpu_mode = -1;
+    b->memfd = *memfd; /* the binary's from here on (binary_destroy closes it) */
+    *memfd = -1;
     /* The Ascend C layer's runtime (kernel_rt.c): a binary built with kernel_operator.h has a
      * slot for it (set through its exported setter); one built before that may lack it. Filled
      * before any block can run, and never changed again. */
@@ -262,7 +282,7 @@ SIM_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOpt
     }
     if (access(binPath, R_OK) != 0)
         return sim_fail(ACL_ERROR_RT_FILE_OPEN, "cannot open %s: %s", binPath, strerror(errno));
-    return open_binary(binPath, binPath, -1, __func__, binHandle);
+    return open_binary(binPath, binPath, -1, -1, __func__, binHandle);
 }
 
 /* aclrtBinaryLoadFromData, and aclrtBinaryLoad of a descriptor (which has no options). */
@@ -307,9 +327,11 @@ static aclError load_from_data(const void *data, size_t length, const aclrtBinar
     char path[64], label[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     snprintf(label, sizeof label, "<binary data, %zu bytes>", length);
-    rc = open_binary(path, label, device, func, binHandle);
-    close(fd); /* the mapping made by dlopen keeps the contents */
-    return rc;
+    /* The memory file stays open while the binary is loaded (binary_destroy closes it): the
+     * dynamic loader knows a library by the path it was opened with, and a later load whose
+     * memory file got the same descriptor number -- the same "/proc/self/fd/N" -- would be
+     * handed the binary already loaded under that name instead of its own. */
+    return open_binary(path, label, device, fd, func, binHandle);
 }
 
 SIM_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,

@@ -783,6 +783,7 @@ struct sim_binary {
     uint32_t (*take_status)(void);
     int cpu_mode;
     struct sim_cpu_reg *cpu_functions;
+    int memfd; /* LoadFromData: the memory file dlopen()ed, open while loaded (binary.c); else -1 */
     char path[];
 };
 

@@ -649,3 +649,29 @@ def test_reduce_sum_follows_the_documented_order_exactly(acl, dtype, n):
     x, out = _reduce(acl, dtype, 0, n=n, data=data)
     want = _tree_sum_model(x[:n], 256 // np.dtype(dtype).itemsize)
     assert out[0] == want, (out[0], want, x[:n].astype(np.float64).sum())
+
+
+def test_binaries_loaded_from_data_one_after_another_are_each_their_own(acl):
+    """Two different binaries loaded from data in turn (as two host objects' <<<>>> launches
+    load their embedded binaries): the second is its own, not the first one again -- the
+    loader knows a library by its path, and the memory file behind the first stays open."""
+    from aiocann._lib import check, ffi, lib
+
+    first = build_kernel(KERNELS / "rules.cpp").read_bytes()
+    second = build_kernel(KERNELS / "misc.cpp").read_bytes()
+    handles = []
+    for data in (first, second, first):
+        out = ffi.new("aclrtBinHandle *")
+        check(lib.aclrtBinaryLoadFromData(data, len(data), ffi.NULL, out), "aclrtBinaryLoadFromData")
+        handles.append(out[0])
+    fn = ffi.new("aclrtFuncHandle *")
+    for handle, name in zip(handles, (b"rule", b"easy_op", b"rule"), strict=True):
+        check(lib.aclrtBinaryGetFunction(handle, name, fn), "aclrtBinaryGetFunction")
+    s = acl.stream()
+    x = acl.to_device(np.zeros(4, np.uint32))
+    check(lib.aclrtBinaryGetFunction(handles[1], b"easy_op", fn), "aclrtBinaryGetFunction")
+    acl.launch(fn[0], 2, s, ("ptr", x))
+    acl.sync(s)
+    np.testing.assert_array_equal(acl.from_device(x, 4, np.uint32), [1, 1, 2, 2])
+    for handle in handles:
+        check(lib.aclrtBinaryUnLoad(handle), "aclrtBinaryUnLoad")
