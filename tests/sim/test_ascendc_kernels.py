@@ -675,3 +675,9 @@ def test_binaries_loaded_from_data_one_after_another_are_each_their_own(acl):
     np.testing.assert_array_equal(acl.from_device(x, 4, np.uint32), [1, 1, 2, 2])
     for handle in handles:
         check(lib.aclrtBinaryUnLoad(handle), "aclrtBinaryUnLoad")
+
+
+def test_get_tpipe_ptr_is_the_blocks_pipe(acl):
+    out = acl.to_device(np.zeros(4, np.int32))
+    run(acl, kernel(acl, "misc.cpp", "pipe_ptr"), 4, ("ptr", out))
+    np.testing.assert_array_equal(acl.from_device(out, 4, np.int32), 1)

@@ -168,6 +168,8 @@ inline const char *StateName(uint8_t s)
     }
 }
 
+inline thread_local TPipe *t_pipe = nullptr; /* GetTPipePtr() */
+
 constexpr uint32_t kMaxQueBuffers = 8; /* event IDs per position on A2/A3 (TQue Buffer limit) */
 constexpr uint32_t kMaxPipeBuffers = 64;
 
@@ -203,7 +205,13 @@ struct QueCore {
 class TPipe {
 public:
     TPipe() { Bind(); }
-    ~TPipe() = default;
+    ~TPipe()
+    {
+        if (aclsim::t_pipe == this)
+            aclsim::t_pipe = nullptr;
+    }
+    TPipe(const TPipe &) = delete;
+    TPipe &operator=(const TPipe &) = delete;
 
     /* Buffers for a queue: num buffers of len bytes (rounded up to 32), one after another. */
     template <class Q> bool InitBuffer(Q &que, uint32_t num, uint32_t len)
@@ -292,6 +300,7 @@ private:
         ub_size_ = chip->ub_size;
         aclsim::t_ub_base = ub_;
         aclsim::t_ub_size = ub_size_;
+        aclsim::t_pipe = this;
         Reset();
     }
 
@@ -317,7 +326,9 @@ private:
     uint32_t allocated_[(int)TPosition::MAX + 1] = {};
 };
 
-inline TPipe *GetTPipePtr() { return nullptr; }
+/* The block's TPipe (the last one constructed on this core thread), as the device's global
+ * pipe pointer. */
+inline TPipe *GetTPipePtr() { return aclsim::t_pipe; }
 
 /* ------------------------------------------------------------------ TQue */
 

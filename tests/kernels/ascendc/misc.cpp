@@ -90,3 +90,13 @@ extern "C" __global__ __aicore__ void assert_block(int32_t which)
 {
     ascendc_assert(block_idx != which, "block %d says no\n", (int32_t)block_idx);
 }
+
+/* GetTPipePtr() is the block's TPipe; its event IDs order nothing on the host. */
+extern "C" __global__ __aicore__ void pipe_ptr(__gm__ int32_t *out)
+{
+    AscendC::TPipe pipe;
+    event_t e = AscendC::GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_MTE3);
+    AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(e);
+    AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(e);
+    out[block_idx] = AscendC::GetTPipePtr() == &pipe ? 1 : 0;
+}
