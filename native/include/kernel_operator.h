@@ -65,6 +65,7 @@ using ::aclsimKernelRaiseOverflow;
 #include "ascendc/tensor.h"
 #include "ascendc/copy.h"
 #include "ascendc/vector.h"
+#include "ascendc/dump.h"
 #endif
 
 #endif /* AIOCANN_KERNEL_OPERATOR_H_ */

@@ -681,3 +681,46 @@ def test_get_tpipe_ptr_is_the_blocks_pipe(acl):
     out = acl.to_device(np.zeros(4, np.int32))
     run(acl, kernel(acl, "misc.cpp", "pipe_ptr"), 4, ("ptr", out))
     np.testing.assert_array_equal(acl.from_device(out, 4, np.int32), 1)
+
+
+def test_dump_tensor_prints_as_the_device(acl, capfd):
+    ints = acl.to_device(np.arange(12, dtype=np.int32))
+    run(acl, kernel(acl, "misc.cpp", "dump"), 1, ("ptr", ints))
+    out = capfd.readouterr().out
+    assert "DumpTensor: desc=7, addr=0x0, data_type=float16, position=UB, dump_size=8\n" in out
+    assert "[0.000000,0.500000,1.000000,1.500000,2.000000,2.500000,3.000000,3.500000]\n" in out
+    assert "data_type=int32, position=GM, dump_size=12\n[[0,1,2,3],\n[4,5,6,7],\n[8,9,10,11]]\n" in out
+    assert (
+        "shape is [4, 4], dumpSize is 12, data is not enough.\n[[0,1,2,3],\n[4,5,6,7],\n[8,9,10,11],\n[-,-,-,-]]\n"
+        in out
+    )
+
+
+def test_compares_and_axpy(acl):
+    a, b, out = _operands(acl, F32)
+    n = 1000
+    h = np.random.default_rng(19).standard_normal(2048).astype(F16)
+    da, db, do, dbits = acl.to_device(a), acl.to_device(b), acl.to_device(out), acl.malloc(1024)
+    dh, dm = acl.to_device(h), acl.malloc(8192)
+    run(
+        acl,
+        kernel(acl, "ops.cpp", "compares_axpy"),
+        1,
+        ("ptr", da),
+        ("ptr", db),
+        ("ptr", do),
+        ("ptr", dbits),
+        ("uint32_t", 1),
+        ("uint32_t", n),
+        ("ptr", dh),
+        ("ptr", dm),
+    )
+    m = n - n % 64
+    bits = acl.from_device(dbits, 1024, np.uint8)
+    np.testing.assert_array_equal(bits[: m // 8], np.packbits(a[:m] > F32(0.5), bitorder="little"))
+    got = acl.from_device(do, out.size, F32)
+    want = F32(1.5) * a[:n] + out[:n]  # a float multiply and a float add
+    np.testing.assert_array_equal(got[:n], want)
+    mixed = acl.from_device(dm, 2048, F32)
+    np.testing.assert_array_equal(mixed[:n], (F32(2) * h[:n].astype(F32) + F32(1)))
+    np.testing.assert_array_equal(mixed[n:], 1)

@@ -30,6 +30,9 @@ namespace aclsim {
 
 template <typename T> constexpr uint32_t kEpb = 32u / (uint32_t)sizeof(T);  /* elements per block */
 template <typename T> constexpr uint32_t kEpr = 256u / (uint32_t)sizeof(T); /* elements per repeat */
+/* Lanes of a repeat of an instruction on two element types (Cast, Axpy): the wider type's. */
+template <typename T, typename U>
+constexpr uint32_t kCastLanes = 256u / (uint32_t)(sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U));
 
 template <typename T, typename... U> constexpr bool kOneOf = (std::is_same_v<T, U> || ...);
 /* What the dav-2201 vector unit takes (asc-devkit docs, each instruction's 数据类型): other
@@ -337,6 +340,59 @@ template <typename T> inline aclsim::TensorExpr<aclsim::OpDiv, T> operator/(cons
     return {a, b, "operator/"};
 }
 
+/* ------------------------------------------------------------------ Axpy */
+
+/* dst = scalar * src + dst, element-wise; src may be half with a float dst. Computed in float
+ * (a multiply and an add, each rounded to float), then rounded to dst's type. */
+template <typename T, typename U, typename S, bool isSetMask = true>
+inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const S &scalarValue, const int32_t &count)
+{
+    aclsim::CheckCount("Axpy", count);
+    if (count == 0)
+        return;
+    aclsim::CheckUb("Axpy", "dst", dst, (uint64_t)count * sizeof(T));
+    aclsim::CheckUb("Axpy", "src", src, (uint64_t)count * sizeof(U));
+    float a = (float)(U)scalarValue;
+    T *d = dst.addr_;
+    const U *x = src.addr_;
+    for (int32_t i = 0; i < count; i++)
+        d[i] = (T)(a * (float)x[i] + (float)d[i]);
+}
+
+namespace aclsim {
+template <typename T, typename U>
+inline void AxpyRepeat(const LocalTensor<T> &dst, const LocalTensor<U> &src, float a, const Mask &m, int64_t repeat,
+                       const UnaryRepeatParams &p)
+{
+    CheckRepeat("Axpy", repeat);
+    if (repeat == 0 || m.highest < 0)
+        return;
+    CheckUb("Axpy", "dst", dst, Span(sizeof(T), repeat, p.dstBlkStride, p.dstRepStride, m.highest));
+    CheckUb("Axpy", "src", src, Span(sizeof(U), repeat, p.srcBlkStride, p.srcRepStride, m.highest));
+    for (uint32_t r = 0; r < (uint32_t)repeat; r++)
+        for (uint32_t l = 0; l <= (uint32_t)m.highest; l++)
+            if (LaneOn(m, l)) {
+                T &d = At(dst.addr_, r, l, p.dstBlkStride, p.dstRepStride);
+                d = (T)(a * (float)At(src.addr_, r, l, p.srcBlkStride, p.srcRepStride) + (float)d);
+            }
+}
+} // namespace aclsim
+
+template <typename T, typename U, typename S, bool isSetMask = true>
+inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const S &scalarValue, const uint64_t mask[],
+                 const int32_t repeatTime, const UnaryRepeatParams &repeatParams)
+{
+    aclsim::AxpyRepeat(dst, src, (float)(U)scalarValue, aclsim::MaskOf(mask, aclsim::kCastLanes<T, U>), repeatTime,
+                       repeatParams);
+}
+template <typename T, typename U, typename S, bool isSetMask = true>
+inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const S &scalarValue, uint64_t mask,
+                 const int32_t repeatTime, const UnaryRepeatParams &repeatParams)
+{
+    aclsim::AxpyRepeat(dst, src, (float)(U)scalarValue, aclsim::MaskOf(mask, aclsim::kCastLanes<T, U>), repeatTime,
+                       repeatParams);
+}
+
 /* ------------------------------------------------------------------ Duplicate */
 
 template <typename T, typename U, bool isSetMask = true>
@@ -534,7 +590,6 @@ inline void CastRepeat(const LocalTensor<T> &dst, const LocalTensor<U> &src, Rou
                 At(dst.addr_, r, l, p.dstBlkStride, p.dstRepStride) =
                     CastOne<T, U>(At(src.addr_, r, l, p.srcBlkStride, p.srcRepStride), mode);
 }
-template <typename T, typename U> constexpr uint32_t kCastLanes = 256u / (uint32_t)(sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U));
 } // namespace aclsim
 
 template <typename T, typename U, bool isSetMask = true>
@@ -823,6 +878,56 @@ inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const
                     const uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams &repeatParams)
 {
     aclsim::CompareRepeat(dst, src0, src1, cmpMode, aclsim::MaskOf(mask, aclsim::kEpr<T>), repeatTime, repeatParams);
+}
+
+/* Compares: src0 against a scalar, as Compare (the count form compares whole repeats). */
+template <typename T, typename U, bool isSetMask = true>
+inline void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode,
+                     uint32_t count)
+{
+    constexpr uint32_t E = aclsim::kEpr<T>;
+    uint64_t n = count - count % E;
+    if (n == 0)
+        return;
+    aclsim::CheckUb("Compares", "dst", dst, (n + 7) / 8);
+    aclsim::CheckUb("Compares", "src0", src0, n * sizeof(T));
+    uint8_t *bits = (uint8_t *)(void *)dst.addr_;
+    for (uint64_t i = 0; i < n; i++)
+        aclsim::SetBit(bits, i, aclsim::Cmp(src0.addr_[i], src1Scalar, cmpMode));
+}
+
+namespace aclsim {
+template <typename T, typename U>
+inline void ComparesRepeat(const LocalTensor<U> &dst, const LocalTensor<T> &src0, T scalar, CMPMODE mode, Mask m,
+                           int64_t repeat, const UnaryRepeatParams &p)
+{
+    constexpr uint32_t E = kEpr<T>;
+    CheckRepeat("Compares", repeat);
+    if (repeat == 0 || m.highest < 0)
+        return;
+    CheckUb("Compares", "dst", dst, (uint64_t)repeat * E / 8);
+    CheckUb("Compares", "src0", src0, Span(sizeof(T), repeat, p.srcBlkStride, p.srcRepStride, m.highest));
+    uint8_t *bits = (uint8_t *)(void *)dst.addr_;
+    for (uint32_t r = 0; r < (uint32_t)repeat; r++)
+        for (uint32_t l = 0; l <= (uint32_t)m.highest; l++)
+            if (LaneOn(m, l))
+                SetBit(bits, (uint64_t)r * E + l, Cmp(At(src0.addr_, r, l, p.srcBlkStride, p.srcRepStride), scalar, mode));
+}
+} // namespace aclsim
+
+template <typename T, typename U, bool isSetMask = true>
+inline void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode,
+                     const uint64_t mask[], uint8_t repeatTime, const UnaryRepeatParams &repeatParams)
+{
+    aclsim::ComparesRepeat(dst, src0, src1Scalar, cmpMode, aclsim::MaskOf(mask, aclsim::kEpr<T>), repeatTime,
+                           repeatParams);
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode,
+                     const uint64_t mask, uint8_t repeatTime, const UnaryRepeatParams &repeatParams)
+{
+    aclsim::ComparesRepeat(dst, src0, src1Scalar, cmpMode, aclsim::MaskOf(mask, aclsim::kEpr<T>), repeatTime,
+                           repeatParams);
 }
 
 namespace aclsim {

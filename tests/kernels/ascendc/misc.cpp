@@ -100,3 +100,20 @@ extern "C" __global__ __aicore__ void pipe_ptr(__gm__ int32_t *out)
     AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(e);
     out[block_idx] = AscendC::GetTPipePtr() == &pipe ? 1 : 0;
 }
+
+/* DumpTensor of 8 halves plain and of 12 ints as a (3, 4) and a (4, 4) shape. */
+extern "C" __global__ __aicore__ void dump(__gm__ int32_t *ints)
+{
+    AscendC::TPipe pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 64);
+    AscendC::LocalTensor<half> h = b.Get<half>();
+    for (uint32_t i = 0; i < 8; i++)
+        h.SetValue(i, (half)(i * 0.5f));
+    AscendC::DumpTensor(h, 7, 8);
+    AscendC::GlobalTensor<int32_t> g;
+    g.SetGlobalBuffer(ints, 12);
+    uint32_t s34[] = {3, 4}, s44[] = {4, 4};
+    AscendC::DumpTensor(g, 8, 12, AscendC::ShapeInfo(2, s34));
+    AscendC::DumpTensor(g, 9, 12, AscendC::ShapeInfo(2, s44));
+}

@@ -286,3 +286,32 @@ extern "C" __global__ __aicore__ void copy_blocks(GM_ADDR x, GM_ADDR out, uint32
     DataCopy(u, gx, p);
     DataCopy(go, u, 2048);
 }
+
+/* Compares of a with a scalar into bits; Axpy: out = 1.5 * a + out (float), and with a half
+ * source into a float destination. */
+extern "C" __global__ __aicore__ void compares_axpy(GM_ADDR x, GM_ADDR y, GM_ADDR out, GM_ADDR bitsOut, uint32_t mode,
+                                                    uint32_t n, GM_ADDR halfIn, GM_ADDR mixedOut)
+{
+    Bench<float> t(x, y, out, n);
+    TBuf<TPosition::VECCALC> bm, hb, mb;
+    t.pipe.InitBuffer(bm, 1024);
+    t.pipe.InitBuffer(hb, 4096);
+    t.pipe.InitBuffer(mb, 8192);
+    LocalTensor<uint8_t> bits = bm.Get<uint8_t>();
+    Duplicate(bits.ReinterpretCast<uint16_t>(), (uint16_t)0, 512);
+    Compares(bits, t.a, 0.5f, (CMPMODE)mode, n);
+    Axpy(t.o, t.a, 1.5f, (int32_t)n);
+    LocalTensor<half> h = hb.Get<half>();
+    LocalTensor<float> m = mb.Get<float>();
+    GlobalTensor<half> gh;
+    GlobalTensor<float> gm;
+    gh.SetGlobalBuffer((__gm__ half *)halfIn);
+    gm.SetGlobalBuffer((__gm__ float *)mixedOut);
+    DataCopy(h, gh, 2048);
+    Duplicate(m, 1.0f, 2048);
+    Axpy(m, h, (half)2.0f, (int32_t)n);
+    DataCopy(gm, m, 2048);
+    GlobalTensor<uint8_t> gb;
+    gb.SetGlobalBuffer((__gm__ uint8_t *)bitsOut);
+    DataCopy(gb, bits, 1024);
+}
