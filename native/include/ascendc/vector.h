@@ -276,7 +276,7 @@ ACLSIM_UNARY(Sqrt, OpSqrt, kFloat, "half or float")
 ACLSIM_UNARY(Rsqrt, OpRsqrt, kFloat, "half or float")
 ACLSIM_UNARY(Reciprocal, OpReciprocal, kFloat, "half or float")
 ACLSIM_UNARY(Abs, OpAbs, kFloat, "half or float")
-ACLSIM_UNARY(Relu, OpRelu, kArith, "half, int32_t or float")
+ACLSIM_UNARY(Relu, OpRelu, kArith, "int16_t, half, int32_t or float")
 #undef ACLSIM_UNARY
 
 /* Adds, Muls, Maxs, Mins, LeakyRelu: the scalar may be given in another arithmetic type (a
