@@ -724,3 +724,49 @@ def test_compares_and_axpy(acl):
     mixed = acl.from_device(dm, 2048, F32)
     np.testing.assert_array_equal(mixed[:n], (F32(2) * h[:n].astype(F32) + F32(1)))
     np.testing.assert_array_equal(mixed[n:], 1)
+
+
+@pytest.mark.parametrize(
+    ("which", "lo", "hi", "dblk", "drep"),
+    [
+        (0, 130, 0, 2, 16),  # counter mode, 130 elements: repeats of 64, 64, 2; gapped blocks
+        (1, 100, 0, 1, 8),
+        (2, 0xF0F0F0F0F0F0F0F0, 0, 1, 10),
+        (3, 0, 0, 1, 8),
+        (4, 77, 0, 1, 8),
+    ],
+)
+def test_mask_register_modes(acl, which, lo, hi, dblk, drep):
+    a, b, out = _operands(acl, F32)
+    da, db, do = acl.to_device(a), acl.to_device(b), acl.to_device(out)
+    run(
+        acl,
+        kernel(acl, "ops.cpp", "mask_register"),
+        1,
+        ("ptr", da),
+        ("ptr", db),
+        ("ptr", do),
+        ("uint32_t", which),
+        ("uint64_t", lo),
+        ("uint64_t", hi),
+        ("uint32_t", dblk),
+        ("uint32_t", drep),
+    )
+    got = acl.from_device(do, out.size, F32)
+    want = out.copy()
+    if which == 4:  # the count form: the first `lo` elements
+        want[:lo] = a[:lo] + F32(1)
+    else:
+        if which in (0, 1):
+            n = lo
+            reps = [min(64, n - 64 * r) for r in range(-(-n // 64))]
+            lanes_of = [list(range(k)) for k in reps]
+        elif which == 2:
+            lanes_of = [[ln for ln in range(64) if lo >> ln & 1]] * 3
+        else:
+            lanes_of = [list(range(64))] * 2  # the full default mask, 2 repeats
+        for r, lanes in enumerate(lanes_of):
+            for ln in lanes:
+                i = (r * drep + (ln // 8) * dblk) * 8 + ln % 8
+                want[i] = a[i] + F32(1)
+    np.testing.assert_array_equal(got, want)

@@ -75,6 +75,83 @@ inline void CheckRepeat(const char *op, int64_t repeat)
              (long long)repeat);
 }
 
+/* The vector unit's mask register and mode (SetMaskNorm/SetMaskCount, SetVectorMask,
+ * ResetMask). Per core, so per thread. Normal mode: the register is each repeat's lane mask.
+ * Counter mode: its low word is the number of elements, and the repeats follow from it. */
+struct MaskReg {
+    uint64_t lo = ~0ull, hi = ~0ull;
+    bool counter = false;
+};
+inline thread_local MaskReg t_mask;
+
+/* What a mask-form instruction runs: `repeat` repeats, lanes `full` in each but the last,
+ * `last` in the last. */
+struct Plan {
+    Mask full, last;
+    int64_t repeat;
+    int32_t highest;
+};
+
+inline const Mask &MaskAt(const Plan &pl, uint32_t r) { return (int64_t)r + 1 == pl.repeat ? pl.last : pl.full; }
+
+inline Plan MakePlan(const Mask &full, const Mask &last, int64_t repeat)
+{
+    return Plan{full, last, repeat, full.highest > last.highest ? full.highest : last.highest};
+}
+
+/* The mask and repeats of a mask-form instruction (掩码): with isSetMask the instruction's own
+ * mask argument -- in normal mode written to the register, in counter mode (SetMaskCount) the
+ * element count, its repeats computed and repeatTime ignored; without, the register's. */
+template <bool isSetMask>
+inline Plan PlanOf(const char *op, uint64_t lo, uint64_t hi, bool continuous, uint32_t lanes, int64_t repeat)
+{
+    MaskReg &reg = t_mask;
+    if (isSetMask && !reg.counter) {
+        CheckRepeat(op, repeat);
+        Mask m = continuous ? MaskOf(lo, lanes) : MakeMask(lo, hi, lanes);
+        reg.lo = m.bits[0];
+        reg.hi = m.bits[1];
+        return MakePlan(m, m, repeat);
+    }
+    if (isSetMask) {
+        reg.lo = lo;
+        reg.hi = 0;
+    }
+    if (reg.counter) {
+        uint64_t n = reg.lo;
+        if (n == 0)
+            return MakePlan(Mask{{0, 0}, -1}, Mask{{0, 0}, -1}, 0);
+        int64_t reps = (int64_t)((n + lanes - 1) / lanes);
+        return MakePlan(MaskOf((uint64_t)lanes, lanes), MaskOf(n - (uint64_t)(reps - 1) * lanes, lanes), reps);
+    }
+    CheckRepeat(op, repeat);
+    Mask m = MakeMask(reg.lo, reg.hi, lanes);
+    return MakePlan(m, m, repeat);
+}
+template <bool isSetMask> inline Plan PlanOf(const char *op, const uint64_t mask[], uint32_t lanes, int64_t repeat)
+{
+    return PlanOf<isSetMask>(op, mask[0], mask[1], false, lanes, repeat);
+}
+template <bool isSetMask> inline Plan PlanOf(const char *op, uint64_t mask, uint32_t lanes, int64_t repeat)
+{
+    return PlanOf<isSetMask>(op, mask, 0, true, lanes, repeat);
+}
+
+/* The count forms: with isSetMask the count given, after which the register is back to its
+ * default (the instruction sets the counter mode itself and restores the normal mode and a full
+ * mask: 掩码, 接口内设置Mask); without, the counter mode's count from the register. */
+template <bool isSetMask> inline int64_t CountOf(const char *op, int64_t count)
+{
+    if (isSetMask) {
+        t_mask = MaskReg{};
+        return count;
+    }
+    if (!t_mask.counter)
+        Fail("mask mode", "%s: the count form with isSetMask=false reads the counter mode's count: call SetMaskCount "
+             "and SetVectorMask first", op);
+    return (int64_t)t_mask.lo;
+}
+
 /* Bytes an operand with elements of `es` bytes spans over `repeat` repeats up to lane `hl`. */
 inline uint64_t Span(uint32_t es, int64_t repeat, uint32_t blk, uint32_t rep, int32_t hl)
 {
@@ -132,17 +209,17 @@ inline void BinaryCount(const char *op, const LocalTensor<T> &dst, const LocalTe
 
 template <class Op, typename T>
 inline void BinaryRepeat(const char *op, const LocalTensor<T> &dst, const LocalTensor<T> &a, const LocalTensor<T> &b,
-                         const Mask &m, int64_t repeat, const BinaryRepeatParams &p)
+                         const Plan &pl, const BinaryRepeatParams &p)
 {
-    CheckRepeat(op, repeat);
-    if (repeat == 0 || m.highest < 0)
+    int64_t repeat = pl.repeat;
+    if (repeat == 0 || pl.highest < 0)
         return;
-    CheckUb(op, "dst", dst, Span(sizeof(T), repeat, p.dstBlkStride, p.dstRepStride, m.highest));
-    CheckUb(op, "src0", a, Span(sizeof(T), repeat, p.src0BlkStride, p.src0RepStride, m.highest));
-    CheckUb(op, "src1", b, Span(sizeof(T), repeat, p.src1BlkStride, p.src1RepStride, m.highest));
+    CheckUb(op, "dst", dst, Span(sizeof(T), repeat, p.dstBlkStride, p.dstRepStride, pl.highest));
+    CheckUb(op, "src0", a, Span(sizeof(T), repeat, p.src0BlkStride, p.src0RepStride, pl.highest));
+    CheckUb(op, "src1", b, Span(sizeof(T), repeat, p.src1BlkStride, p.src1RepStride, pl.highest));
     for (uint32_t r = 0; r < (uint32_t)repeat; r++)
-        for (uint32_t l = 0; l <= (uint32_t)m.highest; l++)
-            if (LaneOn(m, l))
+        for (uint32_t l = 0; l <= (uint32_t)pl.highest; l++)
+            if (LaneOn(MaskAt(pl, r), l))
                 At(dst.addr_, r, l, p.dstBlkStride, p.dstRepStride) =
                     Op::Do(At(a.addr_, r, l, p.src0BlkStride, p.src0RepStride),
                            At(b.addr_, r, l, p.src1BlkStride, p.src1RepStride));
@@ -164,17 +241,17 @@ inline void UnaryCount(const char *op, const LocalTensor<T> &dst, const LocalTen
 }
 
 template <class Op, typename T>
-inline void UnaryRepeat(const char *op, const LocalTensor<T> &dst, const LocalTensor<T> &src, const Mask &m,
-                        int64_t repeat, const UnaryRepeatParams &p)
+inline void UnaryRepeat(const char *op, const LocalTensor<T> &dst, const LocalTensor<T> &src, const Plan &pl,
+                        const UnaryRepeatParams &p)
 {
-    CheckRepeat(op, repeat);
-    if (repeat == 0 || m.highest < 0)
+    int64_t repeat = pl.repeat;
+    if (repeat == 0 || pl.highest < 0)
         return;
-    CheckUb(op, "dst", dst, Span(sizeof(T), repeat, p.dstBlkStride, p.dstRepStride, m.highest));
-    CheckUb(op, "src", src, Span(sizeof(T), repeat, p.srcBlkStride, p.srcRepStride, m.highest));
+    CheckUb(op, "dst", dst, Span(sizeof(T), repeat, p.dstBlkStride, p.dstRepStride, pl.highest));
+    CheckUb(op, "src", src, Span(sizeof(T), repeat, p.srcBlkStride, p.srcRepStride, pl.highest));
     for (uint32_t r = 0; r < (uint32_t)repeat; r++)
-        for (uint32_t l = 0; l <= (uint32_t)m.highest; l++)
-            if (LaneOn(m, l))
+        for (uint32_t l = 0; l <= (uint32_t)pl.highest; l++)
+            if (LaneOn(MaskAt(pl, r), l))
                 At(dst.addr_, r, l, p.dstBlkStride, p.dstRepStride) = Op::Do(At(src.addr_, r, l, p.srcBlkStride, p.srcRepStride));
 }
 
@@ -194,22 +271,54 @@ inline void ScalarCount(const char *op, const LocalTensor<T> &dst, const LocalTe
 }
 
 template <class Op, typename T>
-inline void ScalarRepeat(const char *op, const LocalTensor<T> &dst, const LocalTensor<T> &src, T s, const Mask &m,
-                         int64_t repeat, const UnaryRepeatParams &p)
+inline void ScalarRepeat(const char *op, const LocalTensor<T> &dst, const LocalTensor<T> &src, T s, const Plan &pl,
+                         const UnaryRepeatParams &p)
 {
-    CheckRepeat(op, repeat);
-    if (repeat == 0 || m.highest < 0)
+    int64_t repeat = pl.repeat;
+    if (repeat == 0 || pl.highest < 0)
         return;
-    CheckUb(op, "dst", dst, Span(sizeof(T), repeat, p.dstBlkStride, p.dstRepStride, m.highest));
-    CheckUb(op, "src", src, Span(sizeof(T), repeat, p.srcBlkStride, p.srcRepStride, m.highest));
+    CheckUb(op, "dst", dst, Span(sizeof(T), repeat, p.dstBlkStride, p.dstRepStride, pl.highest));
+    CheckUb(op, "src", src, Span(sizeof(T), repeat, p.srcBlkStride, p.srcRepStride, pl.highest));
     for (uint32_t r = 0; r < (uint32_t)repeat; r++)
-        for (uint32_t l = 0; l <= (uint32_t)m.highest; l++)
-            if (LaneOn(m, l))
+        for (uint32_t l = 0; l <= (uint32_t)pl.highest; l++)
+            if (LaneOn(MaskAt(pl, r), l))
                 At(dst.addr_, r, l, p.dstBlkStride, p.dstRepStride) =
                     Op::Do(At(src.addr_, r, l, p.srcBlkStride, p.srcRepStride), s);
 }
 
 } // namespace aclsim
+
+/* ------------------------------------------------------------------ the mask register */
+
+enum class MaskMode : uint8_t { NORMAL = 0, COUNTER };
+
+/* The instructions' isSetMask=false forms read the mask register these set (掩码: 接口外设置
+ * Mask). SetVectorMask's (maskHigh, maskLow) are the lane bits in normal mode, maskLow the
+ * element count in counter mode; its `len` form is a continuous mask of len lanes in normal
+ * mode, the element count in counter mode. */
+inline void SetMaskCount() { aclsim::t_mask.counter = true; }
+inline void SetMaskNorm() { aclsim::t_mask.counter = false; }
+inline void ResetMask()
+{
+    aclsim::t_mask.lo = ~0ull;
+    aclsim::t_mask.hi = ~0ull;
+}
+template <typename T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(const uint64_t maskHigh, const uint64_t maskLow)
+{
+    aclsim::t_mask.lo = maskLow;
+    aclsim::t_mask.hi = mode == MaskMode::COUNTER ? 0 : maskHigh;
+}
+template <typename T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(int32_t len)
+{
+    if (mode == MaskMode::COUNTER || aclsim::t_mask.counter) {
+        aclsim::t_mask.lo = len < 0 ? 0 : (uint64_t)len;
+        aclsim::t_mask.hi = 0;
+        return;
+    }
+    aclsim::Mask m = aclsim::MaskOf((uint64_t)(len < 0 ? 0 : len), aclsim::kEpr<T>);
+    aclsim::t_mask.lo = m.bits[0];
+    aclsim::t_mask.hi = m.bits[1];
+}
 
 /* ------------------------------------------------------------------ the instructions */
 
@@ -219,23 +328,23 @@ inline void ScalarRepeat(const char *op, const LocalTensor<T> &dst, const LocalT
                      const int32_t &count)                                                                             \
     {                                                                                                                  \
         static_assert(aclsim::TRAIT<T>, #NAME " on dav-2201 takes " TYPES);                                            \
-        aclsim::BinaryCount<aclsim::OP>(#NAME, dst, src0, src1, count);                                                \
+        aclsim::BinaryCount<aclsim::OP>(#NAME, dst, src0, src1, aclsim::CountOf<isSetMask>(#NAME, count));                                                \
     }                                                                                                                  \
     template <typename T, bool isSetMask = true>                                                                       \
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,                \
                      const uint64_t mask[], const int32_t repeatTime, const BinaryRepeatParams &repeatParams)          \
     {                                                                                                                  \
         static_assert(aclsim::TRAIT<T>, #NAME " on dav-2201 takes " TYPES);                                            \
-        aclsim::BinaryRepeat<aclsim::OP>(#NAME, dst, src0, src1, aclsim::MaskOf(mask, aclsim::kEpr<T>), repeatTime,     \
-                                         repeatParams);                                                                \
+        aclsim::BinaryRepeat<aclsim::OP>(#NAME, dst, src0, src1,                                                   \
+            aclsim::PlanOf<isSetMask>(#NAME, mask, aclsim::kEpr<T>, repeatTime), repeatParams);                                                                \
     }                                                                                                                  \
     template <typename T, bool isSetMask = true>                                                                       \
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, uint64_t mask, \
                      const int32_t repeatTime, const BinaryRepeatParams &repeatParams)                                 \
     {                                                                                                                  \
         static_assert(aclsim::TRAIT<T>, #NAME " on dav-2201 takes " TYPES);                                            \
-        aclsim::BinaryRepeat<aclsim::OP>(#NAME, dst, src0, src1, aclsim::MaskOf(mask, aclsim::kEpr<T>), repeatTime,     \
-                                         repeatParams);                                                                \
+        aclsim::BinaryRepeat<aclsim::OP>(#NAME, dst, src0, src1,                                                   \
+            aclsim::PlanOf<isSetMask>(#NAME, mask, aclsim::kEpr<T>, repeatTime), repeatParams);                                                                \
     }
 
 ACLSIM_BINARY(Add, OpAdd, kArith, "int16_t, half, int32_t or float")
@@ -251,14 +360,14 @@ ACLSIM_BINARY(Div, OpDiv, kFloat, "half or float")
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count)                       \
     {                                                                                                                  \
         static_assert(aclsim::TRAIT<T>, #NAME " on dav-2201 takes " TYPES);                                            \
-        aclsim::UnaryCount<aclsim::OP>(#NAME, dst, src, count);                                                        \
+        aclsim::UnaryCount<aclsim::OP>(#NAME, dst, src, aclsim::CountOf<isSetMask>(#NAME, count));                                                        \
     }                                                                                                                  \
     template <typename T, bool isSetMask = true>                                                                       \
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],                      \
                      const int32_t repeatTime, const UnaryRepeatParams &repeatParams)                                  \
     {                                                                                                                  \
         static_assert(aclsim::TRAIT<T>, #NAME " on dav-2201 takes " TYPES);                                            \
-        aclsim::UnaryRepeat<aclsim::OP>(#NAME, dst, src, aclsim::MaskOf(mask, aclsim::kEpr<T>), repeatTime,            \
+        aclsim::UnaryRepeat<aclsim::OP>(#NAME, dst, src, aclsim::PlanOf<isSetMask>(#NAME, mask, aclsim::kEpr<T>, repeatTime), \
                                         repeatParams);                                                                 \
     }                                                                                                                  \
     template <typename T, bool isSetMask = true>                                                                       \
@@ -266,7 +375,7 @@ ACLSIM_BINARY(Div, OpDiv, kFloat, "half or float")
                      const UnaryRepeatParams &repeatParams)                                                            \
     {                                                                                                                  \
         static_assert(aclsim::TRAIT<T>, #NAME " on dav-2201 takes " TYPES);                                            \
-        aclsim::UnaryRepeat<aclsim::OP>(#NAME, dst, src, aclsim::MaskOf(mask, aclsim::kEpr<T>), repeatTime,            \
+        aclsim::UnaryRepeat<aclsim::OP>(#NAME, dst, src, aclsim::PlanOf<isSetMask>(#NAME, mask, aclsim::kEpr<T>, repeatTime), \
                                         repeatParams);                                                                 \
     }
 
@@ -287,23 +396,23 @@ ACLSIM_UNARY(Relu, OpRelu, kArith, "int16_t, half, int32_t or float")
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const U &scalarValue, const int32_t &count) \
     {                                                                                                                  \
         static_assert(aclsim::TRAIT<T>, #NAME " on dav-2201 takes " TYPES);                                            \
-        aclsim::ScalarCount<aclsim::OP>(#NAME, dst, src, (T)scalarValue, count);                                       \
+        aclsim::ScalarCount<aclsim::OP>(#NAME, dst, src, (T)scalarValue, aclsim::CountOf<isSetMask>(#NAME, count));                                       \
     }                                                                                                                  \
     template <typename T, typename U, bool isSetMask = true>                                                           \
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const U &scalarValue, const uint64_t mask[], \
                      const int32_t repeatTime, const UnaryRepeatParams &repeatParams)                                  \
     {                                                                                                                  \
         static_assert(aclsim::TRAIT<T>, #NAME " on dav-2201 takes " TYPES);                                            \
-        aclsim::ScalarRepeat<aclsim::OP>(#NAME, dst, src, (T)scalarValue, aclsim::MaskOf(mask, aclsim::kEpr<T>),       \
-                                         repeatTime, repeatParams);                                                    \
+        aclsim::ScalarRepeat<aclsim::OP>(#NAME, dst, src, (T)scalarValue,                                          \
+            aclsim::PlanOf<isSetMask>(#NAME, mask, aclsim::kEpr<T>, repeatTime), repeatParams);                                                    \
     }                                                                                                                  \
     template <typename T, typename U, bool isSetMask = true>                                                           \
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const U &scalarValue, uint64_t mask,        \
                      const int32_t repeatTime, const UnaryRepeatParams &repeatParams)                                  \
     {                                                                                                                  \
         static_assert(aclsim::TRAIT<T>, #NAME " on dav-2201 takes " TYPES);                                            \
-        aclsim::ScalarRepeat<aclsim::OP>(#NAME, dst, src, (T)scalarValue, aclsim::MaskOf(mask, aclsim::kEpr<T>),       \
-                                         repeatTime, repeatParams);                                                    \
+        aclsim::ScalarRepeat<aclsim::OP>(#NAME, dst, src, (T)scalarValue,                                          \
+            aclsim::PlanOf<isSetMask>(#NAME, mask, aclsim::kEpr<T>, repeatTime), repeatParams);                                                    \
     }
 
 ACLSIM_SCALAR(Adds, OpAdd, kArith, "int16_t, half, int32_t or float")
@@ -319,7 +428,7 @@ namespace aclsim {
 template <class Op, typename T> struct TensorExpr {
     const LocalTensor<T> &a, &b;
     const char *name;
-    void Into(const LocalTensor<T> &dst) const { BinaryCount<Op>(name, dst, a, b, dst.GetSize()); }
+    void Into(const LocalTensor<T> &dst) const { BinaryCount<Op>(name, dst, a, b, CountOf<true>(name, dst.GetSize())); }
 };
 } // namespace aclsim
 
@@ -345,8 +454,9 @@ template <typename T> inline aclsim::TensorExpr<aclsim::OpDiv, T> operator/(cons
 /* dst = scalar * src + dst, element-wise; src may be half with a float dst. Computed in float
  * (a multiply and an add, each rounded to float), then rounded to dst's type. */
 template <typename T, typename U, typename S, bool isSetMask = true>
-inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const S &scalarValue, const int32_t &count)
+inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const S &scalarValue, const int32_t &count_)
 {
+    int64_t count = aclsim::CountOf<isSetMask>("Axpy", count_);
     aclsim::CheckCount("Axpy", count);
     if (count == 0)
         return;
@@ -355,23 +465,23 @@ inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const S &
     float a = (float)(U)scalarValue;
     T *d = dst.addr_;
     const U *x = src.addr_;
-    for (int32_t i = 0; i < count; i++)
+    for (int64_t i = 0; i < count; i++)
         d[i] = (T)(a * (float)x[i] + (float)d[i]);
 }
 
 namespace aclsim {
 template <typename T, typename U>
-inline void AxpyRepeat(const LocalTensor<T> &dst, const LocalTensor<U> &src, float a, const Mask &m, int64_t repeat,
+inline void AxpyRepeat(const LocalTensor<T> &dst, const LocalTensor<U> &src, float a, const Plan &pl,
                        const UnaryRepeatParams &p)
 {
-    CheckRepeat("Axpy", repeat);
-    if (repeat == 0 || m.highest < 0)
+    int64_t repeat = pl.repeat;
+    if (repeat == 0 || pl.highest < 0)
         return;
-    CheckUb("Axpy", "dst", dst, Span(sizeof(T), repeat, p.dstBlkStride, p.dstRepStride, m.highest));
-    CheckUb("Axpy", "src", src, Span(sizeof(U), repeat, p.srcBlkStride, p.srcRepStride, m.highest));
+    CheckUb("Axpy", "dst", dst, Span(sizeof(T), repeat, p.dstBlkStride, p.dstRepStride, pl.highest));
+    CheckUb("Axpy", "src", src, Span(sizeof(U), repeat, p.srcBlkStride, p.srcRepStride, pl.highest));
     for (uint32_t r = 0; r < (uint32_t)repeat; r++)
-        for (uint32_t l = 0; l <= (uint32_t)m.highest; l++)
-            if (LaneOn(m, l)) {
+        for (uint32_t l = 0; l <= (uint32_t)pl.highest; l++)
+            if (LaneOn(MaskAt(pl, r), l)) {
                 T &d = At(dst.addr_, r, l, p.dstBlkStride, p.dstRepStride);
                 d = (T)(a * (float)At(src.addr_, r, l, p.srcBlkStride, p.srcRepStride) + (float)d);
             }
@@ -382,15 +492,15 @@ template <typename T, typename U, typename S, bool isSetMask = true>
 inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const S &scalarValue, const uint64_t mask[],
                  const int32_t repeatTime, const UnaryRepeatParams &repeatParams)
 {
-    aclsim::AxpyRepeat(dst, src, (float)(U)scalarValue, aclsim::MaskOf(mask, aclsim::kCastLanes<T, U>), repeatTime,
-                       repeatParams);
+    aclsim::AxpyRepeat(dst, src, (float)(U)scalarValue,
+                       aclsim::PlanOf<isSetMask>("Axpy", mask, aclsim::kCastLanes<T, U>, repeatTime), repeatParams);
 }
 template <typename T, typename U, typename S, bool isSetMask = true>
 inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const S &scalarValue, uint64_t mask,
                  const int32_t repeatTime, const UnaryRepeatParams &repeatParams)
 {
-    aclsim::AxpyRepeat(dst, src, (float)(U)scalarValue, aclsim::MaskOf(mask, aclsim::kCastLanes<T, U>), repeatTime,
-                       repeatParams);
+    aclsim::AxpyRepeat(dst, src, (float)(U)scalarValue,
+                       aclsim::PlanOf<isSetMask>("Axpy", mask, aclsim::kCastLanes<T, U>, repeatTime), repeatParams);
 }
 
 /* ------------------------------------------------------------------ Duplicate */
@@ -398,26 +508,27 @@ inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const S &
 template <typename T, typename U, bool isSetMask = true>
 inline void Duplicate(const LocalTensor<T> &dst, const U &scalarValue, const int32_t &count)
 {
-    aclsim::CheckCount("Duplicate", count);
-    if (count == 0)
+    int64_t n = aclsim::CountOf<isSetMask>("Duplicate", count);
+    aclsim::CheckCount("Duplicate", n);
+    if (n == 0)
         return;
-    aclsim::CheckUb("Duplicate", "dst", dst, (uint64_t)count * sizeof(T));
+    aclsim::CheckUb("Duplicate", "dst", dst, (uint64_t)n * sizeof(T));
     T v = (T)scalarValue, *d = dst.addr_;
-    for (int32_t i = 0; i < count; i++)
+    for (int64_t i = 0; i < n; i++)
         d[i] = v;
 }
 
 namespace aclsim {
 template <typename T>
-inline void DuplicateRepeat(const LocalTensor<T> &dst, T v, const Mask &m, int64_t repeat, uint32_t blk, uint32_t rep)
+inline void DuplicateRepeat(const LocalTensor<T> &dst, T v, const Plan &pl, uint32_t blk, uint32_t rep)
 {
-    CheckRepeat("Duplicate", repeat);
-    if (repeat == 0 || m.highest < 0)
+    int64_t repeat = pl.repeat;
+    if (repeat == 0 || pl.highest < 0)
         return;
-    CheckUb("Duplicate", "dst", dst, Span(sizeof(T), repeat, blk, rep, m.highest));
+    CheckUb("Duplicate", "dst", dst, Span(sizeof(T), repeat, blk, rep, pl.highest));
     for (uint32_t r = 0; r < (uint32_t)repeat; r++)
-        for (uint32_t l = 0; l <= (uint32_t)m.highest; l++)
-            if (LaneOn(m, l))
+        for (uint32_t l = 0; l <= (uint32_t)pl.highest; l++)
+            if (LaneOn(MaskAt(pl, r), l))
                 At(dst.addr_, r, l, blk, rep) = v;
 }
 } // namespace aclsim
@@ -426,15 +537,15 @@ template <typename T, typename U, bool isSetMask = true>
 inline void Duplicate(const LocalTensor<T> &dst, const U &scalarValue, const uint64_t mask[], const int32_t repeatTime,
                       const uint16_t dstBlockStride, const uint16_t dstRepeatStride)
 {
-    aclsim::DuplicateRepeat(dst, (T)scalarValue, aclsim::MaskOf(mask, aclsim::kEpr<T>), repeatTime, dstBlockStride,
-                            dstRepeatStride);
+    aclsim::DuplicateRepeat(dst, (T)scalarValue, aclsim::PlanOf<isSetMask>("Duplicate", mask, aclsim::kEpr<T>, repeatTime),
+                            dstBlockStride, dstRepeatStride);
 }
 template <typename T, typename U, bool isSetMask = true>
 inline void Duplicate(const LocalTensor<T> &dst, const U &scalarValue, uint64_t mask, const int32_t repeatTime,
                       const uint16_t dstBlockStride, const uint16_t dstRepeatStride)
 {
-    aclsim::DuplicateRepeat(dst, (T)scalarValue, aclsim::MaskOf(mask, aclsim::kEpr<T>), repeatTime, dstBlockStride,
-                            dstRepeatStride);
+    aclsim::DuplicateRepeat(dst, (T)scalarValue, aclsim::PlanOf<isSetMask>("Duplicate", mask, aclsim::kEpr<T>, repeatTime),
+                            dstBlockStride, dstRepeatStride);
 }
 
 /* ------------------------------------------------------------------ Cast */
@@ -559,8 +670,9 @@ template <typename D, typename S> inline D CastOne(S v, RoundMode mode)
 } // namespace aclsim
 
 template <typename T, typename U, bool isSetMask = true>
-inline void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src, const RoundMode &roundMode, const uint32_t count)
+inline void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src, const RoundMode &roundMode, const uint32_t count_)
 {
+    uint32_t count = (uint32_t)aclsim::CountOf<isSetMask>("Cast", count_);
     if (count == 0)
         return;
     aclsim::CheckUb("Cast", "dst", dst, (uint64_t)count * sizeof(T));
@@ -576,17 +688,17 @@ namespace aclsim {
 /* The repeat form: a repeat has 256 / max(sizeof T, sizeof U) lanes (the wider type's), each
  * operand addressed with its own data-block size. */
 template <typename T, typename U>
-inline void CastRepeat(const LocalTensor<T> &dst, const LocalTensor<U> &src, RoundMode mode, const Mask &m,
-                       int64_t repeat, const UnaryRepeatParams &p)
+inline void CastRepeat(const LocalTensor<T> &dst, const LocalTensor<U> &src, RoundMode mode, const Plan &pl,
+                       const UnaryRepeatParams &p)
 {
-    CheckRepeat("Cast", repeat);
-    if (repeat == 0 || m.highest < 0)
+    int64_t repeat = pl.repeat;
+    if (repeat == 0 || pl.highest < 0)
         return;
-    CheckUb("Cast", "dst", dst, Span(sizeof(T), repeat, p.dstBlkStride, p.dstRepStride, m.highest));
-    CheckUb("Cast", "src", src, Span(sizeof(U), repeat, p.srcBlkStride, p.srcRepStride, m.highest));
+    CheckUb("Cast", "dst", dst, Span(sizeof(T), repeat, p.dstBlkStride, p.dstRepStride, pl.highest));
+    CheckUb("Cast", "src", src, Span(sizeof(U), repeat, p.srcBlkStride, p.srcRepStride, pl.highest));
     for (uint32_t r = 0; r < (uint32_t)repeat; r++)
-        for (uint32_t l = 0; l <= (uint32_t)m.highest; l++)
-            if (LaneOn(m, l))
+        for (uint32_t l = 0; l <= (uint32_t)pl.highest; l++)
+            if (LaneOn(MaskAt(pl, r), l))
                 At(dst.addr_, r, l, p.dstBlkStride, p.dstRepStride) =
                     CastOne<T, U>(At(src.addr_, r, l, p.srcBlkStride, p.srcRepStride), mode);
 }
@@ -596,13 +708,15 @@ template <typename T, typename U, bool isSetMask = true>
 inline void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src, const RoundMode &roundMode, const uint64_t mask[],
                  const int32_t repeatTime, const UnaryRepeatParams &repeatParams)
 {
-    aclsim::CastRepeat(dst, src, roundMode, aclsim::MaskOf(mask, aclsim::kCastLanes<T, U>), repeatTime, repeatParams);
+    aclsim::CastRepeat(dst, src, roundMode, aclsim::PlanOf<isSetMask>("Cast", mask, aclsim::kCastLanes<T, U>, repeatTime),
+                       repeatParams);
 }
 template <typename T, typename U, bool isSetMask = true>
 inline void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src, const RoundMode &roundMode, uint64_t mask,
                  const int32_t repeatTime, const UnaryRepeatParams &repeatParams)
 {
-    aclsim::CastRepeat(dst, src, roundMode, aclsim::MaskOf(mask, aclsim::kCastLanes<T, U>), repeatTime, repeatParams);
+    aclsim::CastRepeat(dst, src, roundMode, aclsim::PlanOf<isSetMask>("Cast", mask, aclsim::kCastLanes<T, U>, repeatTime),
+                       repeatParams);
 }
 
 /* ------------------------------------------------------------------ reductions */

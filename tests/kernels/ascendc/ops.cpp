@@ -315,3 +315,52 @@ extern "C" __global__ __aicore__ void compares_axpy(GM_ADDR x, GM_ADDR y, GM_ADD
     gb.SetGlobalBuffer((__gm__ uint8_t *)bitsOut);
     DataCopy(gb, bits, 1024);
 }
+
+/* The mask register (掩码): case 0, counter mode with the instruction's mask (its low word the
+ * element count, repeats computed, strides honoured); 1, counter mode set outside
+ * (SetVectorMask, isSetMask=false); 2, normal mode set outside, bitwise; 3, a count-form
+ * instruction leaves the register at its default (full) for a later isSetMask=false one;
+ * 4, the count form with isSetMask=false in counter mode. Results: out = a + 1 on the lanes
+ * computed. */
+extern "C" __global__ __aicore__ void mask_register(GM_ADDR x, GM_ADDR y, GM_ADDR out, uint32_t which, uint64_t lo,
+                                                    uint64_t hi, uint32_t dstBlk, uint32_t dstRep)
+{
+    Bench<float> t(x, y, out, 0);
+    UnaryRepeatParams p((uint16_t)dstBlk, (uint16_t)dstBlk, (uint16_t)dstRep, (uint16_t)dstRep);
+    switch (which) {
+    case 0: {
+        SetMaskCount();
+        uint64_t mask[2] = {lo, 0};
+        Adds(t.o, t.a, 1.0f, mask, 1, p);
+        SetMaskNorm();
+        ResetMask();
+        break;
+    }
+    case 1:
+        SetMaskCount();
+        SetVectorMask<float, MaskMode::COUNTER>(0, lo);
+        Adds<float, float, false>(t.o, t.a, 1.0f, MASK_PLACEHOLDER, 1, p);
+        SetMaskNorm();
+        ResetMask();
+        break;
+    case 2:
+        SetMaskNorm();
+        SetVectorMask<float>(hi, lo);
+        Adds<float, float, false>(t.o, t.a, 1.0f, MASK_PLACEHOLDER, 3, p);
+        ResetMask();
+        break;
+    case 3:
+        SetVectorMask<float>(0, 1); /* one lane ... */
+        Adds(t.b, t.b, 0.0f, 64);   /* ... until a count-form instruction resets the register */
+        Adds<float, float, false>(t.o, t.a, 1.0f, MASK_PLACEHOLDER, 2, p);
+        break;
+    case 4:
+        SetMaskCount();
+        SetVectorMask<float>((int32_t)lo);
+        Adds<float, float, false>(t.o, t.a, 1.0f, 1);
+        SetMaskNorm();
+        ResetMask();
+        break;
+    default: trap();
+    }
+}
