@@ -66,8 +66,11 @@ extern __attribute__((visibility("default"))) uint32_t aclsim_kernel_take_status
  *          is checked against.
  *   ub     this AI core's unified buffer: ub_size bytes, 64-byte aligned, the same buffer for
  *          every block the calling thread runs (a core's memory is not cleared between blocks
- *          on the device either). NULL when out of host memory. */
-#define ACLSIM_KERNEL_RT_VERSION 1u
+ *          on the device either). NULL when out of host memory.
+ *   sync_all (version 2) waits until every block of the launch has called it (SyncAll): it
+ *          fails the block, as fail does, when the blocks cannot all run at once or another
+ *          block of the launch failed while it waited. */
+#define ACLSIM_KERNEL_RT_VERSION 2u
 struct aclsimChip;
 typedef struct aclsim_kernel_rt {
     uint32_t version; /* ACLSIM_KERNEL_RT_VERSION */
@@ -75,6 +78,7 @@ typedef struct aclsim_kernel_rt {
     void (*print)(const char *text, size_t len);
     const struct aclsimChip *(*chip)(void);
     void *(*ub)(void);
+    void (*sync_all)(void);
 } aclsim_kernel_rt;
 
 /* The slot: a weak definition, so every translation unit of a kernel binary may include this

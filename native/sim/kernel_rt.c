@@ -13,7 +13,9 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "aclsim_chip.h"
@@ -62,12 +64,53 @@ static void *rt_ub(void)
     return t_ub;
 }
 
+/* SyncAll: a barrier of the launch's blocks, by counting. The blocks spin (yielding the CPU)
+ * rather than sleep on a condition variable: a block interrupted while it waits -- a timeout,
+ * an abort -- leaves through the fault path, which must not find a lock taken. Every block
+ * must be running to arrive, so a launch with more blocks than can run at once fails (on the
+ * device it hangs), and a waiting block ends when another block of the launch has failed. */
+static __thread sim_job *t_job;
+
+void sim_kernel_rt_enter(sim_job *j) { t_job = j; }
+
+static void rt_sync_all(void)
+{
+    sim_job *j = t_job;
+    char what[256];
+    if (!j)
+        sim_fault_raise("SyncAll: called outside a launch's block");
+    if (j->num_blocks > j->concurrency) {
+        snprintf(what, sizeof what,
+                 "SyncAll: the launch has %u blocks and at most %u run at once; every block must reach the barrier "
+                 "while running (on the device the launch hangs)",
+                 j->num_blocks, j->concurrency);
+        sim_fault_raise(what);
+    }
+    unsigned gen = atomic_load_explicit(&j->sync_gen, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&j->sync_arrived, 1, memory_order_acq_rel) + 1 == j->num_blocks) {
+        atomic_store_explicit(&j->sync_arrived, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&j->sync_gen, 1, memory_order_release); /* everyone goes on */
+        return;
+    }
+    for (unsigned spins = 0; atomic_load_explicit(&j->sync_gen, memory_order_acquire) == gen; spins++) {
+        if (__atomic_load_n(&j->abort, __ATOMIC_ACQUIRE))
+            sim_fault_raise("SyncAll: another block of the launch failed while this one waited at the barrier");
+        if (spins < 64) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 20000}; /* 20 us */
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
 static const aclsim_kernel_rt g_kernel_rt = {
     .version = ACLSIM_KERNEL_RT_VERSION,
     .fail = rt_fail,
     .print = rt_print,
     .chip = rt_chip,
     .ub = rt_ub,
+    .sync_all = rt_sync_all,
 };
 
 const aclsim_kernel_rt *sim_kernel_rt(void) { return &g_kernel_rt; }

@@ -196,8 +196,11 @@ int sim_fault_timeout_signal(void);
 /* Ends the calling thread's guarded call as a fault carrying `what` (kernel_rt.c's fail):
  * never returns. A thread with no active guard has no block to end: the process aborts. */
 __attribute__((noreturn)) void sim_fault_raise(const char *what);
-/* The table kernel binaries call (kernel_rt.c); binary.c puts it in each binary's slot. */
+/* The table kernel binaries call (kernel_rt.c); binary.c puts it in each binary's slot. A core
+ * thread names the launch whose block it runs around each block (SyncAll needs it). */
 const aclsim_kernel_rt *sim_kernel_rt(void);
+struct sim_job;
+void sim_kernel_rt_enter(struct sim_job *j);
 /* What f was and where, for an error message: "invalid memory access (SIGSEGV) at address
  * 0x...", or a sentence saying there is no address. Returns buf. */
 const char *sim_fault_text(sim_fault f, char *buf, size_t len);
@@ -269,6 +272,10 @@ typedef struct sim_job {
     uint32_t (*take_status)(void);
     struct sim_job **running_slot;
     bool killed;
+    /* SyncAll (kernel_rt.c): blocks arrived at the current barrier and its generation, and how
+     * many blocks can run at once (a barrier needs all of them running). */
+    atomic_uint sync_arrived, sync_gen;
+    uint32_t concurrency;
 } sim_job;
 
 /* One AI core: a slot that runs one block at a time. Normally its own thread runs the blocks;

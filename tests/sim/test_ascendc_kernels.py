@@ -770,3 +770,23 @@ def test_mask_register_modes(acl, which, lo, hi, dblk, drep):
                 i = (r * drep + (ln // 8) * dblk) * 8 + ln % 8
                 want[i] = a[i] + F32(1)
     np.testing.assert_array_equal(got, want)
+
+
+def test_sync_all_is_a_barrier_of_the_launchs_blocks(acl):
+    blocks = 6
+    slots, out = acl.to_device(np.full(blocks, -1, np.int32)), acl.to_device(np.full(2 * blocks, -1, np.int32))
+    run(acl, kernel(acl, "misc.cpp", "sync_all"), blocks, ("ptr", slots), ("ptr", out))
+    got = acl.from_device(out, 2 * blocks, np.int32)
+    nxt = (np.arange(blocks) + 1) % blocks
+    np.testing.assert_array_equal(got, np.concatenate([nxt, nxt + 100]))
+
+
+def test_sync_all_with_more_blocks_than_cores_fails_instead_of_hanging(acl):
+    slots, out = acl.malloc(4 * 1024), acl.malloc(8 * 1024)
+    msg = fails(acl, kernel(acl, "misc.cpp", "sync_all"), 1000, ("ptr", slots), ("ptr", out))
+    assert "kernel sync_all, block " in msg and "SyncAll: the launch has 1000 blocks and at most " in msg
+
+
+def test_sync_all_waiters_end_when_a_block_fails(acl):
+    msg = fails(acl, kernel(acl, "misc.cpp", "sync_all_one_fails"), 4, ("int32_t", 2))
+    assert "kernel sync_all_one_fails, block 2 of 4: trap" in msg

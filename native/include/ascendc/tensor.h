@@ -504,6 +504,31 @@ private:
     }
 };
 
+/* ------------------------------------------------------------------ SyncAll */
+
+/* Every block of the launch waits here until all have arrived (核间同步, SyncAll). The blocks
+ * must all be running at once: a launch with more blocks than the device runs at a time fails
+ * ("SyncAll"; the device hangs). The software form's workspaces are not needed here; a
+ * usedCores other than 0 or the block count is not simulated. */
+template <bool isAIVOnly = true> inline void SyncAll()
+{
+    const aclsim_kernel_rt *rt = aclsim::Rt();
+    if (!rt || rt->version < 2 || !rt->sync_all)
+        aclsim::Fail("SyncAll", "the simulator has no SyncAll (rebuild aiocann)");
+    rt->sync_all();
+}
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<int32_t> &ubWorkspace,
+                    const int32_t usedCores = 0)
+{
+    (void)gmWorkspace;
+    (void)ubWorkspace;
+    if (usedCores != 0 && usedCores != (int32_t)::GetBlockNum())
+        aclsim::Fail("SyncAll", "usedCores %d of a %lld-block launch is not simulated", (int)usedCores,
+                     (long long)::GetBlockNum());
+    SyncAll<isAIVOnly>();
+}
+
 /* ------------------------------------------------------------------ LocalMemAllocator */
 
 enum class Hardware : uint8_t { GM, UB, L1, L0A, L0B, L0C, BIAS, FIXBUF, MAX };

@@ -117,3 +117,24 @@ extern "C" __global__ __aicore__ void dump(__gm__ int32_t *ints)
     AscendC::DumpTensor(g, 8, 12, AscendC::ShapeInfo(2, s34));
     AscendC::DumpTensor(g, 9, 12, AscendC::ShapeInfo(2, s44));
 }
+
+/* SyncAll: each block writes its index, waits for the others, then reads its neighbour's --
+ * twice, so the barrier is reused. */
+extern "C" __global__ __aicore__ void sync_all(__gm__ int32_t *slots, __gm__ int32_t *out)
+{
+    int64_t idx = AscendC::GetBlockIdx(), num = AscendC::GetBlockNum();
+    for (int32_t round = 0; round < 2; round++) {
+        slots[idx] = (int32_t)(idx + 100 * round);
+        AscendC::SyncAll();
+        out[round * num + idx] = slots[(idx + 1) % num];
+        AscendC::SyncAll();
+    }
+}
+
+/* One block fails before the barrier; the others wait at it and must end too. */
+extern "C" __global__ __aicore__ void sync_all_one_fails(int32_t which)
+{
+    if (block_idx == which)
+        trap();
+    AscendC::SyncAll();
+}
