@@ -790,3 +790,42 @@ def test_sync_all_with_more_blocks_than_cores_fails_instead_of_hanging(acl):
 def test_sync_all_waiters_end_when_a_block_fails(acl):
     msg = fails(acl, kernel(acl, "misc.cpp", "sync_all_one_fails"), 4, ("int32_t", 2))
     assert "kernel sync_all_one_fails, block 2 of 4: trap" in msg
+
+
+@pytest.mark.parametrize(("kind", "fn"), [(0, np.sum), (1, np.max), (2, np.min)])
+@pytest.mark.parametrize("order", [0, 1, 2, 3])
+def test_reduce_data_block_and_reduce_repeat(acl, kind, fn, order):
+    x = np.random.default_rng(20).integers(-40, 40, 8192).astype(F32)  # sums exact in float
+    mask, repeat, src_rep = 45, 5, 10  # the 6th block partly on the mask, 7th and 8th off
+    dx, d1, d2 = acl.to_device(x), acl.malloc(4096), acl.malloc(4096)
+    run(
+        acl,
+        kernel(acl, "ops.cpp", "reduce_blocks"),
+        1,
+        ("ptr", dx),
+        ("ptr", d1),
+        ("ptr", d2),
+        *[("uint32_t", v) for v in (kind, mask, repeat, src_rep, order)],
+    )
+    blocks = acl.from_device(d1, 1024, F32)
+    repeats = acl.from_device(d2, 1024, F32)
+    ident = {0: 0.0, 1: -np.inf, 2: np.inf}[kind]
+    for r in range(repeat):
+        lanes = x[r * src_rep * 8 : r * src_rep * 8 + mask]
+        for b in range(8):
+            part = lanes[b * 8 : b * 8 + 8]
+            assert blocks[r * 8 + b] == (fn(part) if part.size else ident)
+        if kind == 0:
+            assert repeats[r] == lanes.sum()  # a sum has only its value
+            continue
+        at = int(np.argmax(lanes) if kind == 1 else np.argmin(lanes))
+        res = repeats[r * (2 if order < 2 else 1) : r * (2 if order < 2 else 1) + 2]
+        idx = lambda v: int(np.array([v], F32).view(np.uint32)[0])  # noqa: E731
+        if order == 0:
+            assert res[0] == lanes[at] and idx(res[1]) == at
+        elif order == 1:
+            assert idx(res[0]) == at and res[1] == lanes[at]
+        elif order == 2:
+            assert res[0] == lanes[at]
+        else:
+            assert idx(res[0]) == at

@@ -911,6 +911,166 @@ ACLSIM_REDUCE_EXTREME(ReduceMax, RED_MAX)
 ACLSIM_REDUCE_EXTREME(ReduceMin, RED_MIN)
 #undef ACLSIM_REDUCE_EXTREME
 
+/* ------------------------------------------------------------------ per-block and per-repeat reductions */
+
+enum class ReduceType : uint8_t { SUM = 0, MAX, MIN };
+
+namespace aclsim {
+
+template <typename T> inline T Extreme(ReduceType t)
+{
+    if (t == ReduceType::MAX)
+        return std::numeric_limits<T>::has_infinity ? (T)-INFINITY : std::numeric_limits<T>::lowest();
+    if (t == ReduceType::MIN)
+        return std::numeric_limits<T>::has_infinity ? (T)INFINITY : std::numeric_limits<T>::max();
+    return (T)0;
+}
+
+template <typename T> inline T Combine(ReduceType t, T a, T b)
+{
+    return t == ReduceType::SUM ? (T)(a + b) : t == ReduceType::MAX ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+/* The tree of adjacent pairs for sums; max and min do not depend on the order. Lanes off the
+ * mask hold the operation's identity (0, -inf, +inf). */
+template <typename T> inline T TreeReduce(ReduceType t, T *v, uint32_t n)
+{
+    for (uint32_t w = n / 2; w >= 1; w /= 2)
+        for (uint32_t i = 0; i < w; i++)
+            v[i] = Combine(t, v[2 * i], v[2 * i + 1]);
+    return v[0];
+}
+
+template <typename T> inline void StoreIndex(T *at, uint32_t index)
+{
+    if constexpr (sizeof(T) == 2) {
+        uint16_t i16 = (uint16_t)index;
+        memcpy(at, &i16, 2);
+    } else {
+        memcpy(at, &index, sizeof(T) < 4 ? sizeof(T) : 4);
+    }
+}
+
+} // namespace aclsim
+
+/* ReduceDataBlock: each of a repeat's 8 data blocks reduced to one element; a repeat's 8 results
+ * are written together, repeats dstRepStride such groups apart. A block with no lane on the mask
+ * gives the identity (0, -inf, +inf). */
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true, typename M>
+inline void ReduceDataBlockImpl(const LocalTensor<T> &dst, const LocalTensor<U> &src, const M &mask,
+                                const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                const int32_t srcRepStride)
+{
+    constexpr uint32_t E = aclsim::kEpb<U>, L = aclsim::kEpr<U>;
+    const char *op = "ReduceDataBlock";
+    aclsim::Plan pl = aclsim::PlanOf<isSetMask>(op, mask, L, repeatTime);
+    if (pl.repeat == 0 || pl.highest < 0)
+        return;
+    aclsim::CheckUb(op, "src", src, aclsim::Span(sizeof(U), pl.repeat, (uint32_t)srcBlkStride, (uint32_t)srcRepStride, pl.highest));
+    aclsim::CheckUb(op, "dst", dst, ((uint64_t)(pl.repeat - 1) * (uint32_t)dstRepStride + 1) * 8 * sizeof(T));
+    for (uint32_t r = 0; r < (uint32_t)pl.repeat; r++) {
+        const aclsim::Mask &m = aclsim::MaskAt(pl, r);
+        for (uint32_t b = 0; b < 8; b++) {
+            U lanes[E];
+            for (uint32_t e = 0; e < E; e++) {
+                uint32_t l = b * E + e;
+                lanes[e] = aclsim::LaneOn(m, l) ? aclsim::At(src.addr_, r, l, (uint32_t)srcBlkStride, (uint32_t)srcRepStride)
+                                                : aclsim::Extreme<U>(reduceType);
+            }
+            dst.addr_[(uint64_t)r * (uint32_t)dstRepStride * 8 + b] = (T)aclsim::TreeReduce(reduceType, lanes, E);
+        }
+    }
+}
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+inline void ReduceDataBlock(const LocalTensor<T> &dst, const LocalTensor<U> &src, const uint64_t mask[],
+                            const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                            const int32_t srcRepStride)
+{
+    ReduceDataBlockImpl<reduceType, T, U, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride);
+}
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+inline void ReduceDataBlock(const LocalTensor<T> &dst, const LocalTensor<U> &src, const int32_t mask,
+                            const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                            const int32_t srcRepStride)
+{
+    ReduceDataBlockImpl<reduceType, T, U, isSetMask>(dst, src, (uint64_t)(mask < 0 ? 0 : mask), repeatTime, dstRepStride,
+                                                     srcBlkStride, srcRepStride);
+}
+
+/* ReduceRepeat: each repeat reduced to one value -- SUM by the tree, MAX/MIN with the lane
+ * index of the first extreme -- written as `order` says ([value, index], [index, value],
+ * [value] or [index]; the index as the value type's bits, or a uint32 for ORDER_ONLY_INDEX),
+ * repeats dstRepStride results apart. */
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true, typename M>
+inline void ReduceRepeatImpl(const LocalTensor<T> &dst, const LocalTensor<U> &src, const M &mask, const int32_t repeatTime,
+                             const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,
+                             ReduceOrder order)
+{
+    constexpr uint32_t L = aclsim::kEpr<U>;
+    const char *op = "ReduceRepeat";
+    aclsim::Plan pl = aclsim::PlanOf<isSetMask>(op, mask, L, repeatTime);
+    if (pl.repeat == 0 || pl.highest < 0)
+        return;
+    if (reduceType == ReduceType::SUM)
+        order = ReduceOrder::ORDER_ONLY_VALUE;
+    bool both = order == ReduceOrder::ORDER_VALUE_INDEX || order == ReduceOrder::ORDER_INDEX_VALUE;
+    uint64_t unit = order == ReduceOrder::ORDER_ONLY_INDEX ? 4 : (both ? 2 : 1) * sizeof(T); /* bytes per result */
+    aclsim::CheckUb(op, "src", src, aclsim::Span(sizeof(U), pl.repeat, (uint32_t)srcBlkStride, (uint32_t)srcRepStride, pl.highest));
+    if (!dst.addr_ || ((uintptr_t)dst.addr_ % sizeof(T)))
+        aclsim::Fail("UB alignment", "%s: dst at UB offset %llu is not aligned to its element size", op,
+                     (unsigned long long)aclsim::UbOffset(dst.addr_));
+    if ((const uint8_t *)dst.addr_ + ((uint64_t)(pl.repeat - 1) * (uint32_t)dstRepStride + 1) * unit > dst.end_)
+        aclsim::Fail("operand range", "%s: dst needs %lld results at UB offset %llu, past the end of its buffer", op,
+                     (long long)pl.repeat, (unsigned long long)aclsim::UbOffset(dst.addr_));
+    for (uint32_t r = 0; r < (uint32_t)pl.repeat; r++) {
+        const aclsim::Mask &m = aclsim::MaskAt(pl, r);
+        U lanes[L];
+        uint32_t at = 0;
+        bool have = false;
+        U best = aclsim::Extreme<U>(reduceType);
+        for (uint32_t l = 0; l < L; l++) {
+            bool on = aclsim::LaneOn(m, l);
+            U v = on ? aclsim::At(src.addr_, r, l, (uint32_t)srcBlkStride, (uint32_t)srcRepStride) : aclsim::Extreme<U>(reduceType);
+            lanes[l] = v;
+            if (on && reduceType != ReduceType::SUM &&
+                (!have || (reduceType == ReduceType::MAX ? v > best : v < best))) {
+                best = v;
+                at = l;
+                have = true;
+            }
+        }
+        T value = (T)(reduceType == ReduceType::SUM ? aclsim::TreeReduce(reduceType, lanes, L) : best);
+        uint8_t *out = (uint8_t *)(void *)dst.addr_ + (uint64_t)r * (uint32_t)dstRepStride * unit;
+        switch (order) {
+        case ReduceOrder::ORDER_VALUE_INDEX:
+            memcpy(out, &value, sizeof(T));
+            aclsim::StoreIndex((T *)(void *)(out + sizeof(T)), at);
+            break;
+        case ReduceOrder::ORDER_INDEX_VALUE:
+            aclsim::StoreIndex((T *)(void *)out, at);
+            memcpy(out + sizeof(T), &value, sizeof(T));
+            break;
+        case ReduceOrder::ORDER_ONLY_VALUE: memcpy(out, &value, sizeof(T)); break;
+        default: memcpy(out, &at, 4); break;
+        }
+    }
+}
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+inline void ReduceRepeat(const LocalTensor<T> &dst, const LocalTensor<U> &src, const uint64_t mask[], const int32_t repeatTime,
+                         const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,
+                         ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX)
+{
+    ReduceRepeatImpl<reduceType, T, U, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, order);
+}
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+inline void ReduceRepeat(const LocalTensor<T> &dst, const LocalTensor<U> &src, const int32_t mask, const int32_t repeatTime,
+                         const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,
+                         ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX)
+{
+    ReduceRepeatImpl<reduceType, T, U, isSetMask>(dst, src, (uint64_t)(mask < 0 ? 0 : mask), repeatTime, dstRepStride,
+                                                  srcBlkStride, srcRepStride, order);
+}
+
 /* ------------------------------------------------------------------ Compare, Select */
 
 namespace aclsim {

@@ -364,3 +364,39 @@ extern "C" __global__ __aicore__ void mask_register(GM_ADDR x, GM_ADDR y, GM_ADD
     default: trap();
     }
 }
+
+/* ReduceDataBlock and ReduceRepeat (kind 0 sum, 1 max, 2 min) over `repeat` repeats of x with a
+ * continuous mask of `mask` lanes; order for ReduceRepeat (ReduceOrder's value). */
+template <ReduceType K>
+static void BlockAndRepeat(LocalTensor<float> &s, LocalTensor<float> &d1, LocalTensor<float> &d2, int32_t mask,
+                           int32_t repeat, int32_t srcRep, uint32_t order)
+{
+    ReduceDataBlock<K>(d1, s, mask, repeat, 1, 1, srcRep);
+    ReduceRepeat<K>(d2, s, mask, repeat, 1, 1, srcRep, (ReduceOrder)order);
+}
+
+extern "C" __global__ __aicore__ void reduce_blocks(GM_ADDR x, GM_ADDR blocksOut, GM_ADDR repeatsOut, uint32_t kind,
+                                                    uint32_t mask, uint32_t repeat, uint32_t srcRep, uint32_t order)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bx, b1, b2;
+    pipe.InitBuffer(bx, 32768);
+    pipe.InitBuffer(b1, 4096);
+    pipe.InitBuffer(b2, 4096);
+    LocalTensor<float> s = bx.Get<float>(), d1 = b1.Get<float>(), d2 = b2.Get<float>();
+    GlobalTensor<float> gx, g1, g2;
+    gx.SetGlobalBuffer((__gm__ float *)x);
+    g1.SetGlobalBuffer((__gm__ float *)blocksOut);
+    g2.SetGlobalBuffer((__gm__ float *)repeatsOut);
+    DataCopy(s, gx, 8192);
+    Duplicate(d1, 0.0f, 1024);
+    Duplicate(d2, 0.0f, 1024);
+    if (kind == 0)
+        BlockAndRepeat<ReduceType::SUM>(s, d1, d2, (int32_t)mask, (int32_t)repeat, (int32_t)srcRep, order);
+    else if (kind == 1)
+        BlockAndRepeat<ReduceType::MAX>(s, d1, d2, (int32_t)mask, (int32_t)repeat, (int32_t)srcRep, order);
+    else
+        BlockAndRepeat<ReduceType::MIN>(s, d1, d2, (int32_t)mask, (int32_t)repeat, (int32_t)srcRep, order);
+    DataCopy(g1, d1, 1024);
+    DataCopy(g2, d2, 1024);
+}
