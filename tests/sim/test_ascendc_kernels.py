@@ -829,3 +829,40 @@ def test_reduce_data_block_and_reduce_repeat(acl, kind, fn, order):
             assert res[0] == lanes[at]
         else:
             assert idx(res[0]) == at
+
+
+@pytest.mark.parametrize("op", range(7))
+def test_int16_bit_operations_index_and_copy(acl, op):
+    rng = np.random.default_rng(21)
+    n = CAP // 2
+    a = rng.integers(-(2**15), 2**15, n, dtype=np.int16)
+    b = rng.integers(-(2**15), 2**15, n, dtype=np.int16)
+    out = np.full(n, 7, np.int16)
+    da, db, do = acl.to_device(a), acl.to_device(b), acl.to_device(out)
+    count = 1000
+    run(
+        acl,
+        kernel(acl, "ops.cpp", "bits_i16"),
+        1,
+        ("ptr", da),
+        ("ptr", db),
+        ("ptr", do),
+        ("uint32_t", op),
+        ("uint32_t", count),
+    )
+    got = acl.from_device(do, n, np.int16)
+    want = out.copy()
+    if op == 6:
+        for r in range(2):
+            for ln in range(100):
+                want[(r * 8 + ln // 16) * 16 + ln % 16] = a[(r * 16 + (ln // 16) * 2) * 16 + ln % 16]
+    else:
+        want[:count] = {
+            0: a & b,
+            1: a | b,
+            2: ~a,
+            3: (a.astype(np.uint16) << 3).astype(np.int16),
+            4: a >> 2,
+            5: (np.arange(n) - 5).astype(np.int16),
+        }[op][:count]
+    np.testing.assert_array_equal(got, want)

@@ -39,6 +39,8 @@ template <typename T, typename... U> constexpr bool kOneOf = (std::is_same_v<T, 
  * parts are not held to these lists. */
 template <typename T> constexpr bool kArith = __NPU_ARCH__ != 2201 || kOneOf<T, int16_t, half, int32_t, float>;
 template <typename T> constexpr bool kFloat = __NPU_ARCH__ != 2201 || kOneOf<T, half, float>;
+template <typename T> constexpr bool kBits = __NPU_ARCH__ != 2201 || kOneOf<T, int16_t, uint16_t>;
+template <typename T> constexpr bool kShift = __NPU_ARCH__ != 2201 || kOneOf<T, int16_t, uint16_t, int32_t, uint32_t>;
 
 struct Mask {
     uint64_t bits[2];
@@ -187,6 +189,8 @@ struct OpReciprocal { template <typename T> static T Do(T a) { return (T)(1.0f /
 struct OpAbs { template <typename T> static T Do(T a) { return a < (T)0 ? (T)(-a) : a; } };
 struct OpRelu { template <typename T> static T Do(T a) { return a > (T)0 ? a : (T)0; } };
 struct OpNot { template <typename T> static T Do(T a) { return (T)~a; } };
+struct OpShl { template <typename T> static T Do(T a, T n) { return (T)((std::make_unsigned_t<T>)a << n); } };
+struct OpShr { template <typename T> static T Do(T a, T n) { return (T)(a >> n); } }; /* arithmetic for signed */
 
 /* ------------------------------------------------------------------ drivers */
 
@@ -353,6 +357,8 @@ ACLSIM_BINARY(Mul, OpMul, kArith, "int16_t, half, int32_t or float")
 ACLSIM_BINARY(Max, OpMax, kArith, "int16_t, half, int32_t or float")
 ACLSIM_BINARY(Min, OpMin, kArith, "int16_t, half, int32_t or float")
 ACLSIM_BINARY(Div, OpDiv, kFloat, "half or float")
+ACLSIM_BINARY(And, OpAnd, kBits, "int16_t or uint16_t")
+ACLSIM_BINARY(Or, OpOr, kBits, "int16_t or uint16_t")
 #undef ACLSIM_BINARY
 
 #define ACLSIM_UNARY(NAME, OP, TRAIT, TYPES)                                                                           \
@@ -386,6 +392,7 @@ ACLSIM_UNARY(Rsqrt, OpRsqrt, kFloat, "half or float")
 ACLSIM_UNARY(Reciprocal, OpReciprocal, kFloat, "half or float")
 ACLSIM_UNARY(Abs, OpAbs, kFloat, "half or float")
 ACLSIM_UNARY(Relu, OpRelu, kArith, "int16_t, half, int32_t or float")
+ACLSIM_UNARY(Not, OpNot, kBits, "int16_t or uint16_t")
 #undef ACLSIM_UNARY
 
 /* Adds, Muls, Maxs, Mins, LeakyRelu: the scalar may be given in another arithmetic type (a
@@ -420,6 +427,8 @@ ACLSIM_SCALAR(Muls, OpMul, kArith, "int16_t, half, int32_t or float")
 ACLSIM_SCALAR(Maxs, OpMax, kArith, "int16_t, half, int32_t or float")
 ACLSIM_SCALAR(Mins, OpMin, kArith, "int16_t, half, int32_t or float")
 ACLSIM_SCALAR(LeakyRelu, OpLeakyRelu, kFloat, "half or float")
+ACLSIM_SCALAR(ShiftLeft, OpShl, kShift, "16- or 32-bit integers")
+ACLSIM_SCALAR(ShiftRight, OpShr, kShift, "16- or 32-bit integers")
 #undef ACLSIM_SCALAR
 
 /* ------------------------------------------------------------------ whole-tensor operators */
@@ -447,6 +456,57 @@ template <typename T> inline aclsim::TensorExpr<aclsim::OpMul, T> operator*(cons
 template <typename T> inline aclsim::TensorExpr<aclsim::OpDiv, T> operator/(const LocalTensor<T> &a, const LocalTensor<T> &b)
 {
     return {a, b, "operator/"};
+}
+
+/* ------------------------------------------------------------------ CreateVecIndex, Copy */
+
+/* dst[i] = firstValue + i for the first count elements. */
+template <typename T> inline void CreateVecIndex(LocalTensor<T> dst, const T &firstValue, uint32_t count)
+{
+    if (count == 0)
+        return;
+    aclsim::CheckUb("CreateVecIndex", "dst", dst, (uint64_t)count * sizeof(T));
+    for (uint32_t i = 0; i < count; i++)
+        dst.addr_[i] = (T)(firstValue + (T)i);
+}
+
+/* UB -> UB copy in the mask form: strides in data blocks within a repeat (dstStride,
+ * srcStride) and between repeats (dstRepeatSize, srcRepeatSize). */
+struct CopyRepeatParams {
+    uint16_t dstStride = 1, srcStride = 1, dstRepeatSize = 8, srcRepeatSize = 8;
+    CopyRepeatParams() = default;
+    CopyRepeatParams(uint16_t ds, uint16_t ss, uint16_t dr, uint16_t sr)
+        : dstStride(ds), srcStride(ss), dstRepeatSize(dr), srcRepeatSize(sr)
+    {
+    }
+};
+
+namespace aclsim {
+template <typename T> inline void CopyRepeat(const LocalTensor<T> &dst, const LocalTensor<T> &src, const Plan &pl, const CopyRepeatParams &p)
+{
+    int64_t repeat = pl.repeat;
+    if (repeat == 0 || pl.highest < 0)
+        return;
+    CheckUb("Copy", "dst", dst, Span(sizeof(T), repeat, p.dstStride, p.dstRepeatSize, pl.highest));
+    CheckUb("Copy", "src", src, Span(sizeof(T), repeat, p.srcStride, p.srcRepeatSize, pl.highest));
+    for (uint32_t r = 0; r < (uint32_t)repeat; r++)
+        for (uint32_t l = 0; l <= (uint32_t)pl.highest; l++)
+            if (LaneOn(MaskAt(pl, r), l))
+                At(dst.addr_, r, l, p.dstStride, p.dstRepeatSize) = At(src.addr_, r, l, p.srcStride, p.srcRepeatSize);
+}
+} // namespace aclsim
+
+template <typename T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[], const int32_t repeatTime,
+                 const CopyRepeatParams &repeatParams)
+{
+    aclsim::CopyRepeat(dst, src, aclsim::PlanOf<isSetMask>("Copy", mask, aclsim::kEpr<T>, repeatTime), repeatParams);
+}
+template <typename T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask, const int32_t repeatTime,
+                 const CopyRepeatParams &repeatParams)
+{
+    aclsim::CopyRepeat(dst, src, aclsim::PlanOf<isSetMask>("Copy", mask, aclsim::kEpr<T>, repeatTime), repeatParams);
 }
 
 /* ------------------------------------------------------------------ Axpy */

@@ -400,3 +400,22 @@ extern "C" __global__ __aicore__ void reduce_blocks(GM_ADDR x, GM_ADDR blocksOut
     DataCopy(g1, d1, 1024);
     DataCopy(g2, d2, 1024);
 }
+
+/* int16 bit operations (count form): op 0 And, 1 Or, 2 Not, 3 ShiftLeft by 3, 4 ShiftRight by 2;
+ * 5 CreateVecIndex from -5; 6 Copy in the mask form (a continuous mask of 100 lanes, 2 repeats,
+ * source blocks 2 apart). */
+extern "C" __global__ __aicore__ void bits_i16(GM_ADDR x, GM_ADDR y, GM_ADDR out, uint32_t op, uint32_t n)
+{
+    Bench<int16_t> t(x, y, out, n);
+    int32_t c = (int32_t)n;
+    switch (op) {
+    case 0: And(t.o, t.a, t.b, c); break;
+    case 1: Or(t.o, t.a, t.b, c); break;
+    case 2: Not(t.o, t.a, c); break;
+    case 3: ShiftLeft(t.o, t.a, (int16_t)3, c); break;
+    case 4: ShiftRight(t.o, t.a, (int16_t)2, c); break;
+    case 5: CreateVecIndex(t.o, (int16_t)-5, n); break;
+    case 6: Copy(t.o, t.a, (uint64_t)100, 2, CopyRepeatParams(1, 2, 8, 16)); break;
+    default: trap();
+    }
+}
