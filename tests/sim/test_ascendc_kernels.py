@@ -831,7 +831,7 @@ def test_reduce_data_block_and_reduce_repeat(acl, kind, fn, order):
             assert idx(res[0]) == at
 
 
-@pytest.mark.parametrize("op", range(7))
+@pytest.mark.parametrize("op", range(8))
 def test_int16_bit_operations_index_and_copy(acl, op):
     rng = np.random.default_rng(21)
     n = CAP // 2
@@ -852,7 +852,12 @@ def test_int16_bit_operations_index_and_copy(acl, op):
     )
     got = acl.from_device(do, n, np.int16)
     want = out.copy()
-    if op == 6:
+    if op == 7:  # Brcb: src element 8i+j fills dst block (20 i + 2 j)
+        for i in range(3):
+            for j in range(8):
+                base = (i * 20 + j * 2) * 16
+                want[base : base + 16] = a[i * 8 + j]
+    elif op == 6:
         for r in range(2):
             for ln in range(100):
                 want[(r * 8 + ln // 16) * 16 + ln % 16] = a[(r * 16 + (ln // 16) * 2) * 16 + ln % 16]

@@ -509,6 +509,34 @@ inline void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uin
     aclsim::CopyRepeat(dst, src, aclsim::PlanOf<isSetMask>("Copy", mask, aclsim::kEpr<T>, repeatTime), repeatParams);
 }
 
+/* Brcb: each repeat takes 8 elements of src and fills one data block of dst with each (a
+ * dstBlkStride of 0 counts as 1, as the documented reference does). */
+struct BrcbRepeatParams {
+    uint16_t dstBlkStride = 1, dstRepStride = 8;
+    BrcbRepeatParams() = default;
+    BrcbRepeatParams(uint16_t blk, uint16_t rep) : dstBlkStride(blk), dstRepStride(rep) {}
+};
+
+template <typename T>
+inline void Brcb(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t repeatTime,
+                 const BrcbRepeatParams &repeatParams)
+{
+    aclsim::CheckRepeat("Brcb", repeatTime);
+    if (repeatTime == 0)
+        return;
+    constexpr uint32_t E = aclsim::kEpb<T>;
+    uint32_t blk = repeatParams.dstBlkStride ? repeatParams.dstBlkStride : 1, rep = repeatParams.dstRepStride;
+    aclsim::CheckUb("Brcb", "src", src, (uint64_t)repeatTime * 8 * sizeof(T));
+    aclsim::CheckUb("Brcb", "dst", dst, ((uint64_t)(repeatTime - 1) * rep + 7ull * blk) * 32 + 32);
+    for (uint32_t i = 0; i < (uint32_t)repeatTime; i++)
+        for (uint32_t j = 0; j < 8; j++) {
+            T v = src.addr_[i * 8 + j];
+            T *d = dst.addr_ + ((uint64_t)i * rep + (uint64_t)j * blk) * E;
+            for (uint32_t e = 0; e < E; e++)
+                d[e] = v;
+        }
+}
+
 /* ------------------------------------------------------------------ Axpy */
 
 /* dst = scalar * src + dst, element-wise; src may be half with a float dst. Computed in float

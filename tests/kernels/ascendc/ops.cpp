@@ -416,6 +416,7 @@ extern "C" __global__ __aicore__ void bits_i16(GM_ADDR x, GM_ADDR y, GM_ADDR out
     case 4: ShiftRight(t.o, t.a, (int16_t)2, c); break;
     case 5: CreateVecIndex(t.o, (int16_t)-5, n); break;
     case 6: Copy(t.o, t.a, (uint64_t)100, 2, CopyRepeatParams(1, 2, 8, 16)); break;
+    case 7: Brcb(t.o, t.a, 3, BrcbRepeatParams(2, 20)); break;
     default: trap();
     }
 }
