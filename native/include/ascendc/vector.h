@@ -398,7 +398,7 @@ ACLSIM_UNARY(Not, OpNot, kBits, "int16_t or uint16_t")
 /* Adds, Muls, Maxs, Mins, LeakyRelu: the scalar may be given in another arithmetic type (a
  * float literal for a half tensor); it is converted to the element type, as the device
  * takes it. */
-#define ACLSIM_SCALAR(NAME, OP, TRAIT, TYPES)                                                                          \
+#define ACLSIM_SCALAR_U(NAME, OP, TRAIT, TYPES)                                                                          \
     template <typename T, typename U, bool isSetMask = true>                                                           \
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const U &scalarValue, const int32_t &count) \
     {                                                                                                                  \
@@ -422,6 +422,31 @@ ACLSIM_UNARY(Not, OpNot, kBits, "int16_t or uint16_t")
             aclsim::PlanOf<isSetMask>(#NAME, mask, aclsim::kEpr<T>, repeatTime), repeatParams);                                                    \
     }
 
+#define ACLSIM_SCALAR(NAME, OP, TRAIT, TYPES)                                                                          \
+    template <typename T, bool isSetMask = true>                                                                       \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue, const int32_t &count) \
+    {                                                                                                                  \
+        static_assert(aclsim::TRAIT<T>, #NAME " on dav-2201 takes " TYPES);                                            \
+        aclsim::ScalarCount<aclsim::OP>(#NAME, dst, src, scalarValue, aclsim::CountOf<isSetMask>(#NAME, count));       \
+    }                                                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                       \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue, const uint64_t mask[], \
+                     const int32_t repeatTime, const UnaryRepeatParams &repeatParams)                                  \
+    {                                                                                                                  \
+        static_assert(aclsim::TRAIT<T>, #NAME " on dav-2201 takes " TYPES);                                            \
+        aclsim::ScalarRepeat<aclsim::OP>(#NAME, dst, src, scalarValue,                                                 \
+            aclsim::PlanOf<isSetMask>(#NAME, mask, aclsim::kEpr<T>, repeatTime), repeatParams);                        \
+    }                                                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                       \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue, uint64_t mask,        \
+                     const int32_t repeatTime, const UnaryRepeatParams &repeatParams)                                  \
+    {                                                                                                                  \
+        static_assert(aclsim::TRAIT<T>, #NAME " on dav-2201 takes " TYPES);                                            \
+        aclsim::ScalarRepeat<aclsim::OP>(#NAME, dst, src, scalarValue,                                                 \
+            aclsim::PlanOf<isSetMask>(#NAME, mask, aclsim::kEpr<T>, repeatTime), repeatParams);                        \
+    }                                                                                                                  \
+    ACLSIM_SCALAR_U(NAME, OP, TRAIT, TYPES)
+
 ACLSIM_SCALAR(Adds, OpAdd, kArith, "int16_t, half, int32_t or float")
 ACLSIM_SCALAR(Muls, OpMul, kArith, "int16_t, half, int32_t or float")
 ACLSIM_SCALAR(Maxs, OpMax, kArith, "int16_t, half, int32_t or float")
@@ -430,6 +455,7 @@ ACLSIM_SCALAR(LeakyRelu, OpLeakyRelu, kFloat, "half or float")
 ACLSIM_SCALAR(ShiftLeft, OpShl, kShift, "16- or 32-bit integers")
 ACLSIM_SCALAR(ShiftRight, OpShr, kShift, "16- or 32-bit integers")
 #undef ACLSIM_SCALAR
+#undef ACLSIM_SCALAR_U
 
 /* ------------------------------------------------------------------ whole-tensor operators */
 
@@ -541,8 +567,8 @@ inline void Brcb(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int
 
 /* dst = scalar * src + dst, element-wise; src may be half with a float dst. Computed in float
  * (a multiply and an add, each rounded to float), then rounded to dst's type. */
-template <typename T, typename U, typename S, bool isSetMask = true>
-inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const S &scalarValue, const int32_t &count_)
+template <typename T, typename U, bool isSetMask = true>
+inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U &scalarValue, const int32_t &count_)
 {
     int64_t count = aclsim::CountOf<isSetMask>("Axpy", count_);
     aclsim::CheckCount("Axpy", count);
@@ -576,15 +602,15 @@ inline void AxpyRepeat(const LocalTensor<T> &dst, const LocalTensor<U> &src, flo
 }
 } // namespace aclsim
 
-template <typename T, typename U, typename S, bool isSetMask = true>
-inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const S &scalarValue, const uint64_t mask[],
+template <typename T, typename U, bool isSetMask = true>
+inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U &scalarValue, const uint64_t mask[],
                  const int32_t repeatTime, const UnaryRepeatParams &repeatParams)
 {
     aclsim::AxpyRepeat(dst, src, (float)(U)scalarValue,
                        aclsim::PlanOf<isSetMask>("Axpy", mask, aclsim::kCastLanes<T, U>, repeatTime), repeatParams);
 }
-template <typename T, typename U, typename S, bool isSetMask = true>
-inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const S &scalarValue, uint64_t mask,
+template <typename T, typename U, bool isSetMask = true>
+inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U &scalarValue, uint64_t mask,
                  const int32_t repeatTime, const UnaryRepeatParams &repeatParams)
 {
     aclsim::AxpyRepeat(dst, src, (float)(U)scalarValue,
@@ -593,6 +619,8 @@ inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const S &
 
 /* ------------------------------------------------------------------ Duplicate */
 
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const int32_t &count);
 template <typename T, typename U, bool isSetMask = true>
 inline void Duplicate(const LocalTensor<T> &dst, const U &scalarValue, const int32_t &count)
 {
@@ -621,6 +649,26 @@ inline void DuplicateRepeat(const LocalTensor<T> &dst, T v, const Plan &pl, uint
 }
 } // namespace aclsim
 
+/* The forms with the scalar in the element type (explicit `Duplicate<T, isSetMask>`). */
+template <typename T, bool isSetMask>
+inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const int32_t &count)
+{
+    Duplicate<T, T, isSetMask>(dst, scalarValue, count);
+}
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const uint64_t mask[], const int32_t repeatTime,
+                      const uint16_t dstBlockStride, const uint16_t dstRepeatStride)
+{
+    aclsim::DuplicateRepeat(dst, scalarValue, aclsim::PlanOf<isSetMask>("Duplicate", mask, aclsim::kEpr<T>, repeatTime),
+                            dstBlockStride, dstRepeatStride);
+}
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, uint64_t mask, const int32_t repeatTime,
+                      const uint16_t dstBlockStride, const uint16_t dstRepeatStride)
+{
+    aclsim::DuplicateRepeat(dst, scalarValue, aclsim::PlanOf<isSetMask>("Duplicate", mask, aclsim::kEpr<T>, repeatTime),
+                            dstBlockStride, dstRepeatStride);
+}
 template <typename T, typename U, bool isSetMask = true>
 inline void Duplicate(const LocalTensor<T> &dst, const U &scalarValue, const uint64_t mask[], const int32_t repeatTime,
                       const uint16_t dstBlockStride, const uint16_t dstRepeatStride)

@@ -339,25 +339,25 @@ extern "C" __global__ __aicore__ void mask_register(GM_ADDR x, GM_ADDR y, GM_ADD
     case 1:
         SetMaskCount();
         SetVectorMask<float, MaskMode::COUNTER>(0, lo);
-        Adds<float, float, false>(t.o, t.a, 1.0f, MASK_PLACEHOLDER, 1, p);
+        Adds<float, false>(t.o, t.a, 1.0f, MASK_PLACEHOLDER, 1, p);
         SetMaskNorm();
         ResetMask();
         break;
     case 2:
         SetMaskNorm();
         SetVectorMask<float>(hi, lo);
-        Adds<float, float, false>(t.o, t.a, 1.0f, MASK_PLACEHOLDER, 3, p);
+        Adds<float, false>(t.o, t.a, 1.0f, MASK_PLACEHOLDER, 3, p);
         ResetMask();
         break;
     case 3:
         SetVectorMask<float>(0, 1); /* one lane ... */
         Adds(t.b, t.b, 0.0f, 64);   /* ... until a count-form instruction resets the register */
-        Adds<float, float, false>(t.o, t.a, 1.0f, MASK_PLACEHOLDER, 2, p);
+        Adds<float, false>(t.o, t.a, 1.0f, MASK_PLACEHOLDER, 2, p);
         break;
     case 4:
         SetMaskCount();
         SetVectorMask<float>((int32_t)lo);
-        Adds<float, float, false>(t.o, t.a, 1.0f, 1);
+        Adds<float, false>(t.o, t.a, 1.0f, 1);
         SetMaskNorm();
         ResetMask();
         break;
