@@ -871,3 +871,15 @@ def test_int16_bit_operations_index_and_copy(acl, op):
             5: (np.arange(n) - 5).astype(np.int16),
         }[op][:count]
     np.testing.assert_array_equal(got, want)
+
+
+def test_set_pad_value_fills_data_copy_pads_padding(acl):
+    x = np.arange(1, 41, dtype=np.int16)
+    dx, do = acl.to_device(x), acl.malloc(1024)
+    run(acl, kernel(acl, "ops.cpp", "pad_value"), 1, ("ptr", dx), ("ptr", do))
+    got = acl.from_device(do, 512, np.int16)
+    want = np.full(512, 99, np.int16)
+    for blk in range(2):  # each block: 10 data elements, then padding up to 32 bytes
+        want[blk * 16 : blk * 16 + 10] = x[blk * 10 : blk * 10 + 10]
+        want[blk * 16 + 10 : blk * 16 + 16] = -3
+    np.testing.assert_array_equal(got, want)

@@ -141,6 +141,25 @@ inline uint64_t UbOffset(const void *p)
     return t_ub_base ? (uint64_t)((const uint8_t *)p - t_ub_base) : (uint64_t)(uintptr_t)p;
 }
 
+/* The core's registers an instruction reads besides its operands: the vector unit's mask
+ * register and mode (vector.h: SetVectorMask, SetMaskCount) and DataCopyPad's padding value
+ * (copy.h: SetPadValue). Per core, so per thread; back to their defaults when a block sets up
+ * its unified buffer (TPipe, LocalMemAllocator), as a kernel's start does on the device. */
+struct MaskReg {
+    uint64_t lo = ~0ull, hi = ~0ull;
+    bool counter = false;
+};
+inline thread_local MaskReg t_mask;
+inline thread_local uint64_t t_pad_bits = 0;
+inline thread_local bool t_pad_set = false;
+
+inline void ResetCoreRegisters()
+{
+    t_mask = MaskReg{};
+    t_pad_set = false;
+    t_pad_bits = 0;
+}
+
 /* Tensors allocated at once on one TPosition (the chip's event IDs): 4 on the 910A (arch
  * 1001), 8 on the later parts (asc-devkit docs, TQue/AllocTensor). */
 inline uint32_t MaxAllocPerPosition() { return Chip()->npu_arch < 2000 ? 4u : 8u; }

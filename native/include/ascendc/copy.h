@@ -224,6 +224,15 @@ inline void PadIn(uint8_t *dst, const uint8_t *src, const DataCopyExtParams &p, 
 
 } // namespace aclsim
 
+/* SetPadValue: the padding DataCopyPad uses when isPad is false (SetPadValue(ISASI)); until
+ * it is called, such padding is left as the UB held it (the device's undefined values). */
+template <typename T> inline void SetPadValue(T paddingValue)
+{
+    aclsim::t_pad_bits = 0;
+    memcpy(&aclsim::t_pad_bits, &paddingValue, sizeof(T) < 8 ? sizeof(T) : 8);
+    aclsim::t_pad_set = true;
+}
+
 template <typename T>
 inline void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyExtParams &params,
                         const DataCopyPadExtParams<T> &pad)
@@ -235,8 +244,14 @@ inline void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, c
                                  (uint64_t)pad.rightPadding * sizeof(T));
     aclsim::CheckUb(op, "dst", dst, params.blockCount * span + (uint64_t)(params.blockCount - 1) * params.dstStride * 32);
     aclsim::CheckGm(op, "src", src, 1);
-    aclsim::PadIn<T>((uint8_t *)dst.addr_, (const uint8_t *)src.address_, params, pad.isPad, pad.leftPadding,
-                     pad.rightPadding, pad.paddingValue);
+    T value = pad.paddingValue;
+    bool fill = pad.isPad;
+    if (!fill && aclsim::t_pad_set) { /* the value SetPadValue gave */
+        memcpy(&value, &aclsim::t_pad_bits, sizeof(T) < 8 ? sizeof(T) : 8);
+        fill = true;
+    }
+    aclsim::PadIn<T>((uint8_t *)dst.addr_, (const uint8_t *)src.address_, params, fill, pad.leftPadding,
+                     pad.rightPadding, value);
 }
 
 template <typename T>

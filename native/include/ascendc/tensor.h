@@ -301,6 +301,7 @@ private:
         aclsim::t_ub_base = ub_;
         aclsim::t_ub_size = ub_size_;
         aclsim::t_pipe = this;
+        aclsim::ResetCoreRegisters();
         Reset();
     }
 
@@ -548,6 +549,7 @@ public:
         size_ = chip->ub_size;
         aclsim::t_ub_base = base_;
         aclsim::t_ub_size = size_;
+        aclsim::ResetCoreRegisters();
     }
     uint32_t GetCurAddr() const { return (uint32_t)used_; }
 
@@ -577,5 +579,8 @@ private:
 };
 
 } // namespace AscendC
+
+/* The device's GetTPipePtr is also reachable unqualified. */
+using AscendC::GetTPipePtr;
 
 #endif /* AIOCANN_ASCENDC_TENSOR_H_ */

@@ -80,11 +80,6 @@ inline void CheckRepeat(const char *op, int64_t repeat)
 /* The vector unit's mask register and mode (SetMaskNorm/SetMaskCount, SetVectorMask,
  * ResetMask). Per core, so per thread. Normal mode: the register is each repeat's lane mask.
  * Counter mode: its low word is the number of elements, and the repeats follow from it. */
-struct MaskReg {
-    uint64_t lo = ~0ull, hi = ~0ull;
-    bool counter = false;
-};
-inline thread_local MaskReg t_mask;
 
 /* What a mask-form instruction runs: `repeat` repeats, lanes `full` in each but the last,
  * `last` in the last. */

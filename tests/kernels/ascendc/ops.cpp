@@ -420,3 +420,20 @@ extern "C" __global__ __aicore__ void bits_i16(GM_ADDR x, GM_ADDR y, GM_ADDR out
     default: trap();
     }
 }
+
+/* SetPadValue: DataCopyPad with isPad false pads with the value set (here -3), 2 blocks of
+ * 10 int16 with 2 elements of right padding each. */
+extern "C" __global__ __aicore__ void pad_value(GM_ADDR x, GM_ADDR out)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECIN> b;
+    pipe.InitBuffer(b, 1024);
+    LocalTensor<int16_t> u = b.Get<int16_t>();
+    GlobalTensor<int16_t> gx, go;
+    gx.SetGlobalBuffer((__gm__ int16_t *)x);
+    go.SetGlobalBuffer((__gm__ int16_t *)out);
+    Duplicate(u, (int16_t)99, 512);
+    SetPadValue((int16_t)-3);
+    DataCopyPad(u, gx, DataCopyExtParams(2, 20, 0, 0, 0), DataCopyPadExtParams<int16_t>(false, 0, 2, 0));
+    DataCopy(go, u, 512);
+}
