@@ -883,3 +883,15 @@ def test_set_pad_value_fills_data_copy_pads_padding(acl):
         want[blk * 16 : blk * 16 + 10] = x[blk * 10 : blk * 10 + 10]
         want[blk * 16 + 10 : blk * 16 + 16] = -3
     np.testing.assert_array_equal(got, want)
+
+
+def test_static_tensor_gm_bypass_and_system_cycle(acl):
+    blocks = 3
+    x = np.arange(64, dtype=F32)
+    dx, flags, cycles = acl.to_device(x), acl.to_device(np.zeros(2 * blocks, np.int32)), acl.malloc(8 * blocks)
+    run(acl, kernel(acl, "misc.cpp", "static_tensor"), blocks, ("ptr", dx), ("ptr", flags), ("ptr", cycles))
+    np.testing.assert_array_equal(acl.from_device(dx, 64, F32), x * 2**blocks)  # each block doubled it in turn
+    got = acl.from_device(flags, 2 * blocks, np.int32)
+    np.testing.assert_array_equal(got[:blocks], [1, 1, 2])  # DivCeil(idx + 1, 2)
+    np.testing.assert_array_equal(got[blocks:], 4)  # every block saw every block's write
+    assert np.all(acl.from_device(cycles, blocks, np.int64) >= 0)

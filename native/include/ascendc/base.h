@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <limits>
 #include <type_traits>
@@ -135,6 +136,20 @@ inline const aclsimChip *Chip()
  * offsets count from, for messages and GetPhyAddr). */
 inline thread_local uint8_t *t_ub_base = nullptr;
 inline thread_local uint64_t t_ub_size = 0;
+
+/* This core's unified buffer, for tensors placed by address (the static-tensor style, no
+ * TPipe): the simulator's buffer of the calling thread. */
+inline uint8_t *UbBase()
+{
+    if (!t_ub_base) {
+        const aclsim_kernel_rt *rt = Rt();
+        t_ub_base = rt && rt->ub ? (uint8_t *)rt->ub() : nullptr;
+        if (!t_ub_base)
+            Fail("simulator", "no unified buffer for this core");
+        t_ub_size = Chip()->ub_size;
+    }
+    return t_ub_base;
+}
 
 inline uint64_t UbOffset(const void *p)
 {
@@ -340,7 +355,37 @@ using ::EVENT_ID7;
 template <HardEvent e> inline void SetFlag(int32_t) {}
 template <HardEvent e> inline void WaitFlag(int32_t) {}
 template <pipe_t p = PIPE_ALL> inline void PipeBarrier() {}
-inline void DataSyncBarrier() {}
+/* DataSyncBarrier<MemDsbT>: the host's stores are ordered by a full fence (what a later
+ * access on another core needs to see them). */
+enum class MemDsbT : uint8_t { ALL = 0, DDR, UB, SEQ };
+template <MemDsbT m = MemDsbT::ALL> inline void DataSyncBarrier() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+/* GM accesses around the data cache: on the host a volatile access with a full fence, so other
+ * cores (threads) see the write and the read sees theirs. */
+template <typename T> inline void WriteGmByPassDCache(__gm__ T *addr, T value)
+{
+    *(volatile T *)addr = value;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+template <typename T> inline T ReadGmByPassDCache(__gm__ T *addr)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return *(volatile T *)addr;
+}
+
+/* Integer helpers of the samples: a / b rounded up. */
+template <typename T, typename U> constexpr auto DivCeil(T a, U b) { return (a + b - 1) / b; }
+template <typename T, typename U> constexpr auto CeilDivision(T a, U b) { return (a + b - 1) / b; }
+
+/* The system counter: 50 MHz on the 910B/A3 (GetSystemCycle: time = cycles / 50 us), 1 GHz on
+ * dav-3510; here from the host's monotonic clock at that rate. */
+inline int64_t GetSystemCycle()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return __NPU_ARCH__ == 3510 ? ns : ns / 20;
+}
 template <typename T, cache_line_t c = cache_line_t::SINGLE_CACHE_LINE, dcci_dst_t d = dcci_dst_t::CACHELINE_OUT,
           typename G>
 inline void DataCacheCleanAndInvalid(const G &)

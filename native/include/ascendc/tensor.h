@@ -80,6 +80,19 @@ template <typename T> class LocalTensor {
 public:
     using PrimType = T;
     LocalTensor() = default;
+    /* The static-tensor style: tileSize elements at UB offset addr (32-byte aligned, inside the
+     * UB: checked where the tensor is used, against the whole UB as its buffer). */
+    LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize)
+    {
+        uint8_t *base = aclsim::UbBase();
+        if ((uint64_t)addr + (uint64_t)tileSize * sizeof(T) > aclsim::t_ub_size)
+            aclsim::Fail("UB capacity", "LocalTensor(%s, %u, %u): past the %llu-byte unified buffer", PositionName(pos),
+                         addr, tileSize, (unsigned long long)aclsim::t_ub_size);
+        addr_ = (T *)(void *)(base + addr);
+        size_ = tileSize;
+        end_ = base + aclsim::t_ub_size;
+        pos_ = pos;
+    }
 
     LocalTensor operator[](uint32_t offset) const
     {

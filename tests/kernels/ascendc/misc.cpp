@@ -138,3 +138,24 @@ extern "C" __global__ __aicore__ void sync_all_one_fails(int32_t which)
         trap();
     AscendC::SyncAll();
 }
+
+/* The static-tensor style (a LocalTensor at a UB address, no TPipe), GM writes around the data
+ * cache made visible to the other blocks, the system counter, DivCeil. */
+extern "C" __global__ __aicore__ void static_tensor(__gm__ float *x, __gm__ int32_t *flags, __gm__ int64_t *cycles)
+{
+    AscendC::LocalTensor<float> t(AscendC::TPosition::VECCALC, 256, 64);
+    AscendC::GlobalTensor<float> g;
+    g.SetGlobalBuffer(x + 64 * block_idx);
+    AscendC::DataCopy(t, g, 64);
+    AscendC::Muls(t, t, 2.0f, 64);
+    AscendC::DataCopy(g, t, 64);
+    int64_t c0 = AscendC::GetSystemCycle();
+    AscendC::WriteGmByPassDCache<int32_t>(flags + block_idx, (int32_t)AscendC::DivCeil(block_idx + 1, 2));
+    AscendC::DataSyncBarrier<AscendC::MemDsbT::DDR>();
+    AscendC::SyncAll();
+    int32_t sum = 0;
+    for (int64_t b = 0; b < block_num; b++)
+        sum += AscendC::ReadGmByPassDCache(flags + b);
+    flags[block_num + block_idx] = sum;
+    cycles[block_idx] = AscendC::GetSystemCycle() - c0;
+}
