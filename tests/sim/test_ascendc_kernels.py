@@ -887,10 +887,10 @@ def test_set_pad_value_fills_data_copy_pads_padding(acl):
 
 def test_static_tensor_gm_bypass_and_system_cycle(acl):
     blocks = 3
-    x = np.arange(64, dtype=F32)
+    x = np.arange(64 * blocks, dtype=F32)
     dx, flags, cycles = acl.to_device(x), acl.to_device(np.zeros(2 * blocks, np.int32)), acl.malloc(8 * blocks)
     run(acl, kernel(acl, "misc.cpp", "static_tensor"), blocks, ("ptr", dx), ("ptr", flags), ("ptr", cycles))
-    np.testing.assert_array_equal(acl.from_device(dx, 64, F32), x * 2**blocks)  # each block doubled it in turn
+    np.testing.assert_array_equal(acl.from_device(dx, x.size, F32), x * 2)  # each block its own 64
     got = acl.from_device(flags, 2 * blocks, np.int32)
     np.testing.assert_array_equal(got[:blocks], [1, 1, 2])  # DivCeil(idx + 1, 2)
     np.testing.assert_array_equal(got[blocks:], 4)  # every block saw every block's write
