@@ -70,6 +70,10 @@ def wheel_needs() -> list[str]:
     needs += [f"aiocann/examples/kernels/{p.name}" for p in sorted((ROOT / "examples" / "kernels").iterdir())]
     needs += ["aiocann/_kernels/test_kernels.c"]
     needs += [f"aiocann/_benchmarks/{p.name}" for p in sorted((ROOT / "benchmarks").glob("bench_*.py"))]
+    needs += ["aiocann/_benchmarks/ascendc_add.cpp"]  # the kernel bench_ascendc_add.py builds
+    needs += [
+        f"aiocann/include/ascendc/{p.name}" for p in sorted((ROOT / "native" / "include" / "ascendc").glob("*.h"))
+    ]
     return needs
 
 

@@ -51,10 +51,7 @@
  * each report that names a completion's work is also queued at once as an AIOCANN_TASK_REPORT
  * entry with that completion's token, found in a small ring of the tokens and task ids in
  * flight (written by the submitting thread, one pair per work completion): the async core
- * learns of the failure without waiting for a callback that may never come. The pair is
- * written once the launch has returned the task id, and the work may have failed and been
- * reported before that: such a report is parked without its word, and the submitting thread,
- * having written the pair, queues the word itself (enqueue, early_word_late). The ring has a
+ * learns of the failure without waiting for a callback that may never come. The ring has a
  * slot per token modulo RING (1024, the default in-flight bound of a stream): with more in
  * flight a newer token may take an older one's slot, and that older one's report then comes
  * without the early word (its completion waits for the watchdog if the stream stopped).
@@ -112,8 +109,8 @@ typedef struct parked {
     struct parked *next;
     uint32_t task;
     int32_t code;
+    int early; /* its early word went out (stream reports: see stream_report, enqueue) */
     char *message;
-    int early; /* its early word was queued (stream_report, or enqueue for a report first) */
 } parked;
 
 struct aiocann_cq_stream {
@@ -241,7 +238,7 @@ static int parked_has(const parked *k, uint32_t task)
 static uint64_t token_of(aiocann_cq_stream *qs, uint32_t task)
 {
     for (uint32_t i = 0; i < RING; i++) {
-        uint64_t tok = atomic_load_explicit(&qs->ring[i].token, memory_order_acquire);
+        uint64_t tok = atomic_load_explicit(&qs->ring[i].token, memory_order_seq_cst); /* see early_word_late */
         if (tok && atomic_load_explicit(&qs->ring[i].task, memory_order_relaxed) == task &&
             atomic_load_explicit(&qs->ring[i].token, memory_order_relaxed) == tok)
             return tok;
@@ -262,17 +259,33 @@ static void stream_report(aiocann_cq_stream *qs, uint32_t task, int32_t code, ch
         free(message); /* out of memory: this report is lost */
         return;
     }
-    *k = (parked){NULL, task, code, message, 0};
+    *k = (parked){NULL, task, code, 0, message};
     append(&qs->parked_tail, k);
-    atomic_fetch_add(&qs->nparked, 1);
-    /* Against enqueue's ring store then nparked load: one of the two sees the other (a
-     * report of work whose launch has not written the ring yet gets its word there). */
-    atomic_thread_fence(memory_order_seq_cst);
+    atomic_fetch_add(&qs->nparked, 1); /* seq_cst: before the ring is read, against enqueue */
     uint64_t token = token_of(qs, task);
     if (token) {
         k->early = 1;
         push(qs->cq, AIOCANN_TASK_REPORT | token, code, message ? strdup(message) : NULL);
     }
+}
+
+/* The early word of a report that came before its task was in the ring: a kernel can fault,
+ * and the runtime report it, before the thread that launched it has asked for its task id and
+ * written the ring (enqueue). Then stream_report found no token, and this -- called by the
+ * submitter right after its ring write -- sends the word. The two sides are a Dekker pair:
+ * each writes (the ring entry, nparked) then reads the other's (seq_cst both), so at least one
+ * sees the other, and `early`, under the lock, lets only one of them send. */
+static void early_word_late(aiocann_cq_stream *qs, uint64_t token, uint32_t task)
+{
+    pthread_mutex_lock(&qs->lock);
+    for (parked *k = qs->parked; k; k = k->next) {
+        if (k->task == task && !k->early) {
+            k->early = 1;
+            push(qs->cq, AIOCANN_TASK_REPORT | token, k->code, k->message ? strdup(k->message) : NULL);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&qs->lock);
 }
 
 /* Runs on a runtime thread, before the failed stream goes on (see the top of the file) -- or,
@@ -304,9 +317,9 @@ static void on_exception(aclrtExceptionInfo *info)
             pthread_mutex_lock(&m->lock);
             parked *k = parked_has(m->parked, task) ? NULL : malloc(sizeof *k);
             if (k) { /* else a duplicate, or out of memory */
-                *k = (parked){NULL, task, code, recent_message(), m->count != 0};
+                *k = (parked){NULL, task, code, m->count != 0, recent_message()};
                 append(&m->parked_tail, k);
-                if (m->count) /* the early word, as for a stream's work (see the top) */
+                if (k->early) /* the early word, as for a stream's work (see the top) */
                     push(m->cq, AIOCANN_TASK_REPORT | m->tokens[m->head], code,
                          k->message ? strdup(k->message) : NULL);
             }
@@ -514,6 +527,14 @@ static int model_track(aiocann_cq_model *m, uint64_t token, int in_flight, int n
             m->tokens[(m->head + m->count++) % m->cap] = token;
         else
             ok = 0;
+        /* A replay can fail, and be reported, before its submitter tracks it here (the
+         * replay is submitted first): the early word of such a report goes out now. */
+        for (parked *k = m->parked; ok && k; k = k->next) {
+            if (!k->early) {
+                k->early = 1;
+                push(m->cq, AIOCANN_TASK_REPORT | m->tokens[m->head], k->code, k->message ? strdup(k->message) : NULL);
+            }
+        }
     } else if (m->count && newest && m->tokens[(m->head + m->count - 1) % m->cap] == token) {
         m->count--;
     } else if (m->count && !newest && m->tokens[m->head] == token) {
@@ -604,18 +625,6 @@ static void on_complete(void *user)
     stream_put(qs);
 }
 
-/* enqueue's half of the early word: a report parked for task that found no token then. */
-static void early_word_late(aiocann_cq_stream *qs, uint64_t token, uint32_t task)
-{
-    pthread_mutex_lock(&qs->lock);
-    for (parked *k = qs->parked; k; k = k->next)
-        if (k->task == task && !k->early) {
-            k->early = 1;
-            push(qs->cq, AIOCANN_TASK_REPORT | token, k->code, k->message ? strdup(k->message) : NULL);
-        }
-    pthread_mutex_unlock(&qs->lock);
-}
-
 static aclError enqueue(aiocann_cq_stream *qs, uint64_t token, int work, aiocann_cq_model *model)
 {
     aclError rc = aiocann_bind_context(qs->cq->ctx);
@@ -635,11 +644,8 @@ static aclError enqueue(aiocann_cq_stream *qs, uint64_t token, int work, aiocann
     if (p->work_task != NO_TASK) {
         qs->last_work = HW_VALID | p->work_task;
         atomic_store_explicit(&qs->ring[token % RING].task, p->work_task, memory_order_relaxed);
-        atomic_store_explicit(&qs->ring[token % RING].token, token, memory_order_release);
-        /* The work may have failed, and been reported, before its task id was in the ring
-         * (the runtime runs it as soon as it is queued): its early word is queued here. */
-        atomic_thread_fence(memory_order_seq_cst); /* see stream_report */
-        if (atomic_load_explicit(&qs->nparked, memory_order_relaxed))
+        atomic_store_explicit(&qs->ring[token % RING].token, token, memory_order_seq_cst);
+        if (atomic_load_explicit(&qs->nparked, memory_order_seq_cst)) /* rare: a report is parked */
             early_word_late(qs, token, p->work_task);
     }
     /* A marker or a replay blocks the stream until it has run (see the top of the file);

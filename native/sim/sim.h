@@ -51,6 +51,8 @@
  *   cpu_kernel.c   AI CPU function registration (aclrtRegisterCpuFunc)
  *   kernel_args.c  aclrtKernelArgs*: layout and state machine of reference section 10
  *   launch.c       aclrtLaunchKernelWithConfig / aclrtLaunchKernel; the kernel task
+ *   kernel_rt.c    the table kernel binaries call (aclsim_kernel.h): a broken hardware rule or
+ *                  trap() ends the block as an AI-core exception, printf lines, the chip, the UB
  *   rtc.c          runtime compilation (aclrtc*): the source compiled by aiocann's kernel
  *                  compiler in a child process; the RTC error codes
  *
@@ -102,6 +104,7 @@
 #include <stdint.h>
 
 #include "acl/acl.h"
+#define ACLSIM_BUILDING_SIMULATOR 1 /* no kernel runtime slot here (aclsim_kernel.h) */
 #include "aclsim_kernel.h"
 #include "aclsim_ext.h"
 
@@ -226,7 +229,12 @@ typedef struct sim_fault {
     void *addr;    /* NULL unless has_addr */
     bool has_addr;
     bool sent;
+    const char *what; /* sig == SIM_FAULT_KERNEL_RULE: the kernel's message (the guard's buffer) */
 } sim_fault;
+
+/* sim_fault.sig of a block the kernel itself ended (aclsim_kernel_rt.fail: an Ascend C rule
+ * broken, trap()): no signal, the kernel's own message. */
+#define SIM_FAULT_KERNEL_RULE (-1)
 
 typedef struct sim_guard sim_guard;
 typedef void (*sim_guarded_fn)(void *arg);
@@ -239,6 +247,14 @@ sim_fault sim_guarded_call(sim_guard *g, sim_guarded_fn fn, void *arg);
  * that arrives after that call returned is ignored. */
 void sim_fault_interrupt(sim_guard *g, pthread_t t);
 int sim_fault_timeout_signal(void);
+/* Ends the calling thread's guarded call as a fault carrying `what` (kernel_rt.c's fail):
+ * never returns. A thread with no active guard has no block to end: the process aborts. */
+__attribute__((noreturn)) void sim_fault_raise(const char *what);
+/* The table kernel binaries call (kernel_rt.c); binary.c puts it in each binary's slot. A core
+ * thread names the launch whose block it runs around each block (SyncAll needs it). */
+const aclsim_kernel_rt *sim_kernel_rt(void);
+struct sim_job;
+void sim_kernel_rt_enter(struct sim_job *j);
 /* What f was and where, for an error message: "invalid memory access (SIGSEGV) at address
  * 0x...", or a sentence saying there is no address. Returns buf. */
 const char *sim_fault_text(sim_fault f, char *buf, size_t len);
@@ -305,7 +321,7 @@ typedef struct sim_job {
     uint64_t deadline_ns;       /* set when the first block starts */
     bool timed_out;
     aclError error;             /* first failure */
-    char errmsg[256];
+    char errmsg[448];
     int device;                 /* for trace records */
     uint64_t stream, seq;
     pthread_cond_t done_cv;     /* signalled when finished == num_blocks (pool lock) */
@@ -319,6 +335,10 @@ typedef struct sim_job {
     uint32_t (*take_status)(void);
     struct sim_job **running_slot;
     bool killed;
+    /* SyncAll (kernel_rt.c): blocks arrived at the current barrier and its generation, and how
+     * many blocks can run at once (a barrier needs all of them running). */
+    atomic_uint sync_arrived, sync_gen;
+    uint32_t concurrency;
 } sim_job;
 
 /* One AI core: a slot that runs one block at a time. Normally its own thread runs the blocks;

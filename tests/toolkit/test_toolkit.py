@@ -360,11 +360,11 @@ def test_ascendc_cmake_builds_kernels_with_the_compiler(toolkit: Path, tmp_path:
 
 # --------------------------------------------------------------------------- CANN's own examples
 
-CHECKOUT = os.environ.get("AIOCANN_CANN_RUNTIME_CHECKOUT")
+CHECKOUT = os.environ.get("AIOCANN_RUNTIME_CHECKOUT")
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not CHECKOUT, reason="set AIOCANN_CANN_RUNTIME_CHECKOUT to a hicann/runtime checkout")
+@pytest.mark.skipif(not CHECKOUT, reason="set AIOCANN_RUNTIME_CHECKOUT to a hicann/runtime checkout")
 def test_hicann_runtime_examples(capsys: pytest.CaptureFixture[str]) -> None:
     sys.path.insert(0, str(HERE))
     try:
