@@ -78,6 +78,7 @@ typedef struct acldumpTensorInfo {
     uint64_t originShape[ACL_DUMP_MAX_SHAPE_NUM];
 } acldumpTensorInfo;
 
+/* BEGIN GENERATED "dump": written by native/gen_acl.py from native/acl_functions.py */
 ACL_DUMP_API aclError acldumpRegCallback(int32_t (*const messageCallback)(const acldumpChunk *, int32_t), int32_t flag);
 ACL_DUMP_API void acldumpUnregCallback(void);
 ACL_FUNC_VISIBILITY aclError aclopStartDumpArgs(uint32_t dumpType, const char *path);
@@ -87,6 +88,7 @@ ACL_DUMP_WEAK ACL_FUNC_VISIBILITY aclError acldumpSaveExceptionInfo(const char *
                                                                     const acldumpTensorInfo *tensors,
                                                                     size_t tensorCount);
 ACL_DUMP_WEAK ACL_FUNC_VISIBILITY aclError acldumpGetExceptionInfoPath(char *path, size_t maxLen);
+/* END GENERATED "dump" */
 
 #ifdef __cplusplus
 }

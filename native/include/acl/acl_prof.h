@@ -130,6 +130,7 @@ typedef struct aclprofEventAttributes {
 } aclprofEventAttributes;
 #endif
 
+/* BEGIN GENERATED "prof": written by native/gen_acl.py from native/acl_functions.py */
 MSVP_PROF_API aclError aclprofInit(const char *profilerResultPath, size_t length);
 MSVP_PROF_API aclError aclprofFinalize(void);
 MSVP_PROF_API aclError aclprofStart(const aclprofConfig *profilerConfig);
@@ -174,6 +175,7 @@ MSVP_PROF_API aclError aclprofMarkEx(const char *msg, size_t msgLen, aclrtStream
 MSVP_PROF_API uint64_t aclprofStr2Id(const char *message);
 MSVP_PROF_API aclError aclprofRangePushEx(aclprofEventAttributes *attr);
 MSVP_PROF_API aclError aclprofRangePop(void);
+/* END GENERATED "prof" */
 
 #ifdef __cplusplus
 }

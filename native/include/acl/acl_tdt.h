@@ -33,6 +33,7 @@ typedef struct acltdtDataItem acltdtDataItem;
 typedef struct acltdtDataset acltdtDataset;
 typedef struct acltdtChannelHandle acltdtChannelHandle;
 
+/* BEGIN GENERATED "tdt": written by native/gen_acl.py from native/acl_functions.py */
 ACL_FUNC_VISIBILITY acltdtTensorType acltdtGetTensorTypeFromItem(const acltdtDataItem *dataItem);
 ACL_FUNC_VISIBILITY aclDataType acltdtGetDataTypeFromItem(const acltdtDataItem *dataItem);
 ACL_FUNC_VISIBILITY void *acltdtGetDataAddrFromItem(const acltdtDataItem *dataItem);
@@ -61,6 +62,7 @@ ACL_FUNC_VISIBILITY aclError acltdtSendTensor(const acltdtChannelHandle *handle,
 ACL_FUNC_VISIBILITY aclError acltdtReceiveTensor(const acltdtChannelHandle *handle, acltdtDataset *dataset,
                                                  int32_t timeout);
 ACL_FUNC_VISIBILITY aclError acltdtQueryChannelSize(const acltdtChannelHandle *handle, size_t *size);
+/* END GENERATED "tdt" */
 
 #ifdef __cplusplus
 }

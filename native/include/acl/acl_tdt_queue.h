@@ -53,6 +53,7 @@ typedef enum {
 
 typedef enum { ACL_TDT_NORMAL_MEM = 0, ACL_TDT_DVPP_MEM } acltdtAllocBufType;
 
+/* BEGIN GENERATED "queue": written by native/gen_acl.py from native/acl_functions.py */
 ACL_FUNC_VISIBILITY aclError acltdtCreateQueue(const acltdtQueueAttr *attr, uint32_t *qid);
 ACL_FUNC_VISIBILITY aclError acltdtDestroyQueue(uint32_t qid);
 ACL_FUNC_VISIBILITY aclError acltdtEnqueue(uint32_t qid, acltdtBuf buf, int32_t timeout);
@@ -99,6 +100,7 @@ ACL_FUNC_VISIBILITY aclError acltdtDestroyQueueRouteQueryInfo(const acltdtQueueR
 ACL_FUNC_VISIBILITY aclError acltdtSetQueueRouteQueryInfo(acltdtQueueRouteQueryInfo *param,
                                                           acltdtQueueRouteQueryInfoParamType type, size_t len,
                                                           const void *value);
+/* END GENERATED "queue" */
 
 #ifdef __cplusplus
 }
