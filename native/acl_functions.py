@@ -1,10 +1,12 @@
-"""The ACL functions aiocann calls: one description, from which native/gen_acl.py writes
+"""The ACL functions our headers declare -- those aiocann calls, and (header-only, below) those
+only CANN's programs do: one description, from which native/gen_acl.py writes
 
 * the prototypes in the ACL headers (native/include/acl/*.h, native/include/aclsim_ext.h),
   between their ``BEGIN GENERATED`` and ``END GENERATED`` markers -- which are also the cffi
   cdef native/build_ffi.py reads, so cffi declares exactly these functions;
-* the loader's function table (native/acl_table.h): which functions loading requires, which
-  are optional, from which library, and the macros that route every call through the table;
+* the loader's function table (native/acl_table.h), of the functions aiocann calls: which
+  loading requires, which are optional, from which library, and the macros that route every
+  call through the table;
 * the loader's stand-ins for the optional functions a runtime lacks (native/acl_standins.h);
 * the pyACL wrappers of the two common shapes in aiocann/acl/rt.py, and its ``__all__``.
 

@@ -14,7 +14,8 @@ headers, which say which parameters are handles):
 
 * native/include/acl/*.h, native/include/aclsim_ext.h: the prototypes, between each block's
   ``BEGIN GENERATED`` and ``END GENERATED`` markers (the types around them are hand-written);
-* native/acl_table.h: the loader's function table and the macros that route calls through it;
+* native/acl_table.h: the loader's function table and the macros that route calls through it
+  (the loaded functions only: a header-only group's, ``loaded=False``, are declared and no more);
 * native/acl_standins.h: the loader's stand-ins for optional functions a runtime lacks;
 * aiocann/acl/rt.py: ``__all__`` and the wrappers of the two common shapes, between markers
   in the sections they belong to (every other line of rt.py is hand-written).

@@ -8,6 +8,8 @@
  * header: the other ACL codes (macros here, `static const int` there: the same values in every
  * expression), the tensor formats (the data types are in acl_rt.h's cffi region), data buffers, fp16 conversion and the CANN
  * attribute queries. Either file includes the other, as acl_base.h and acl_base_rt.h do in CANN.
+ * The prototypes are generated from native/acl_functions.py (header-only groups: in neither
+ * the loader's table nor the cffi cdef); edit them there and run native/gen_acl.py.
  */
 #ifndef AIOCANN_ACL_BASE_RT_H_
 #define AIOCANN_ACL_BASE_RT_H_

@@ -4,6 +4,8 @@
  * 681ef7610. The simulator has no dump: every function returns ACL_ERROR_API_NOT_SUPPORT
  * (200001; NULL, or nothing, where the return type has no code) with a recent-error message
  * saying so (native/sim/not_provided.c), so a program links and learns at run time.
+ * The prototypes are generated from native/acl_functions.py (header-only groups: in neither
+ * the loader's table nor the cffi cdef); edit them there and run native/gen_acl.py.
  */
 #ifndef AIOCANN_ACL_DUMP_H_
 #define AIOCANN_ACL_DUMP_H_

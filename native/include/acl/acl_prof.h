@@ -4,6 +4,8 @@
  * The simulator has no profiler (its timeline is aiocann's trace, docs/async-api.md): every
  * function returns ACL_ERROR_API_NOT_SUPPORT (200001; NULL or 0 where the return type has no
  * code) with a recent-error message saying so (native/sim/not_provided.c).
+ * The prototypes are generated from native/acl_functions.py (header-only groups: in neither
+ * the loader's table nor the cffi cdef); edit them there and run native/gen_acl.py.
  */
 #ifndef AIOCANN_ACL_PROF_H_
 #define AIOCANN_ACL_PROF_H_

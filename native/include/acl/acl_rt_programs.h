@@ -6,7 +6,9 @@
  * name, value, layout and prototype is the one of hicann/runtime at commit 681ef7610 (ACL 1.17;
  * tests/sim/test_abi.py checks them against facts taken from the real header). It is included
  * at the end of acl_rt.h, so a program sees it through acl/acl.h exactly as with the real
- * headers. It is outside the cffi cdef: aiocann does not call these functions (yet).
+ * headers. It is outside the cffi cdef: aiocann does not call these functions (yet). Their
+ * prototypes are generated from native/acl_functions.py (header-only groups, not in the
+ * loader's table); edit them there and run native/gen_acl.py.
  */
 #ifndef AIOCANN_ACL_RT_PROGRAMS_H_
 #define AIOCANN_ACL_RT_PROGRAMS_H_
