@@ -198,7 +198,7 @@ def entries(desc: ModuleType) -> list[Entry]:
             elif _decl(fn, group):
                 raise ValueError(f"{proto.name}: a loaded function is in the cffi cdef, which knows no decl= macros")
             elif proto.variadic:
-                raise ValueError(f"{proto.name}: a variadic function cannot be in the loader's table (loaded=False)")
+                raise ValueError(f"{proto.name}: variadic, it has no stand-in: make it header-only (loaded=False)")
             elif not fn.required and fn.missing is None and proto.ret != "aclError":
                 raise ValueError(f"{proto.name} returns {proto.ret}: say what its stand-in returns (missing=...)")
             out.append(Entry(fn, group, proto))
