@@ -131,8 +131,16 @@ SIM_API aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void 
                       (unsigned long long)served_by);
     if (!rc && !subscribed) {
         rc = aclrtSubscribeReport(tid, s->obj.handle);
-        if (rc == ACL_ERROR_REPEAT_SUBSCRIBE) /* another launch subscribed it first */
-            rc = ACL_SUCCESS;
+        if (rc == ACL_ERROR_RT_STREAM_SUBSCRIBE || rc == ACL_ERROR_REPEAT_SUBSCRIBE) {
+            /* Another launch (another thread) subscribed it to the same host-function thread
+             * between our check and here: a second subscription by one thread is 107011
+             * (CbSubscribe::CheckForInsert), and that is the state we wanted. */
+            pthread_mutex_lock(&s->lock);
+            bool ours = s->subscriber && s->subscriber->tid == tid;
+            pthread_mutex_unlock(&s->lock);
+            if (ours)
+                rc = ACL_SUCCESS;
+        }
         pthread_mutex_lock(&g_lock);
         g_wakeups++;
         pthread_cond_broadcast(&g_cv);

@@ -8,6 +8,8 @@
  * header: the other ACL codes (macros here, `static const int` there: the same values in every
  * expression), the tensor formats (the data types are in acl_rt.h's cffi region), data buffers, fp16 conversion and the CANN
  * attribute queries. Either file includes the other, as acl_base.h and acl_base_rt.h do in CANN.
+ * The prototypes are generated from native/acl_functions.py (header-only groups: in neither
+ * the loader's table nor the cffi cdef); edit them there and run native/gen_acl.py.
  */
 #ifndef AIOCANN_ACL_BASE_RT_H_
 #define AIOCANN_ACL_BASE_RT_H_
@@ -130,6 +132,8 @@ typedef enum {
     ACL_CANN_ATTR_JIT_COMPILE = 2,
 } aclCannAttr;
 
+/* aclDataTypeSize: in acl_rt_programs.h, after acl_rt.h's aclDataType. */
+/* BEGIN GENERATED "base": written by native/gen_acl.py from native/acl_functions.py */
 /* IEEE binary16 <-> binary32: round to nearest even, overflow to infinity, NaN kept. */
 ACL_FUNC_VISIBILITY float aclFloat16ToFloat(aclFloat16 value);
 ACL_FUNC_VISIBILITY aclFloat16 aclFloatToFloat16(float value);
@@ -142,14 +146,16 @@ ACL_FUNC_VISIBILITY void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
 ACL_DEPRECATED_MESSAGE("aclGetDataBufferSize is deprecated, use aclGetDataBufferSizeV2 instead")
 ACL_FUNC_VISIBILITY uint32_t aclGetDataBufferSize(const aclDataBuffer *dataBuffer);
 ACL_FUNC_VISIBILITY size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
-/* aclDataTypeSize: in acl_rt_programs.h, after acl_rt.h's aclDataType. */
 
+/* the application's log line (ACL_APP_LOG, below, fills in the caller) */
 ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
                                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-#define ACL_APP_LOG(level, fmt, ...) aclAppLog(level, __FUNCTION__, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
 
+/* the CANN package's attributes */
 ACL_FUNC_VISIBILITY aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
 ACL_FUNC_VISIBILITY aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
+/* END GENERATED "base" */
+#define ACL_APP_LOG(level, fmt, ...) aclAppLog(level, __FUNCTION__, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,8 @@
  * 681ef7610. The simulator has no dump: every function returns ACL_ERROR_API_NOT_SUPPORT
  * (200001; NULL, or nothing, where the return type has no code) with a recent-error message
  * saying so (native/sim/not_provided.c), so a program links and learns at run time.
+ * The prototypes are generated from native/acl_functions.py (header-only groups: in neither
+ * the loader's table nor the cffi cdef); edit them there and run native/gen_acl.py.
  */
 #ifndef AIOCANN_ACL_DUMP_H_
 #define AIOCANN_ACL_DUMP_H_
@@ -78,6 +80,7 @@ typedef struct acldumpTensorInfo {
     uint64_t originShape[ACL_DUMP_MAX_SHAPE_NUM];
 } acldumpTensorInfo;
 
+/* BEGIN GENERATED "dump": written by native/gen_acl.py from native/acl_functions.py */
 ACL_DUMP_API aclError acldumpRegCallback(int32_t (*const messageCallback)(const acldumpChunk *, int32_t), int32_t flag);
 ACL_DUMP_API void acldumpUnregCallback(void);
 ACL_FUNC_VISIBILITY aclError aclopStartDumpArgs(uint32_t dumpType, const char *path);
@@ -87,6 +90,7 @@ ACL_DUMP_WEAK ACL_FUNC_VISIBILITY aclError acldumpSaveExceptionInfo(const char *
                                                                     const acldumpTensorInfo *tensors,
                                                                     size_t tensorCount);
 ACL_DUMP_WEAK ACL_FUNC_VISIBILITY aclError acldumpGetExceptionInfoPath(char *path, size_t maxLen);
+/* END GENERATED "dump" */
 
 #ifdef __cplusplus
 }

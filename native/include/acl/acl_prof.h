@@ -4,6 +4,8 @@
  * The simulator has no profiler (its timeline is aiocann's trace, docs/async-api.md): every
  * function returns ACL_ERROR_API_NOT_SUPPORT (200001; NULL or 0 where the return type has no
  * code) with a recent-error message saying so (native/sim/not_provided.c).
+ * The prototypes are generated from native/acl_functions.py (header-only groups: in neither
+ * the loader's table nor the cffi cdef); edit them there and run native/gen_acl.py.
  */
 #ifndef AIOCANN_ACL_PROF_H_
 #define AIOCANN_ACL_PROF_H_
@@ -130,6 +132,7 @@ typedef struct aclprofEventAttributes {
 } aclprofEventAttributes;
 #endif
 
+/* BEGIN GENERATED "prof": written by native/gen_acl.py from native/acl_functions.py */
 MSVP_PROF_API aclError aclprofInit(const char *profilerResultPath, size_t length);
 MSVP_PROF_API aclError aclprofFinalize(void);
 MSVP_PROF_API aclError aclprofStart(const aclprofConfig *profilerConfig);
@@ -174,6 +177,7 @@ MSVP_PROF_API aclError aclprofMarkEx(const char *msg, size_t msgLen, aclrtStream
 MSVP_PROF_API uint64_t aclprofStr2Id(const char *message);
 MSVP_PROF_API aclError aclprofRangePushEx(aclprofEventAttributes *attr);
 MSVP_PROF_API aclError aclprofRangePop(void);
+/* END GENERATED "prof" */
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,9 @@
  * name, value, layout and prototype is the one of hicann/runtime at commit 681ef7610 (ACL 1.17;
  * tests/sim/test_abi.py checks them against facts taken from the real header). It is included
  * at the end of acl_rt.h, so a program sees it through acl/acl.h exactly as with the real
- * headers. It is outside the cffi cdef: aiocann does not call these functions (yet).
+ * headers. It is outside the cffi cdef: aiocann does not call these functions (yet). Their
+ * prototypes are generated from native/acl_functions.py (header-only groups, not in the
+ * loader's table); edit them there and run native/gen_acl.py.
  */
 #ifndef AIOCANN_ACL_RT_PROGRAMS_H_
 #define AIOCANN_ACL_RT_PROGRAMS_H_
@@ -69,25 +71,32 @@ typedef struct aclrtErrorInfo {
     aclrtErrorInfoDetail detail;
 } aclrtErrorInfo;
 
+/* BEGIN GENERATED "errors": written by native/gen_acl.py from native/acl_functions.py */
 ACL_FUNC_VISIBILITY aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorInfo);
 ACL_FUNC_VISIBILITY aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info, void **devArgsPtr,
                                                            uint32_t *devArgsLen);
-ACL_FUNC_VISIBILITY aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo *info,
-                                                                 aclrtFuncHandle *func);
+ACL_FUNC_VISIBILITY aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo *info, aclrtFuncHandle *func);
+/* END GENERATED "errors" */
 
 /* ---- base helpers (acl_base_rt.h in CANN; here after aclDataType) */
+/* BEGIN GENERATED "base": written by native/gen_acl.py from native/acl_functions.py */
 ACL_FUNC_VISIBILITY size_t aclDataTypeSize(aclDataType dataType);
+/* END GENERATED "base" */
 
 /* ---- versions and the chip */
+/* BEGIN GENERATED "versions": written by native/gen_acl.py from native/acl_functions.py */
 ACL_FUNC_VISIBILITY aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
 ACL_FUNC_VISIBILITY aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible);
+/* END GENERATED "versions" */
 
 /* ---- host functions */
 typedef void (*aclrtHostFunc)(void *args);
+/* BEGIN GENERATED "host functions": written by native/gen_acl.py from native/acl_functions.py */
 ACL_FUNC_VISIBILITY aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);
 ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
 ACL_FUNC_VISIBILITY aclError aclrtProcessHostFunc(int32_t timeout);
 ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);
+/* END GENERATED "host functions" */
 
 /* ---- stream configuration and state */
 typedef struct aclrtStreamConfigHandle {
@@ -124,6 +133,7 @@ typedef enum {
     ACL_RT_SWITCH_INT64 = 1,
 } aclrtCompareDataType;
 
+/* BEGIN GENERATED "streams": written by native/gen_acl.py from native/acl_functions.py */
 ACL_FUNC_VISIBILITY aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void);
 ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle);
 ACL_FUNC_VISIBILITY aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr,
@@ -138,17 +148,20 @@ ACL_FUNC_VISIBILITY aclError aclrtSwitchStream(void *leftValue, aclrtCondition c
                                                aclrtCompareDataType dataType, aclrtStream trueStream,
                                                aclrtStream falseStream, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream);
+/* END GENERATED "streams" */
 
 /* ---- events with flags, IPC events */
 typedef struct aclrtIpcEventHandle {
     char reserved[ACL_IPC_EVENT_HANDLE_SIZE];
 } aclrtIpcEventHandle;
 
+/* BEGIN GENERATED "events": written by native/gen_acl.py from native/acl_functions.py */
 ACL_FUNC_VISIBILITY aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag);
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event, uint32_t timeout,
                                                           uint32_t flag);
 ACL_FUNC_VISIBILITY aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle);
 ACL_FUNC_VISIBILITY aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event);
+/* END GENERATED "events" */
 
 /* ---- random numbers */
 typedef struct {
@@ -199,8 +212,10 @@ typedef struct {
     uint8_t rsv[8];
 } aclrtRandomNumTaskInfo;
 
+/* BEGIN GENERATED "random": written by native/gen_acl.py from native/acl_functions.py */
 ACL_FUNC_VISIBILITY aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, const aclrtStream stream,
                                                  void *reserve);
+/* END GENERATED "random" */
 
 /* ---- labels and model building */
 typedef void *aclmdlRICondHandle;
@@ -222,6 +237,7 @@ typedef struct tagAclmdlRICondTaskParams {
     aclmdlRI *modelRIArray;
 } aclmdlRICondTaskParams;
 
+/* BEGIN GENERATED "labels": written by native/gen_acl.py from native/acl_functions.py */
 ACL_FUNC_VISIBILITY aclError aclrtCreateLabel(aclrtLabel *label);
 ACL_FUNC_VISIBILITY aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtDestroyLabel(aclrtLabel label);
@@ -241,6 +257,7 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, 
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureToModelRIBegin(aclrtStream stream, aclmdlRI modelRI,
                                                            aclmdlRICaptureMode mode);
 ACL_FUNC_VISIBILITY aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char *path, uint32_t flags);
+/* END GENERATED "labels" */
 
 /* ---- memory */
 typedef enum {
@@ -264,6 +281,7 @@ typedef struct aclrtMemFabricHandle {
     uint8_t data[128];
 } aclrtMemFabricHandle;
 
+/* BEGIN GENERATED "memory": written by native/gen_acl.py from native/acl_functions.py */
 ACL_FUNC_VISIBILITY aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count);
 ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag);
 ACL_FUNC_VISIBILITY aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags,
@@ -272,11 +290,14 @@ ACL_FUNC_VISIBILITY aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle
 ACL_FUNC_VISIBILITY aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle,
                                                                  aclrtMemSharedHandleType shareType, uint64_t flags,
                                                                  aclrtDrvMemHandle *handle);
+/* END GENERATED "memory" */
 
 /* ---- the model API's dump switches (dump is not simulated: 207000) */
+/* BEGIN GENERATED "dump": written by native/gen_acl.py from native/acl_functions.py */
 ACL_FUNC_VISIBILITY aclError aclmdlInitDump(void);
 ACL_FUNC_VISIBILITY aclError aclmdlSetDump(const char *dumpCfgPath);
 ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
+/* END GENERATED "dump" */
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,8 @@
  * simulator has no tdt: every function returns ACL_ERROR_API_NOT_SUPPORT (200001; NULL, 0 or
  * ACL_TENSOR_DATA_UNDEFINED / ACL_DT_UNDEFINED where the return type has no code) with a
  * recent-error message saying so (native/sim/not_provided.c).
+ * The prototypes are generated from native/acl_functions.py (header-only groups: in neither
+ * the loader's table nor the cffi cdef); edit them there and run native/gen_acl.py.
  */
 #ifndef AIOCANN_ACL_TDT_H_
 #define AIOCANN_ACL_TDT_H_
@@ -33,6 +35,7 @@ typedef struct acltdtDataItem acltdtDataItem;
 typedef struct acltdtDataset acltdtDataset;
 typedef struct acltdtChannelHandle acltdtChannelHandle;
 
+/* BEGIN GENERATED "tdt": written by native/gen_acl.py from native/acl_functions.py */
 ACL_FUNC_VISIBILITY acltdtTensorType acltdtGetTensorTypeFromItem(const acltdtDataItem *dataItem);
 ACL_FUNC_VISIBILITY aclDataType acltdtGetDataTypeFromItem(const acltdtDataItem *dataItem);
 ACL_FUNC_VISIBILITY void *acltdtGetDataAddrFromItem(const acltdtDataItem *dataItem);
@@ -61,6 +64,7 @@ ACL_FUNC_VISIBILITY aclError acltdtSendTensor(const acltdtChannelHandle *handle,
 ACL_FUNC_VISIBILITY aclError acltdtReceiveTensor(const acltdtChannelHandle *handle, acltdtDataset *dataset,
                                                  int32_t timeout);
 ACL_FUNC_VISIBILITY aclError acltdtQueryChannelSize(const acltdtChannelHandle *handle, size_t *size);
+/* END GENERATED "tdt" */
 
 #ifdef __cplusplus
 }

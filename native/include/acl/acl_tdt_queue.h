@@ -4,6 +4,8 @@
  * simulator has no tdt: every function returns ACL_ERROR_API_NOT_SUPPORT (200001; NULL or 0
  * where the return type has no code) with a recent-error message saying so
  * (native/sim/not_provided.c).
+ * The prototypes are generated from native/acl_functions.py (header-only groups: in neither
+ * the loader's table nor the cffi cdef); edit them there and run native/gen_acl.py.
  */
 #ifndef AIOCANN_ACL_TDT_QUEUE_H_
 #define AIOCANN_ACL_TDT_QUEUE_H_
@@ -53,6 +55,7 @@ typedef enum {
 
 typedef enum { ACL_TDT_NORMAL_MEM = 0, ACL_TDT_DVPP_MEM } acltdtAllocBufType;
 
+/* BEGIN GENERATED "queue": written by native/gen_acl.py from native/acl_functions.py */
 ACL_FUNC_VISIBILITY aclError acltdtCreateQueue(const acltdtQueueAttr *attr, uint32_t *qid);
 ACL_FUNC_VISIBILITY aclError acltdtDestroyQueue(uint32_t qid);
 ACL_FUNC_VISIBILITY aclError acltdtEnqueue(uint32_t qid, acltdtBuf buf, int32_t timeout);
@@ -99,6 +102,7 @@ ACL_FUNC_VISIBILITY aclError acltdtDestroyQueueRouteQueryInfo(const acltdtQueueR
 ACL_FUNC_VISIBILITY aclError acltdtSetQueueRouteQueryInfo(acltdtQueueRouteQueryInfo *param,
                                                           acltdtQueueRouteQueryInfoParamType type, size_t len,
                                                           const void *value);
+/* END GENERATED "queue" */
 
 #ifdef __cplusplus
 }
