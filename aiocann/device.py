@@ -24,7 +24,6 @@ import operator
 import threading
 import warnings
 import weakref
-from contextvars import ContextVar
 from os import PathLike
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -33,36 +32,23 @@ import anyio.lowlevel
 import anyio.to_thread
 import numpy as np
 
-from . import _ints, _runtime, errors, tracing
+from . import _context, _ints, _runtime, errors, tracing
+from ._context import _current_device, current_device
 from ._dispatch import Dispatcher
 from ._lib import bind_context, check, ffi, lib
+from .kernel import Binary
 from .memory import DeviceArray, StagingPool, allocate_pinned, shape_and_dtype
 from .memory_pool import MemoryPool
+from .stream import Stream
 
 if TYPE_CHECKING:
     from .event import Event
     from .graph import Graph
-    from .kernel import Binary
-    from .stream import Stream
 
 __all__ = ["Device", "current_device", "device_count"]
 
 _REAL = (int, float, np.integer, np.floating)  # real numbers; bool is refused separately
 _count = _ints.index  # an integer argument, never a bool: Device(True) is a mistake, not device 1
-
-
-_current_device: ContextVar[Device | None] = ContextVar("aiocann_current_device", default=None)
-
-
-def current_device() -> Device:
-    """The device of the innermost ``async with Device(...)`` in the calling task.
-
-    :raises RuntimeError: the task is in no ``async with Device`` block.
-    """
-    dev = _current_device.get()
-    if dev is None:
-        raise RuntimeError("no current device: use `async with aiocann.Device(i) as dev:`")
-    return dev
 
 
 async def device_count() -> int:
@@ -173,16 +159,12 @@ class Device:
             await self._teardown()
             raise
         self._state = "open"
-        self._cv_token = _current_device.set(self)
+        self._cv_token = _context.enter(_current_device, self)
         tracing._device_opened()
         return self
 
     async def __aexit__(self, et: Any, ev: Any, tb: Any) -> None:
-        if _current_device.get() is self:  # blocks may close in any order: restore only our own
-            try:
-                _current_device.reset(self._cv_token)
-            except ValueError:  # entered in another context
-                _current_device.set(None)
+        _context.leave(_current_device, self, self._cv_token)
         await self.aclose(raise_errors=et is None)
 
     async def aclose(self, *, raise_errors: bool = True) -> None:
@@ -348,8 +330,6 @@ class Device:
         :raises ValueError: ``max_in_flight`` is below 1.
         :raises AclError: the runtime refused the stream (e.g. ``ResourceExhaustedError``).
         """
-        from .stream import Stream
-
         limit = self.max_in_flight if max_in_flight is None else max_in_flight
         return Stream._create(self, limit, _count(priority, "priority"))
 
@@ -366,8 +346,6 @@ class Device:
         :raises InvalidFileError: not a kernel binary.
         :raises ClosedError: the device is not open.
         """
-        from .kernel import Binary
-
         self._bind()
         return await Binary._load(self, path=path)
 
@@ -379,8 +357,6 @@ class Device:
         :raises InvalidFileError: the bytes are not a kernel binary.
         :raises ClosedError: the device is not open.
         """
-        from .kernel import Binary
-
         self._bind()
         # memoryview, not bytes(): bytes(n) of an int n would allocate n zero bytes
         return await Binary._load(self, data=bytes(memoryview(data)))

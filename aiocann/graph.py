@@ -48,6 +48,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import errors
+from ._context import stream_or_current
 from ._factory import NoPublicConstructor
 from ._lib import as_int, check, ffi, in_context, lib
 from .completion import Completion
@@ -195,11 +196,9 @@ class Graph(metaclass=NoPublicConstructor):
         :raises ClosedError: the graph is still capturing or was closed.
         :raises ValueError: a stream of another Device.
         """
-        from .stream import _stream_or_current
-
         if self._state != "ready":
             raise errors.ClosedError(f"{self!r} is not ready (still capturing, or closed)")
-        s = _stream_or_current(stream)
+        s = stream_or_current(stream)
         if s._device is not self._device:
             raise ValueError(f"{self!r} belongs to Device({self._device.index}), not {s.device!r}")
         sub = await s._admit()

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from threading import get_ident as _get_ident
 from typing import Any, Literal
 
+from ._context import _current_stream, stream_or_current
 from ._lib import check, ffi, lib
 from ._submission import Submissions
 from .completion import Completion
 from .device import _REAL
 from .kernel import ArgsBuilder, Kernel, KernelArgs
-from .stream import Stream, _current_stream, _stream_or_current
+from .stream import Stream
 
 __all__ = ["LaunchConfig", "launch"]
 
@@ -156,7 +157,7 @@ async def _prepare(
         if isinstance(blocks, bool) or not isinstance(blocks, int):
             raise TypeError(f"blocks must be an int, not {type(blocks).__name__}")
         raise ValueError(f"blocks must be in [1, 2**32), got {blocks}")
-    s = _stream_or_current(stream)
+    s = stream_or_current(stream)
     binary = kernel.binary
     if binary._device._acl is not s._device._acl:
         raise ValueError(

@@ -24,54 +24,33 @@ import asyncio
 import math
 import operator
 import warnings
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import anyio.to_thread
 import numpy as np
 
-from . import _ints, errors
+from . import _context, _ints, errors
+from ._context import StreamBase, _current_stream, current_device, current_stream
 from ._factory import NoPublicConstructor
 from ._interrupt import keyboard_interrupt_on_ctrl_c
 from ._lib import as_int, as_pointer, check, ffi, in_context, last_error_message, lib
 from ._submission import Submissions, stopped_code
 from .completion import Completion
+from .event import Event
+from .graph import _capture
 from .memory import DeviceArray, is_pinned
 
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     from .device import Device
-    from .event import Event
     from .graph import CaptureMode, Graph
 
 __all__ = ["Stream", "current_stream"]
 
-_current_stream: ContextVar[Stream | None] = ContextVar("aiocann_current_stream", default=None)
-
 # Host copies smaller than this run on the event loop; larger ones in a worker thread.
 _INLINE_COPY = 1 << 20
-
-
-def current_stream() -> Stream:
-    """The stream of the innermost ``async with dev.stream()`` in the calling task.
-
-    :raises RuntimeError: the task is in no ``async with`` stream block.
-    """
-    s = _current_stream.get()
-    if s is None:
-        raise RuntimeError("no current stream: pass stream=... or use `async with dev.stream() as s:`")
-    return s
-
-
-def _stream_or_current(stream: Any) -> Stream:
-    """A ``stream=`` argument: the stream itself, or the current stream when None."""
-    if stream is None:
-        return current_stream()
-    if not isinstance(stream, Stream):
-        raise TypeError(f"stream must be a Stream (dev.stream()), not {type(stream).__name__}")
-    return stream
 
 
 def _array(value: Any, what: str) -> DeviceArray:
@@ -117,7 +96,7 @@ def _stream_handle(obj: object) -> int:
     return value
 
 
-class Stream(metaclass=NoPublicConstructor):
+class Stream(StreamBase, metaclass=NoPublicConstructor):
     """An ordered queue of device work on one NPU (an ACL stream); see the module docstring.
 
     Made by :meth:`Device.stream` -- ``async with dev.stream() as s:`` for a block, or
@@ -220,8 +199,6 @@ class Stream(metaclass=NoPublicConstructor):
         :raises ClosedError: ``device`` is not open.
         """
         if device is None:
-            from .device import current_device
-
             device = current_device()
         value = _stream_handle(handle)
         served = device._served_stream(value)
@@ -261,15 +238,11 @@ class Stream(metaclass=NoPublicConstructor):
             raise errors.ClosedError(f"{self!r} is not open")
         if self._cv_token is not None:
             raise RuntimeError(f"{self!r} is already in an `async with` block")
-        self._cv_token = _current_stream.set(self)
+        self._cv_token = _context.enter(_current_stream, self)
         return self
 
     async def __aexit__(self, et: Any, ev: Any, tb: Any) -> None:
-        if _current_stream.get() is self:  # streams may close in any order: restore only our own
-            try:
-                _current_stream.reset(self._cv_token)
-            except ValueError:  # entered in another context
-                _current_stream.set(None)
+        _context.leave(_current_stream, self, self._cv_token)
         self._cv_token = None
         await self.aclose(raise_errors=et is None)
 
@@ -455,8 +428,6 @@ class Stream(metaclass=NoPublicConstructor):
         it (``aclmdlRICaptureBegin`` / ``End``); ``await graph.launch()`` replays it. ``mode``:
         which threads may make synchronous runtime calls meanwhile (the runtime's capture
         modes: ``"global"``, ``"thread_local"``, ``"relaxed"``)."""
-        from .graph import _capture
-
         return _capture(self, mode)
 
     def _usable(self) -> None:
@@ -514,8 +485,6 @@ class Stream(metaclass=NoPublicConstructor):
         :raises ClosedError: the stream is closed.
         :raises AclError: the runtime refused the event or the record.
         """
-        from .event import Event
-
         event = Event._for_record(self._device, timing, captured=self._state == "capturing")
         sub = await self._admit()
         rc = lib.aclrtRecordEvent(event._handle, self._handle)
@@ -532,8 +501,6 @@ class Stream(metaclass=NoPublicConstructor):
         :raises ClosedError: the stream or the event is closed.
         :raises NotImplementedError: the event was recorded inside a capture.
         """
-        from .event import Event
-
         if not isinstance(event, Event):
             raise TypeError(f"wait() takes an Event (await stream.record()), not {type(event).__name__}")
         if event._captured():
