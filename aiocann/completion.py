@@ -106,7 +106,7 @@ class Completion(metaclass=NoPublicConstructor):
                 on_done()
         finally:
             if self._waiters:
-                _wake(self._waiters, self._stream._device._trio)
+                self._stream._device._flavour.wake(self._waiters)
                 self._waiters = None
 
     # -- public -------------------------------------------------------------------------
@@ -143,7 +143,7 @@ class Completion(metaclass=NoPublicConstructor):
             # scopes up through anyio's backend, several microseconds per await here.
             if device._loop is None:
                 try:
-                    yield from device._trio.checkpoint_if_cancelled().__await__()
+                    yield from device._flavour.checkpoint_if_cancelled().__await__()
                 except RuntimeError:  # not in a trio run: e.g. asyncio on the device's thread
                     if not device._on_own_loop():
                         device._wrong_thread()
@@ -180,33 +180,10 @@ class Completion(metaclass=NoPublicConstructor):
                     not device._live_dispatcher.draining and not device._on_own_loop()
                 ):
                     device._wrong_thread()
-                yield from _wait_trio(waiters, device._trio).__await__()
+                yield from device._flavour.wait(waiters).__await__()
         if self._code:
             raise errors.error_for(self._code, self._message, self.label)
 
     def __repr__(self) -> str:
         state = "pending" if not self._done else ("failed" if self._code else "done")
         return f"<Completion {self.label} {state}>"
-
-
-async def _wait_trio(waiters: list[Any], trio_lowlevel: Any) -> None:
-    task = trio_lowlevel.current_task()
-    waiters.append(task)
-
-    def abort(_: Any) -> Any:
-        waiters.remove(task)
-        return trio_lowlevel.Abort.SUCCEEDED
-
-    await trio_lowlevel.wait_task_rescheduled(abort)
-
-
-def _wake(waiters: list[Any], trio_lowlevel: Any) -> None:
-    """Wake every waiter: asyncio futures, or trio tasks (``trio_lowlevel``: the device's
-    trio.lowlevel, None under asyncio)."""
-    if trio_lowlevel is None:
-        for w in waiters:
-            if not w.done():  # cancelled: detached by its own task
-                w.set_result(None)
-    else:
-        for w in waiters:
-            trio_lowlevel.reschedule(w)

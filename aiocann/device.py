@@ -18,7 +18,6 @@ opened it; used from another, they raise ``WrongThreadError``.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import operator
 import threading
@@ -32,9 +31,10 @@ import anyio.lowlevel
 import anyio.to_thread
 import numpy as np
 
-from . import _context, _ints, _runtime, errors, tracing
+from . import _context, _flavour, _ints, _runtime, errors, tracing
 from ._context import _current_device, current_device
 from ._dispatch import Dispatcher
+from ._flavour import Flavour
 from ._lib import bind_context, check, ffi, lib
 from .kernel import Binary
 from .memory import DeviceArray, StagingPool, allocate_pinned, shape_and_dtype
@@ -117,14 +117,14 @@ class Device:
         self._graphs: weakref.WeakSet[Graph] = weakref.WeakSet()
         self._binaries: weakref.WeakSet[Binary] = weakref.WeakSet()
         self._staging: StagingPool | None = None
-        # Who owns it: the thread and the event loop that opened it (the asyncio loop, or the
-        # trio run's token). Everything of the device runs there; see _check_owner.
+        # Who owns it: the thread and the event loop that opened it, whose flavour (asyncio or
+        # trio, _flavour.py) everything of the device asks. Everything of the device runs
+        # there; see _check_owner.
         self._thread = 0
-        self._loop: Any = None  # the asyncio loop the device was opened in; None under trio
-        self._trio_token: Any = None
-        # trio.lowlevel when opened under trio: kept, so the per-await paths (completion.py)
-        # need no import statement (about 0.3 us each), trio being an optional dependency.
-        self._trio: Any = None
+        self._flavour: Flavour = _flavour.NOT_OPEN
+        # The asyncio loop (None under trio): the flavour's, copied for Completion.__await__,
+        # whose once-per-await branch cannot pay for a call (see _flavour.py).
+        self._loop: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -133,13 +133,8 @@ class Device:
             raise RuntimeError("a Device can be entered only once; create a new Device(i)")
         self._state = "opening"
         self._thread = threading.get_ident()
-        try:
-            self._loop = asyncio.get_running_loop()
-        except RuntimeError:
-            import trio.lowlevel  # trio, anyio's only other backend
-
-            self._trio = trio.lowlevel
-            self._trio_token = trio.lowlevel.current_trio_token()
+        self._flavour = flavour = _flavour.current()
+        self._loop = flavour.loop
         with anyio.CancelScope(shield=True):  # a cancellation must not lose the acquired device
             acl = await anyio.to_thread.run_sync(_runtime.acquire_device, self.index)
         self._acl = acl
@@ -150,7 +145,7 @@ class Device:
             # entered here: that would nest in the caller's cancel scopes, and Device blocks
             # could then only close in reverse opening order.
             self._dispatcher = Dispatcher(self._ctx, self.completion_timeout)
-            self._dispatcher.start()
+            self._dispatcher.start(flavour)
             self._staging = StagingPool()
             enabled, limit = self._pool_options
             self._pool = MemoryPool._create(self._ctx, limit=limit, enabled=enabled)
@@ -252,14 +247,7 @@ class Device:
             self._wrong_thread()
 
     def _on_own_loop(self) -> bool:
-        if self._loop is not None:
-            return asyncio._get_running_loop() is self._loop
-        if self._trio_token is None:
-            return True  # not opened yet
-        try:
-            return self._trio.current_trio_token() is self._trio_token
-        except RuntimeError:  # not in a trio run
-            return False
+        return self._flavour.on_own_loop()
 
     def _wrong_thread(self) -> NoReturn:
         here = threading.current_thread().name

@@ -20,8 +20,6 @@ runs on the device in submission order. Streams run concurrently with each other
 
 from __future__ import annotations
 
-import asyncio
-import math
 import operator
 import warnings
 from typing import TYPE_CHECKING, Any, Protocol
@@ -273,7 +271,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         sub.wake_all()
         waited = False
         try:
-            if _being_cancelled():
+            if self._device._flavour.being_cancelled():
                 with anyio.CancelScope(shield=True):
                     await self._wait_for_device()
             else:
@@ -735,15 +733,3 @@ async def _host_copy(dst: np.ndarray, src: np.ndarray) -> None:
         dst[:] = src
     else:
         await anyio.to_thread.run_sync(np.copyto, dst, src)
-
-
-def _being_cancelled() -> bool:
-    """The calling task is being cancelled: a cancel scope around it was, or (asyncio) the
-    task itself -- as asyncio.run does on Ctrl-C."""
-    if anyio.current_effective_deadline() == -math.inf:
-        return True
-    if asyncio._get_running_loop() is None:
-        return False  # trio: the deadline says it all
-    task = asyncio.current_task()
-    cancelling = getattr(task, "cancelling", None)  # Python >= 3.11
-    return cancelling is not None and cancelling() > 0
