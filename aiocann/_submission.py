@@ -27,6 +27,7 @@ Everything here runs on the event loop thread of the stream's device.
 
 from __future__ import annotations
 
+import enum
 import itertools
 import weakref
 from collections import deque
@@ -58,11 +59,31 @@ def stopped_code(rc: int) -> bool:
     return rc >= 500000
 
 
+class Mode(enum.Enum):
+    """What a stream is doing, held by its lane alone (``Stream._state`` reads it):
+
+    open -> capturing -> open (``stream.capture()``), open -> updating -> open (a task
+    group's ``update``), open -> closing -> closed (``aclose``), or open -> closed at once
+    (the stream is collected, or its device closed under it)."""
+
+    OPEN = "open"
+    CAPTURING = "capturing"
+    UPDATING = "updating"
+    CLOSING = "closing"
+    CLOSED = "closed"
+
+
+OPEN = Mode.OPEN  # launch()'s fast path compares with it, a module global
+_SUBMITTING = (Mode.OPEN, Mode.UPDATING, Mode.CAPTURING)  # work may be submitted
+
+
 class Submissions:
-    """Admission, tokens, pending completions and their resolution, for one stream."""
+    """Admission, tokens, pending completions and their resolution, for one stream -- its
+    lane: it also holds the stream's :class:`Mode`, entered and left through its methods."""
 
     __slots__ = (
         "_stream",
+        "mode",
         "ctx",
         "dispatcher",
         "key",
@@ -98,6 +119,7 @@ class Submissions:
             dispatcher.unregister(self.key)
             check(rc[0], "aiocann_cq_stream_new")
         self.qs: Any = qs
+        self.mode = Mode.OPEN
         self.max_in_flight = max_in_flight
         self.in_flight = 0
         self.waiters: deque[anyio.Event] = deque()
@@ -110,7 +132,8 @@ class Submissions:
         self.orphans: list[tuple[Any, tuple[DeviceArray, ...]]] = []
         self.launched = ffi.new("int*")  # set by the fast paths: was the work itself enqueued?
         # The graph this stream captures into (no completion callbacks then: they would be
-        # captured too), and the graph whose task group this stream updates (graph.py).
+        # captured too), and the graph whose task group this stream updates (graph.py): set
+        # with the mode, by begin_capture / begin_update.
         self.capture: Graph | None = None
         self.updating: Graph | None = None
         # Failures the runtime reported, by token, whose completions have not come yet; and
@@ -126,6 +149,51 @@ class Submissions:
         s = self._stream()
         assert s is not None  # whoever submits holds it
         return s
+
+    # -- the stream's mode --------------------------------------------------------------------
+
+    def submitting(self) -> bool:
+        """Work may be submitted: open, or capturing or updating a graph."""
+        return self.mode in _SUBMITTING
+
+    def _enter(self, mode: Mode) -> None:
+        if self.mode is not Mode.OPEN:
+            raise errors.ClosedError(f"{self._stream()!r} is not open")
+        self.mode = mode
+
+    def begin_capture(self, graph: Graph) -> None:
+        """Work submitted from now on is recorded into ``graph`` (``stream.capture()``; the
+        caller began the runtime's capture). Raises ClosedError unless the stream is open."""
+        self._enter(Mode.CAPTURING)
+        self.capture = graph
+
+    def end_capture(self) -> None:
+        self.capture = None
+        if self.mode is Mode.CAPTURING:
+            self.mode = Mode.OPEN
+
+    def begin_update(self, graph: Graph) -> None:
+        """Launches from now on update a task group of ``graph`` (``TaskGroup.update``)."""
+        self._enter(Mode.UPDATING)
+        self.updating = graph
+
+    def end_update(self) -> None:
+        self.updating = None
+        if self.mode is Mode.UPDATING:
+            self.mode = Mode.OPEN
+
+    def begin_close(self) -> bool:
+        """The stream starts closing (Stream.aclose): False if it was not open (closing twice
+        does nothing). Every waiter for a slot finds out."""
+        if self.mode is not Mode.OPEN:
+            return False
+        self.mode = Mode.CLOSING
+        self.wake_all()
+        return True
+
+    def mark_closed(self) -> None:
+        """The stream's device closed without it (it was collected later): nothing to free."""
+        self.mode = Mode.CLOSED
 
     # -- admission --------------------------------------------------------------------------
 
@@ -150,7 +218,7 @@ class Submissions:
                     self._wake_next()  # we were handed a slot: pass it on
                 raise
             stream = self._stream()
-            if stream is None or stream._state not in ("open", "updating"):
+            if stream is None or self.mode not in (Mode.OPEN, Mode.UPDATING):
                 self._wake_next()
                 raise errors.ClosedError(f"{stream!r} was closed")
             if self.in_flight < self.max_in_flight:
@@ -441,6 +509,7 @@ class Submissions:
 
     def close(self) -> None:
         """The stream is destroyed: no completion will come any more."""
+        self.mode = Mode.CLOSED
         if self.qs is not None:
             bind_context(self.ctx)
             lib.aiocann_cq_stream_free(self.qs)

@@ -292,19 +292,19 @@ class TaskGroup(metaclass=NoPublicConstructor):
         if g._state != "ready" or self._handle is None:
             raise errors.ClosedError(f"{g!r} is not ready")
         s = stream
-        if s._state != "open":
-            raise errors.ClosedError(f"{s!r} is not open")
-        s._device._bind()
-        check(lib.aclmdlRICaptureTaskUpdateBegin(s._handle, self._handle), "aclmdlRICaptureTaskUpdateBegin")
+        s._sub.begin_update(g)  # raises ClosedError unless the stream is open
+        try:
+            s._device._bind()
+            check(lib.aclmdlRICaptureTaskUpdateBegin(s._handle, self._handle), "aclmdlRICaptureTaskUpdateBegin")
+        except BaseException:
+            s._sub.end_update()
+            raise
         # Launches on the stream now update the group's kernels: they take launch()'s slow
         # path, which hands the graph what they use.
-        s._sub.updating = g
-        s._state = "updating"
         try:
             yield
         finally:
-            s._sub.updating = None
-            s._state = "open"
+            s._sub.end_update()
             s._device._bind()
             check(lib.aclmdlRICaptureTaskUpdateEnd(s._handle), "aclmdlRICaptureTaskUpdateEnd")
 
@@ -323,15 +323,13 @@ async def _capture(stream: Stream, mode: CaptureMode = "global") -> AsyncIterato
     check(lib.aclmdlRICaptureBegin(stream._handle, _MODES[mode]), "aclmdlRICaptureBegin")
     graph = Graph._create(stream)
     sub = stream._sub
-    sub.capture = graph
-    stream._state = "capturing"
+    sub.begin_capture(graph)
     ok = False
     try:
         yield graph
         ok = True
     finally:
-        sub.capture = None
-        stream._state = "open"
+        sub.end_capture()
         out = ffi.new("aclmdlRI *")
         dev._bind()
         rc = lib.aclmdlRICaptureEnd(stream._handle, out)

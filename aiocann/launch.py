@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from ._context import _current_stream, stream_or_current
 from ._lib import check, ffi, lib
+from ._submission import OPEN as _OPEN
 from ._submission import Submissions
 from .completion import Completion
 from .device import _REAL
@@ -106,12 +107,12 @@ async def launch(
         and 0 < blocks < 4294967296
         and config is None
         and type(s) is Stream
-        and s._state == "open"
+        and (sub := s._sub).mode is _OPEN
         and (dev := s._device)._thread == _get_ident()  # the device's own thread (the loop: _prepare)
         and (binary := kernel.binary)._device._acl is dev._acl
         and binary._handle is not None
         and args._handle is not None
-        and (sub := s._sub).in_flight < sub.max_in_flight
+        and sub.in_flight < sub.max_in_flight
         and not sub.waiters
     ):
         cfg = _NULL

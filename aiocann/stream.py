@@ -33,7 +33,7 @@ from ._context import StreamBase, _current_stream, current_device, current_strea
 from ._factory import NoPublicConstructor
 from ._interrupt import keyboard_interrupt_on_ctrl_c
 from ._lib import as_int, as_pointer, check, ffi, in_context, last_error_message, lib
-from ._submission import Submissions, stopped_code
+from ._submission import OPEN, Submissions, stopped_code
 from .completion import Completion
 from .event import Event
 from .graph import _capture
@@ -117,7 +117,6 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         self._handle: Any = None
         self._handle_int = 0
         self._borrowed = borrowed is not None
-        self._state = "new"
         self._sub: Submissions = None  # type: ignore[assignment]  # set below
         self._cv_token: Any = None
         device._bind()
@@ -154,7 +153,6 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
             raise
         self._handle = handle
         self._handle_int = as_int(handle)
-        self._state = "open"
         device._streams.add(self)
 
     @classmethod
@@ -263,12 +261,11 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         :raises AclError: that failure (with ``raise_errors``).
         :raises WrongThreadError: called from another thread or event loop than the device's.
         """
-        if self._state != "open":
+        sub = self._sub
+        if sub is None or sub.mode is not OPEN:
             return
         self._device._check_owner()
-        self._state = "closing"
-        sub = self._sub
-        sub.wake_all()
+        sub.begin_close()
         waited = False
         try:
             if self._device._flavour.being_cancelled():
@@ -339,7 +336,6 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         finally:
             self._handle = None
             self._handle_int = 0
-            self._state = "closed"
             sub.close()
             dev._streams.discard(self)
         if abandoned and not collected:
@@ -360,7 +356,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
             return
         dev = self._device
         if dev._state not in ("open", "closing"):
-            self._state = "closed"
+            self._sub.mark_closed()
             return
         outstanding = 0 if self._sub.settled() else self._sub.outstanding()
         self._finish_close("it was garbage-collected", collected=True)
@@ -372,6 +368,12 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         )
 
     @property
+    def _state(self) -> str:
+        """The stream's mode, held by its lane (``Mode``): "new" until the lane exists."""
+        sub = self._sub
+        return "new" if sub is None else sub.mode.value
+
+    @property
     def device(self) -> Device:
         """The :class:`Device` the stream belongs to."""
         return self._device
@@ -381,7 +383,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         """The ACL stream handle (``aclrtStream``) as an int: the value pyACL's ``acl.rt.*``
         functions take, e.g. ``acl.rt.stream_wait_event(s.handle, ev)``, so :mod:`aiocann.acl`
         and other libraries can use the stream. Raises ClosedError once the stream is closed."""
-        if self._state not in ("open", "updating", "capturing"):
+        if not self._sub.submitting():
             raise errors.ClosedError(f"{self!r} is not open")
         return self._handle_int
 
@@ -412,11 +414,10 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         wait enqueues nothing. While the stream captures, nothing is in flight for what it
         records: no wait."""
         self._device._check_owner()
-        state = self._state
-        if state not in ("open", "updating", "capturing"):
-            raise errors.ClosedError(f"{self!r} is not open")
         sub = self._sub
-        if state != "capturing":
+        if not sub.submitting():
+            raise errors.ClosedError(f"{self!r} is not open")
+        if sub.capture is None:
             await sub.admit()
         self._device._bind()
         return sub
@@ -431,7 +432,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
     def _usable(self) -> None:
         """Raise ClosedError unless the stream is open; bind the device's context (pinned
         staging memory is allocated against it)."""
-        if self._state not in ("open", "updating", "capturing"):
+        if not self._sub.submitting():
             raise errors.ClosedError(f"{self!r} is not open")
         self._device._bind()
 
@@ -483,7 +484,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         :raises ClosedError: the stream is closed.
         :raises AclError: the runtime refused the event or the record.
         """
-        event = Event._for_record(self._device, timing, captured=self._state == "capturing")
+        event = Event._for_record(self._device, timing, captured=self._sub.capture is not None)
         sub = await self._admit()
         rc = lib.aclrtRecordEvent(event._handle, self._handle)
         event._completion = sub.complete_after(rc, "aclrtRecordEvent", "event record", event)
@@ -587,7 +588,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         if src.nbytes == 0:
             return out
         self._usable()
-        if self._state == "capturing":
+        if self._sub.capture is not None:
             raise RuntimeError(f"cannot download from {self!r} while it captures: nothing runs until the graph does")
         if is_pinned(out):
             await (
