@@ -11,10 +11,10 @@ Where it sits: below device.py, completion.py, stream.py and _dispatch.py, above
 aiocann. trio is an optional dependency: imported only when a device opens under trio, and
 kept (``TrioFlavour.lowlevel``) so the per-await paths need no import statement.
 
-One shortcut stays outside: ``Completion.__await__`` reads ``Device._loop`` (the asyncio loop,
-None under trio -- a copy of ``AsyncioFlavour.loop`` made at open) rather than calling the
-flavour, because that path runs once per awaited launch and a method call there costs more
-than the branch (benchmarks/bench_completions.py).
+One shortcut stays outside: ``Completion.__await__`` reads its lane's ``loop`` (the asyncio
+loop, None under trio -- a copy of ``AsyncioFlavour.loop``) rather than calling the flavour,
+because that path runs once per awaited launch and a method call there costs more than the
+branch (benchmarks/bench_completions.py).
 """
 
 from __future__ import annotations

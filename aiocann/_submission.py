@@ -31,7 +31,7 @@ import enum
 import itertools
 import weakref
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import anyio
 
@@ -42,6 +42,7 @@ from .graph import Graph  # module level: abandon() also runs from Stream.__del_
 
 if TYPE_CHECKING:
     from ._dispatch import Dispatcher
+    from ._flavour import Flavour
     from .memory import DeviceArray
     from .stream import Stream
 
@@ -84,6 +85,9 @@ class Submissions:
     __slots__ = (
         "_stream",
         "mode",
+        "thread",
+        "loop",
+        "flavour",
         "ctx",
         "dispatcher",
         "key",
@@ -110,7 +114,14 @@ class Submissions:
         # stream nobody references must still be collected (and warn). Completions in flight
         # hold the stream itself.
         self._stream = weakref.ref(stream)
-        self.ctx = stream._device._ctx
+        device = stream._device
+        self.ctx = device._ctx
+        # The device's owner and event loop, fixed at its open: what a Completion of this
+        # stream checks on every await reads them here (Completion.__await__), in fewer
+        # steps than through the stream and the device.
+        self.thread: int = device._thread
+        self.loop: Any = device._loop  # the asyncio loop, None under trio
+        self.flavour: Flavour = device._flavour
         self.dispatcher = dispatcher
         self.key = dispatcher.register(self)
         rc = ffi.new("aclError*")
@@ -149,6 +160,13 @@ class Submissions:
         s = self._stream()
         assert s is not None  # whoever submits holds it
         return s
+
+    def wrong_thread(self) -> NoReturn:
+        """Raise the device's WrongThreadError (a Completion awaited off its loop)."""
+        self.stream._device._wrong_thread()
+
+    def on_own_loop(self) -> bool:
+        return self.flavour.on_own_loop()
 
     # -- the stream's mode --------------------------------------------------------------------
 
@@ -248,7 +266,7 @@ class Submissions:
     ) -> Completion:
         """Register the Completion for work just enqueued on ``stream`` (this owner's; passed by
         the submitter, which holds it, sparing a weak-reference call per launch) with ``token``."""
-        c = _new(Completion)._init(stream, label, keep, arrays, on_done)
+        c = _new(Completion)._init(stream, self, label, keep, arrays, on_done)
         self.pending[token] = c
         self.in_flight += 1
         self.last = c

@@ -122,8 +122,8 @@ class Device:
         # there; see _check_owner.
         self._thread = 0
         self._flavour: Flavour = _flavour.NOT_OPEN
-        # The asyncio loop (None under trio): the flavour's, copied for Completion.__await__,
-        # whose once-per-await branch cannot pay for a call (see _flavour.py).
+        # The asyncio loop (None under trio): the flavour's, copied (to each stream's lane) for
+        # Completion.__await__, whose once-per-await branch cannot pay for a call (_flavour.py).
         self._loop: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------
