@@ -5,6 +5,7 @@ with no manual step:
   * aiocann/_native*.so      -- cffi API-mode extension (native/build_ffi.py)
   * aiocann/lib/libascendcl.so -- the simulator, a plain shared library exporting the ACL API
     (also what C programs link against)
+  * aiocann/toolkit/...        the CANN-shaped install (build_toolkit below)
 and (build_py, for a wheel) copies in what the installed package needs from the source tree,
 which stays the one canonical copy:
   * native/include             -> aiocann/include      headers for build_kernel and C programs
@@ -31,7 +32,7 @@ SIM = Extension(
     include_dirs=["native/include", "native/sim", "native/common"],
     extra_compile_args=["-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden"],
     extra_link_args=["-Wl,--version-script=native/sim/exports.map", "-Wl,-Bsymbolic"],
-    libraries=["pthread", "dl"],
+    libraries=["pthread", "dl", "m"],
     # aclrtcCompileProg runs `python -m aiocann cc` (native/sim/rtc.c): the interpreter that built
     # the library is its last resort, after $AIOCANN_PYTHON and the install's own prefix.
     define_macros=[("AIOCANN_BUILD_PYTHON", '"' + sys.executable.replace("\\", "\\\\").replace('"', '\\"') + '"')],
@@ -70,6 +71,7 @@ class BuildExt(build_ext):
         # aiocann/lib is not a package, so nothing creates it for an in-place/editable copy.
         Path("aiocann", "lib").mkdir(parents=True, exist_ok=True)
         super().run()
+        build_toolkit(self)
 
 
 # Kernel sources the installed package carries (aiocann.compiler.example_kernel). test_kernels.c is
@@ -96,6 +98,99 @@ class BuildPy(build_py):
         shutil.copytree("examples", pkg / "examples", dirs_exist_ok=True, ignore=no_cache)
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "kernels")
         shutil.copytree("benchmarks", pkg / "_benchmarks", dirs_exist_ok=True, ignore=ignore)
+
+
+# --------------------------------------------------------------------------- the CANN toolkit
+# aiocann/toolkit is laid out as a CANN install (issue 23; `python -m aiocann toolkit` prints its
+# path). The checkout holds its scripts and CMake module; the build adds:
+#   * lib64/libascendcl.so, libacl_rt.so, libacl_rt_impl.so, libacl_rtc.so -- each a small ELF
+#     *filter* (ld --filter) with its own SONAME, whose dynamic symbol table lists every function
+#     the simulator exports and whose filtee is aiocann/lib/libascendcl.so ($ORIGIN-relative).
+#     A program links against any of the names as against CANN's, and at run time the dynamic
+#     linker binds every call to the one simulator library aiocann itself loads: one runtime per
+#     process whichever name is linked (copies of the library would each carry their own state).
+#   * bin/aclsim-chip: prints the simulated chip (set_env.sh reads SOC_VERSION from it);
+#   * include/: the headers (native/include) -- a symlink in an editable install, a copy in a wheel;
+#   * for a wheel, the scripts and the CMake module copied from the checkout.
+TOOLKIT_LIBS = ("libascendcl.so", "libacl_rt.so", "libacl_rt_impl.so", "libacl_rtc.so")
+# Libraries of packages the simulator does not have, which CANN's samples link: their functions
+# are the simulator's not-provided ones (native/sim/not_provided.c), so a program links.
+TOOLKIT_LIBS += (
+    "libascend_dump.so",
+    "libmsprofiler.so",
+    "libprofapi.so",
+    "libacl_tdt_channel.so",
+    "libacl_tdt_queue.so",
+)
+TOOLKIT_STATIC = ("set_env.sh", "bin/setenv.bash", "tikcpp", "python")
+
+
+def build_toolkit(cmd):
+    import subprocess
+
+    sim = Path(cmd.get_ext_fullpath(SIM.name)).resolve()  # .../aiocann/lib/libascendcl.so
+    pkg = sim.parent.parent
+    toolkit = pkg / "toolkit"
+    source = Path("aiocann", "toolkit").resolve()
+    in_checkout = toolkit == source
+    lib64, tmp = toolkit / "lib64", Path(cmd.build_temp).resolve() / "toolkit"
+    for d in (lib64, toolkit / "bin", tmp):
+        d.mkdir(parents=True, exist_ok=True)
+    cc = shlex_split(cmd.compiler.compiler_so[0]) if getattr(cmd.compiler, "compiler_so", None) else ["cc"]
+    nm = subprocess.run(["nm", "-D", "--defined-only", str(sim)], capture_output=True, text=True, check=True)
+    names = sorted({f[2] for f in (line.split() for line in nm.stdout.splitlines()) if len(f) == 3 and f[1] == "T"})
+    # Placeholders only: the filter's symbols are never bound to (the filtee's are).
+    stub = tmp / "filter_stub.c"
+    stub.write_text("".join(f'__attribute__((visibility("default"))) void {n}(void) {{}}\n' for n in names))
+    for lib in TOOLKIT_LIBS:
+        subprocess.run(
+            cc
+            + [
+                "-shared",
+                "-fPIC",
+                "-o",
+                str(lib64 / lib),
+                str(stub),
+                f"-Wl,-soname,{lib}",
+                "-Wl,--filter=$ORIGIN/../../lib/libascendcl.so",
+            ],
+            check=True,
+        )
+    subprocess.run(
+        cc
+        + [
+            "-std=c11",
+            "-O2",
+            "-Inative/include",
+            "-o",
+            str(toolkit / "bin" / "aclsim-chip"),
+            "native/toolkit/aclsim_chip_main.c",
+            str(lib64 / "libascendcl.so"),
+            "-Wl,-rpath,$ORIGIN/../lib64",
+        ],
+        check=True,
+    )
+    include = toolkit / "include"
+    if in_checkout:
+        if not include.is_symlink():
+            if include.exists():
+                shutil.rmtree(include)
+            include.symlink_to(Path("..", "..", "native", "include"), target_is_directory=True)
+        return
+    shutil.copytree("native/include", include, dirs_exist_ok=True)
+    for item in TOOLKIT_STATIC:
+        src, dst = source / item, toolkit / item
+        if src.is_dir():
+            shutil.copytree(src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
+
+
+def shlex_split(s):
+    import shlex
+
+    return shlex.split(s) if isinstance(s, str) else list(s)
 
 
 setup(

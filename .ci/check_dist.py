@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NOT_IN_SDIST = {".gitignore"}
 # Build products an sdist must not carry.
 BUILT = ["*.so", "*.o", "*.pyc", "*/__pycache__/*", "aiocann/_native.c", "aiocann/lib/*", "aiocann/include/*"]
+# The toolkit's build products (setup.py build_toolkit).
+BUILT += ["aiocann/toolkit/lib64/*", "aiocann/toolkit/include*", "aiocann/toolkit/bin/aclsim-chip"]
 
 
 def tracked() -> set[str]:
@@ -49,10 +51,29 @@ def wheel_needs() -> list[str]:
         "aiocann/_benchmarks/_harness.py",
         "aiocann-*.dist-info/licenses/LICENSE",
     ]
+    # the CANN-shaped toolkit (issue 23)
+    libs = ("libascendcl.so", "libacl_rt.so", "libacl_rt_impl.so", "libacl_rtc.so")
+    needs += [
+        f"aiocann/toolkit/lib64/{lib}"
+        for lib in libs + ("libascend_dump.so", "libmsprofiler.so", "libprofapi.so", "libacl_tdt_channel.so")
+    ]
+    needs += [
+        "aiocann/toolkit/include/acl/acl.h",
+        "aiocann/toolkit/include/acl/acl_base_rt.h",
+        "aiocann/toolkit/include/acl/error_codes/rt_error_codes.h",
+        "aiocann/toolkit/set_env.sh",
+        "aiocann/toolkit/bin/setenv.bash",
+        "aiocann/toolkit/bin/aclsim-chip",
+        "aiocann/toolkit/tikcpp/ascendc_kernel_cmake/ascendc.cmake",
+    ]
     needs += [f"aiocann/_kernels/{p.name}" for p in sorted((ROOT / "examples" / "kernels").glob("*.c*"))]
     needs += [f"aiocann/examples/kernels/{p.name}" for p in sorted((ROOT / "examples" / "kernels").iterdir())]
     needs += ["aiocann/_kernels/test_kernels.c"]
     needs += [f"aiocann/_benchmarks/{p.name}" for p in sorted((ROOT / "benchmarks").glob("bench_*.py"))]
+    needs += ["aiocann/_benchmarks/ascendc_add.cpp"]  # the kernel bench_ascendc_add.py builds
+    needs += [
+        f"aiocann/include/ascendc/{p.name}" for p in sorted((ROOT / "native" / "include" / "ascendc").glob("*.h"))
+    ]
     return needs
 
 

@@ -1,4 +1,4 @@
-"""The aiocann command line: ``python -m aiocann {info,demo,bench,cc}``.
+"""The aiocann command line: ``python -m aiocann {info,demo,bench,cc,toolkit}``.
 
 * ``info``  which ACL runtime is loaded and from where, its devices, cores and versions;
 * ``demo``  builds the example kernels, runs the multi-stream pipeline on the simulator,
@@ -8,6 +8,7 @@
   one table of ratios;
 * ``cc``    the kernel compiler (bisheng's role, aiocann.compiler.cc): a kernel binary, a host
   object (``-c``) or an ``.asc`` executable from Ascend C sources.
+* ``toolkit`` prints the path of aiocann's CANN-shaped install (``aiocann._toolkit``).
 
 The demo and the benchmarks live in the source tree (``examples/``, ``benchmarks/``); a wheel
 carries copies of both.
@@ -268,6 +269,20 @@ def cmd_cc(argv: list[str]) -> int:
     return cc(argv)
 
 
+# --------------------------------------------------------------------------- toolkit
+
+
+def cmd_toolkit(args: argparse.Namespace) -> int:
+    from ._toolkit import toolkit_path
+
+    try:
+        print(toolkit_path())
+    except FileNotFoundError as exc:
+        print(f"aiocann toolkit: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["cc"]:  # a compiler's command line (-I, -D, -O2...), not argparse's
@@ -327,6 +342,16 @@ def main(argv: list[str] | None = None) -> int:
         help="compile Ascend C kernels: a kernel binary, a host object (-c) or an .asc executable",
         add_help=False,
     )
+    toolkit_help = "print the path of aiocann's CANN-shaped install (include/, lib64/, set_env.sh, ascendc.cmake)"
+    sub.add_parser(
+        "toolkit",
+        help=toolkit_help,
+        description=(
+            "Print the path of a directory laid out as a CANN toolkit, for C and C++ programs written for CANN: "
+            "cmake -DASCEND_CANN_PACKAGE_PATH=$(python -m aiocann toolkit) .., or "
+            "source $(python -m aiocann toolkit)/set_env.sh."
+        ),
+    ).set_defaults(fn=cmd_toolkit)
     args = parser.parse_args(argv)
     from aiocann import AclError, BackendError
 

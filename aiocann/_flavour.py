@@ -59,6 +59,11 @@ class Flavour:
         future in ``Completion.__await__`` itself)."""
         raise NotImplementedError
 
+    def soon_threadsafe(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` on the loop, called from any thread (Device._soon: finalizers). Raises
+        RuntimeError once the loop is closed or the run ended. (A device not opened yet has no
+        loop: nothing of it needs running there.)"""
+
     def spawn(self, fn: Callable[..., Coroutine[Any, Any, None]], *args: Any, name: str) -> Any:
         """Start ``fn(*args)`` in a task of the loop that belongs to no task group of the
         caller (so it neither nests in the caller's cancel scopes nor is cancelled with them)."""
@@ -96,6 +101,10 @@ class AsyncioFlavour(Flavour):
             if not w.done():  # cancelled: detached by its own task
                 w.set_result(None)
 
+    def soon_threadsafe(self, fn: Callable[[], None]) -> None:
+        assert self.loop is not None
+        self.loop.call_soon_threadsafe(fn)
+
     def spawn(self, fn: Callable[..., Coroutine[Any, Any, None]], *args: Any, name: str) -> Any:
         assert self.loop is not None
         return self.loop.create_task(fn(*args), name=name)
@@ -126,6 +135,9 @@ class TrioFlavour(Flavour):
         self.lowlevel = lowlevel  # trio.lowlevel
         self.token = lowlevel.current_trio_token()  # identifies the run the device opened in
         self.checkpoint_if_cancelled = lowlevel.checkpoint_if_cancelled
+
+    def soon_threadsafe(self, fn: Callable[[], None]) -> None:
+        self.token.run_sync_soon(fn)
 
     def on_own_loop(self) -> bool:
         try:

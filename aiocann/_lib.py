@@ -68,6 +68,9 @@ def _cann_candidates() -> list[Path]:
         home = os.environ.get(var)
         if not home:
             continue
+        # aiocann's own toolkit (its set_env.sh exports these): its lib64 is the simulator.
+        if Path(home).resolve() == (_PACKAGE / "toolkit").resolve():
+            continue
         for sub in _CANN_LIB_DIRS:
             for name in _CANN_LIB_NAMES:
                 out.append(Path(home) / sub / name)

@@ -64,7 +64,8 @@ class Mode(enum.Enum):
     """What a stream is doing, held by its lane alone (``Stream._state`` reads it):
 
     open -> capturing -> open (``stream.capture()``), open -> updating -> open (a task
-    group's ``update``), open -> closing -> closed (``aclose``), or open -> closed at once
+    group's ``update``; either also ended from outside by ``interrupt()`` when the device
+    closes under the block), open -> closing -> closed (``aclose``), or open -> closed at once
     (the stream is collected, or its device closed under it)."""
 
     OPEN = "open"
@@ -200,6 +201,17 @@ class Submissions:
         if self.mode is Mode.UPDATING:
             self.mode = Mode.OPEN
 
+    def interrupt(self) -> tuple[Graph | None, Graph | None]:
+        """The device is closing while another task is inside this stream's capture or update
+        block: leave it from outside (the stream is open again, so it can be closed). Returns
+        the graph captured into and the graph updated (either may be None); the caller ends
+        them in the runtime. The block, when its task resumes, finds itself ended."""
+        capture, updating = self.capture, self.updating
+        self.capture = self.updating = None
+        if self.mode in (Mode.CAPTURING, Mode.UPDATING):
+            self.mode = Mode.OPEN
+        return capture, updating
+
     def begin_close(self) -> bool:
         """The stream starts closing (Stream.aclose): False if it was not open (closing twice
         does nothing). Every waiter for a slot finds out."""
@@ -248,6 +260,14 @@ class Submissions:
         if self.waiters:
             self.waiters.popleft().set()
 
+    def decline(self) -> None:
+        """The caller was admitted but enqueues nothing (it raises: e.g. what it was to use was
+        closed while it waited). admit() woke it alone, for the one slot it was to take: pass
+        that turn on, or the submissions queued behind it wait for a completion that may never
+        come (nothing else in flight)."""
+        if self.waiters and self.in_flight < self.max_in_flight:
+            self._wake_next()
+
     def wake_all(self) -> None:
         """The stream is closing: every waiter finds out."""
         while self.waiters:
@@ -291,8 +311,7 @@ class Submissions:
         stopped on a failure (stop-on-failure mode): then the ``work`` is over already (it was
         the failure, or is discarded behind it), and this returns the runtime's message for the
         caller to return a Completion failed with ``rc`` (failed_now)."""
-        if self.waiters and self.in_flight < self.max_in_flight:
-            self._wake_next()
+        self.decline()
         if self.launched[0]:
             if work and stopped_code(rc):
                 return last_error_message() or ""

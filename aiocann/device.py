@@ -18,11 +18,13 @@ opened it; used from another, they raise ``WrongThreadError``.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import operator
 import threading
 import warnings
 import weakref
+from collections.abc import Iterator
 from os import PathLike
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -117,6 +119,11 @@ class Device:
         self._graphs: weakref.WeakSet[Graph] = weakref.WeakSet()
         self._binaries: weakref.WeakSet[Binary] = weakref.WeakSet()
         self._staging: StagingPool | None = None
+        # Binary loads running in worker threads (load_binary): the close waits for them, so
+        # that what they load is unloaded while the device's context lives.
+        self._loads = 0
+        self._loads_done: anyio.Event | None = None
+        self._closed_event: anyio.Event | None = None  # for a close that waits for another's
         # Who owns it: the thread and the event loop that opened it, whose flavour (asyncio or
         # trio, _flavour.py) everything of the device asks. Everything of the device runs
         # there; see _check_owner.
@@ -165,12 +172,21 @@ class Device:
     async def aclose(self, *, raise_errors: bool = True) -> None:
         """Close the device (what leaving ``async with`` does): close its streams, awaiting
         their work, free what is left and release the device. Devices close in any order;
-        closing twice does nothing.
+        closing a closed device does nothing, and a close while another task's close is in
+        progress waits for that close to end (that one reports the errors).
 
         :param raise_errors: raise the first device error a stream reports on closing.
         :raises AclError: a stream's unreported failure (with ``raise_errors``).
         :raises WrongThreadError: called from another thread or event loop than the device's.
         """
+        if self._state == "closing":
+            # Another task is closing it: wait for that close (shielded, as the closing is).
+            self._check_owner()
+            if self._closed_event is None:
+                self._closed_event = anyio.Event()
+            with anyio.CancelScope(shield=self._flavour.being_cancelled()):
+                await self._closed_event.wait()
+            return
         if self._state != "open":
             return
         self._check_owner()
@@ -211,10 +227,24 @@ class Device:
         assert self._acl is not None
         _runtime.abandon(self._acl, held)
 
+    @contextlib.contextmanager
+    def _loading(self) -> Iterator[None]:
+        """Around a binary load's worker thread (Binary._load)."""
+        self._loads += 1
+        try:
+            yield
+        finally:
+            self._loads -= 1
+            if not self._loads and self._loads_done is not None:
+                self._loads_done.set()
+
     async def _teardown(self) -> None:
         """Stop the dispatcher, free the pools and release the ACL device (shielded, bounded)."""
         assert self._acl is not None
         with anyio.CancelScope(shield=True):
+            while self._loads:  # a load's thread cannot be interrupted: it ends soon, then unloads
+                self._loads_done = anyio.Event()
+                await self._loads_done.wait()
             try:
                 if self._dispatcher is not None:
                     await self._dispatcher.stop()
@@ -226,6 +256,8 @@ class Device:
             finally:
                 await anyio.to_thread.run_sync(_runtime.release_device, self._acl)
                 self._state = "closed"
+                if self._closed_event is not None:
+                    self._closed_event.set()
 
     def __del__(self) -> None:
         if getattr(self, "_state", None) == "open":
@@ -258,6 +290,19 @@ class Device:
             f"{owner!r} that opened it; this call came from {where}. Hand the work to that loop "
             "(e.g. anyio.from_thread.run) instead"
         )
+
+    def _soon(self, fn: Any) -> None:
+        """Run ``fn`` on the device's thread: now if called there, else handed to its event
+        loop -- for finalizers, which the garbage collector runs in whatever thread it is in,
+        that touch state only the loop may (arrays' busy counts). Once the loop is gone,
+        nothing runs there any more, and nothing will use that state either."""
+        if threading.get_ident() == self._thread:
+            fn()
+            return
+        try:
+            self._flavour.soon_threadsafe(fn)
+        except RuntimeError:  # the loop is closed, or the trio run ended
+            pass
 
     def _served_stream(self, handle: int) -> Stream | None:
         """The open stream of this device whose ACL handle is ``handle``, if aiocann serves one
@@ -364,13 +409,15 @@ class Device:
             was, may still touch it.
         :returns: the :class:`DeviceArray`.
         :raises ValueError: a negative dimension, or a stream of another device.
-        :raises TypeError: an object dtype.
+        :raises TypeError: an object dtype, or a ``stream`` that is not a Stream.
         :raises DeviceOutOfMemoryError: the pool's limit or the device's memory is exhausted.
         :raises ClosedError: the device is not open.
         """
         self._bind()
         shape_t, dt = shape_and_dtype(shape, dtype)
-        if stream is not None and stream._device is not self:
+        if stream is not None and (type(stream) is not Stream or stream._device is not self):
+            if not isinstance(stream, Stream):
+                raise TypeError(f"stream must be a Stream (dev.stream()) or None, not {type(stream).__name__}")
             raise ValueError(f"{stream!r} is not a stream of {self!r}")
         block = self.memory_pool._allocate(math.prod(shape_t) * dt.itemsize, stream)
         arr = DeviceArray._create(self, block, shape_t, dt)

@@ -48,9 +48,9 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import errors
-from ._context import stream_or_current
+from ._context import StreamBase, stream_or_current
 from ._factory import NoPublicConstructor
-from ._lib import as_int, check, ffi, in_context, lib
+from ._lib import as_int, bind_context, check, ffi, in_context, last_error_message, lib
 from .completion import Completion
 
 if TYPE_CHECKING:
@@ -94,8 +94,19 @@ class CapturedWork(Completion):
         return f"<CapturedWork {self.label} in {self.graph!r}>"
 
 
-def _destroy(ctx: Any, handle: Any) -> None:
-    in_context(ctx, lambda: lib.aclmdlRIDestroy(handle))
+def _destroy(device: Device, handle: Any, arrays: list[DeviceArray]) -> None:
+    """Destroy the model and release the arrays it held: Graph._destroy, or the graph's
+    finalizer when it is collected unclosed (no replay is in flight then: each holds it)."""
+    in_context(device._ctx, lambda: lib.aclmdlRIDestroy(handle))
+    if arrays:
+        device._soon(lambda: _unhold(arrays))
+
+
+def _unhold(arrays: list[DeviceArray]) -> None:
+    held = list(arrays)
+    arrays.clear()  # in place: the finalizer holds this list
+    for a in held:
+        a._unhold()
 
 
 class Graph(metaclass=NoPublicConstructor):
@@ -117,6 +128,7 @@ class Graph(metaclass=NoPublicConstructor):
         self._close_requested = False
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._groups: list[TaskGroup] = []
+        self._updates = 0  # streams updating one of its task groups now (TaskGroup.update)
         self._abandoned = False  # a replay was abandoned with its stream: never destroyed
         self._cqm: Any = None  # the model registered with the completion queue (see above)
         self._order: Any = None  # the event that orders replays across streams, made when needed
@@ -143,7 +155,9 @@ class Graph(metaclass=NoPublicConstructor):
         self._cqm = cqm
         self._handle = handle
         self._state = "ready"
-        self._finalizer = weakref.finalize(self, _destroy, self._device._ctx, handle)
+        # The finalizer holds the arrays list, not the graph: a graph dropped unclosed still
+        # releases what it held.
+        self._finalizer = weakref.finalize(self, _destroy, self._device, handle, self._arrays)
         self._finalizer.atexit = False
         self._device._graphs.add(self)
 
@@ -154,9 +168,7 @@ class Graph(metaclass=NoPublicConstructor):
         self._unhold()
 
     def _unhold(self) -> None:
-        arrays, self._arrays = self._arrays, []
-        for a in arrays:
-            a._unhold()
+        _unhold(self._arrays)
 
     # -- public -----------------------------------------------------------------------------
 
@@ -202,6 +214,9 @@ class Graph(metaclass=NoPublicConstructor):
         if s._device is not self._device:
             raise ValueError(f"{self!r} belongs to Device({self._device.index}), not {s.device!r}")
         sub = await s._admit()
+        if self._state != "ready":  # closed while the replay waited: the model is destroyed
+            sub.decline()
+            raise errors.ClosedError(f"{self!r} was closed while its replay waited for {s!r}")
         self._after_previous_replay(s)
         rc = lib.aclmdlRIExecuteAsync(self._handle, s._handle)
         self._replays += 1
@@ -242,6 +257,11 @@ class Graph(metaclass=NoPublicConstructor):
             return
         if self._state == "capturing":
             raise RuntimeError("leave the capture block first")
+        if self._updates:
+            # What the update block launches is recorded into this graph, and held by it: a
+            # graph destroyed meanwhile would hold that for good (and the update would reach a
+            # destroyed model).
+            raise RuntimeError("leave the task group's update block first")
         self._close_requested = True
         if not self._replays:
             self._destroy()
@@ -268,6 +288,7 @@ class Graph(metaclass=NoPublicConstructor):
             in_context(self._device._ctx, lambda: lib.aclrtDestroyEvent(order))
         self._last = None
         self._unhold()  # no replay is in flight: the arrays are no longer busy for the graph
+        # (the finalizer released them already; this is for a graph that never got one)
         self._keep.clear()
 
     def __repr__(self) -> str:
@@ -289,24 +310,35 @@ class TaskGroup(metaclass=NoPublicConstructor):
         graph's kernels are replaced when the stream reaches them (replays after that run the
         new ones). ``aclmdlRICaptureTaskUpdateBegin`` / ``End``."""
         g = self._graph
-        if g._state != "ready" or self._handle is None:
+        if g._state != "ready" or self._handle is None or g._close_requested:
             raise errors.ClosedError(f"{g!r} is not ready")
         s = stream
-        s._sub.begin_update(g)  # raises ClosedError unless the stream is open
+        if not isinstance(s, StreamBase):  # only Stream derives from it (_context.py)
+            raise TypeError(f"stream must be a Stream (dev.stream()), not {type(s).__name__}")
+        if s._device is not g._device:
+            raise ValueError(f"{g!r} belongs to Device({g._device.index}), not {s.device!r}")
+        sub = s._sub
+        sub.begin_update(g)  # raises ClosedError unless the stream is open
         try:
             s._device._bind()
             check(lib.aclmdlRICaptureTaskUpdateBegin(s._handle, self._handle), "aclmdlRICaptureTaskUpdateBegin")
         except BaseException:
-            s._sub.end_update()
+            sub.end_update()
             raise
         # Launches on the stream now update the group's kernels: they take launch()'s slow
         # path, which hands the graph what they use.
+        g._updates += 1
         try:
             yield
         finally:
-            s._sub.end_update()
-            s._device._bind()
-            check(lib.aclmdlRICaptureTaskUpdateEnd(s._handle), "aclmdlRICaptureTaskUpdateEnd")
+            interrupted = sub.updating is not g  # the device's closing ended the update (_interrupt)
+            if not interrupted:
+                g._updates -= 1
+                sub.end_update()
+                s._device._bind()
+                check(lib.aclmdlRICaptureTaskUpdateEnd(s._handle), "aclmdlRICaptureTaskUpdateEnd")
+        if interrupted:  # the body succeeded, but the update was ended under it
+            raise errors.ClosedError(f"{s._device!r} was closed during the update: it was not applied")
 
 
 @asynccontextmanager
@@ -329,15 +361,40 @@ async def _capture(stream: Stream, mode: CaptureMode = "global") -> AsyncIterato
         yield graph
         ok = True
     finally:
-        sub.end_capture()
+        if sub.capture is graph:  # else the device's closing ended the capture (_interrupt)
+            sub.end_capture()
+            out = ffi.new("aclmdlRI *")
+            dev._bind()
+            rc = lib.aclmdlRICaptureEnd(stream._handle, out)
+            if rc or not ok:
+                if out[0] != ffi.NULL:
+                    lib.aclmdlRIDestroy(out[0])
+                graph._abandon()
+                if ok:
+                    check(rc, "aclmdlRICaptureEnd")
+            else:
+                graph._captured(out[0])
+    if graph._state == "closed":  # the body succeeded, but the capture was ended under it
+        raise errors.ClosedError(f"{dev!r} was closed during the capture: the graph was discarded")
+
+
+def _interrupt(stream: Stream) -> None:
+    """The device is closing while ``stream`` captures a graph or updates a task group (in a
+    task that is still inside that block): end it now -- the runtime would refuse to drain or
+    destroy the stream until then -- and discard the capture (its graph never ran: what it held
+    goes back) or the unfinished update. The block, when its task resumes, raises
+    ClosedError."""
+    sub = stream._sub
+    bind_context(stream._device._ctx)  # the device is closing: _bind() would refuse
+    graph, updated = sub.interrupt()
+    if graph is not None:
         out = ffi.new("aclmdlRI *")
-        dev._bind()
-        rc = lib.aclmdlRICaptureEnd(stream._handle, out)
-        if rc or not ok:
-            if out[0] != ffi.NULL:
-                lib.aclmdlRIDestroy(out[0])
-            graph._abandon()
-            if ok:
-                check(rc, "aclmdlRICaptureEnd")
-        else:
-            graph._captured(out[0])
+        if lib.aclmdlRICaptureEnd(stream._handle, out):
+            last_error_message()  # e.g. the capture was invalidated already: ended either way
+        if out[0] != ffi.NULL:
+            lib.aclmdlRIDestroy(out[0])
+        graph._abandon()
+    if updated is not None:
+        updated._updates -= 1
+        if lib.aclmdlRICaptureTaskUpdateEnd(stream._handle):
+            last_error_message()  # an update with kernels still to launch is refused: ended anyway

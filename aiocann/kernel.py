@@ -88,6 +88,23 @@ class Binary(metaclass=NoPublicConstructor):
         cls, device: Device, *, path: str | os.PathLike[str] | None = None, data: bytes | None = None
     ) -> Binary:
         ctx = device._ctx
+        with device._loading():
+            binary = await cls._load_in_thread(device, ctx, path, data)
+        # No await from here to the unload: the close, woken by the end of the load, runs
+        # only after it.
+        if device._state != "open":
+            # The device closed while the file loaded (its close waited for that): unload now,
+            # while its context lives, rather than leave a handle the reset made stale.
+            binary.unload()
+            raise errors.ClosedError(f"Device({device.index}) was closed while binary {binary.label} loaded")
+        device._binaries.add(binary)
+        await anyio.lowlevel.checkpoint_if_cancelled()
+        return binary
+
+    @classmethod
+    async def _load_in_thread(
+        cls, device: Device, ctx: Any, path: str | os.PathLike[str] | None, data: bytes | None
+    ) -> Binary:
         if path is not None:
             if not isinstance(path, (str, os.PathLike)):
                 raise TypeError(f"path must be a str or path, not {type(path).__name__}")
@@ -116,8 +133,6 @@ class Binary(metaclass=NoPublicConstructor):
             with anyio.CancelScope(shield=True):
                 handle = await anyio.to_thread.run_sync(load_data)
             binary = cls._create(device, handle, f"<{len(data)} bytes>", read_signatures(data), plain_names(data))
-        device._binaries.add(binary)
-        await anyio.lowlevel.checkpoint_if_cancelled()
         return binary
 
     @property
@@ -511,6 +526,9 @@ class KernelArgs(metaclass=NoPublicConstructor):
         self._placeholder_data: dict[int, np.ndarray] = {}
         self._arrays: list[DeviceArray | None] = []
         self._arrays_cache: tuple[DeviceArray, ...] | None = None
+        # The handle while an argument points to a closed array (see _array_closed): _handle is
+        # None then, so every launch path -- the hot one checks _handle anyway -- refuses them.
+        self._parked: Any = None
 
     @classmethod
     def _build(cls, kernel: Kernel, entries: list[tuple[str, Any]]) -> KernelArgs:
@@ -553,7 +571,11 @@ class KernelArgs(metaclass=NoPublicConstructor):
             self._params.append(ph[0])
             self._kinds.append(kind)
             self._dtypes.append(payload.dtype if kind == "scalar" else None)
-            self._arrays.append(payload if isinstance(payload, DeviceArray) else None)
+            if isinstance(payload, DeviceArray):
+                payload._pointed_by(self)
+                self._arrays.append(payload)
+            else:
+                self._arrays.append(None)
         buf = ffi.new("void**")
         for i, (kind, payload) in enumerate(entries):
             if kind == "placeholder":
@@ -568,8 +590,27 @@ class KernelArgs(metaclass=NoPublicConstructor):
         self._handle = handle
         return self
 
+    def _array_closed(self, array: DeviceArray) -> None:
+        """``array``, which an argument may point to, was closed: its block goes back to the
+        pool (at once, or once its work is done) and may become another array's, which a launch
+        of these args would write. Refuse launches until every pointer argument points to an
+        open array again (``update``). The device addresses of arrays given as ints are the
+        caller's to keep valid, as with pyACL."""
+        if self._handle is not None and any(a is array for a in self._arrays):
+            self._parked, self._handle = self._handle, None
+
+    def _closed_argument(self) -> int | None:
+        return next((i for i, a in enumerate(self._arrays) if a is not None and a.closed), None)
+
     def _live_handle(self) -> Any:
         if self._handle is None:
+            i = self._closed_argument() if self._parked is not None else None
+            if i is not None:
+                raise errors.ClosedError(
+                    f"argument {i} of the {self.kernel.name} args points to {self._arrays[i]!r}, which was closed "
+                    f"(its memory may be another array's now): point it to an open array (args.update({i}, array)) "
+                    "before launching them again"
+                )
             raise errors.ClosedError("the kernel args were closed")
         return self._handle
 
@@ -607,7 +648,9 @@ class KernelArgs(metaclass=NoPublicConstructor):
         if not 0 <= index < len(self._params):
             raise IndexError(f"argument index {index} out of range for {len(self._params)} arguments")
         kind = self._kinds[index]
-        handle = self._live_handle()
+        handle = self._handle if self._parked is None else self._parked  # updatable while parked
+        if handle is None:
+            raise errors.ClosedError("the kernel args were closed")
         if kind == "placeholder":
             data = np.frombuffer(_to_bytes(value, "placeholder data"), np.uint8)
             view = self._placeholder_data[index]
@@ -642,10 +685,15 @@ class KernelArgs(metaclass=NoPublicConstructor):
         if kind == "ptr":
             self._arrays[index] = array
             self._arrays_cache = None
+            if array is not None:
+                array._pointed_by(self)
+            if self._parked is not None and self._closed_argument() is None:
+                self._handle, self._parked = self._parked, None  # every pointer is live again
 
     def close(self) -> None:
         """Release the argument list's memory (launches already enqueued copied it)."""
         self._handle = None
+        self._parked = None
         self._memory = None
         self._placeholder_data.clear()
         self._arrays.clear()

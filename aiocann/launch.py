@@ -172,4 +172,10 @@ async def _prepare(
         cfg = _NULL if config._cdata is None else config._cdata[0]
     else:
         raise TypeError(f"config must be a LaunchConfig, not {type(config).__name__}")
-    return await s._admit(), args, cfg
+    # The wait may be long: the args, their arrays or the binary may be closed meanwhile, and
+    # a closed array's block be another array's by now. Checked again once admitted.
+    sub = await s._admit(args.arrays)
+    if binary._handle is None or args._handle is None:
+        sub.decline()
+        kernel._live_handle(), args._live_handle()
+    return sub, args, cfg

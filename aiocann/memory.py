@@ -34,6 +34,7 @@ from ._lib import check, ffi, lib
 if TYPE_CHECKING:
     from .completion import Completion
     from .device import Device
+    from .kernel import KernelArgs
     from .memory_pool import Block
     from .stream import Stream
 
@@ -156,6 +157,7 @@ class DeviceArray(metaclass=NoPublicConstructor):
         "_released_on",
         "_block",
         "_finalizer",
+        "_args",
         "__weakref__",
     )
 
@@ -172,6 +174,9 @@ class DeviceArray(metaclass=NoPublicConstructor):
         self._released_on: Stream | None = None  # see close(): its block went back early
         self._finalizer = weakref.finalize(self, device.memory_pool._release, block)
         self._finalizer.atexit = False  # at exit the process frees everything anyway
+        # The KernelArgs whose arguments point to it (made on the first such build): closing
+        # the array makes them refuse launches, since its block may be another array's then.
+        self._args: weakref.WeakSet[KernelArgs] | None = None
 
     @property
     def device(self) -> Device:
@@ -237,10 +242,28 @@ class DeviceArray(metaclass=NoPublicConstructor):
             stream, self._released_on = self._released_on, None
             self._device.memory_pool._settle(self._block, stream)
 
+    def _pointed_by(self, args: KernelArgs) -> None:
+        """``args`` holds this array's address (KernelArgs builds and updates call this)."""
+        if self._args is None:
+            self._args = weakref.WeakSet()
+        self._args.add(args)
+
     def close(self) -> None:
         """Free the memory now, or -- if device work still uses it -- as soon as that is done.
         If all that work is on one stream, later work on that stream may reuse the memory at
-        once (stream-ordered; see memory_pool.py)."""
+        once (stream-ordered; see memory_pool.py). Kernel args that point to the array refuse
+        to be launched from now on (until that argument is updated): its memory may be
+        another array's by then.
+
+        :raises WrongThreadError: the array is busy and this is not its device's thread: its busy
+            count is the event loop's, which resolves its work meanwhile (an idle array may be
+            closed from anywhere, as the garbage collector frees it from anywhere)."""
+        if self._busy and threading.get_ident() != self._device._thread:
+            self._device._wrong_thread()
+        if self._args is not None:
+            pointing, self._args = list(self._args), None
+            for args in pointing:
+                args._array_closed(self)
         if not self._busy:
             self._finalizer()
             return

@@ -38,6 +38,7 @@ so the pool's state is guarded by a lock; everything else runs on the device's e
 
 from __future__ import annotations
 
+import operator
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -279,8 +280,13 @@ class MemoryPool(metaclass=NoPublicConstructor):
 
     @limit.setter
     def limit(self, value: int | None) -> None:
-        if value is not None and value < 0:
-            raise ValueError(f"limit must be >= 0 bytes or None, got {value}")
+        if value is not None:
+            # A whole number of bytes, as Device(memory_limit=) takes it: not 1.5, not True.
+            if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+                raise TypeError(f"limit must be an int number of bytes or None, not {type(value).__name__}")
+            value = operator.index(value)
+            if value < 0:
+                raise ValueError(f"limit must be >= 0 bytes or None, got {value}")
         self._limit = value
 
     def stats(self) -> PoolStats:

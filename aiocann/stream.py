@@ -21,6 +21,7 @@ runs on the device in submission order. Streams run concurrently with each other
 from __future__ import annotations
 
 import operator
+import threading
 import warnings
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -33,10 +34,10 @@ from ._context import StreamBase, _current_stream, current_device, current_strea
 from ._factory import NoPublicConstructor
 from ._interrupt import keyboard_interrupt_on_ctrl_c
 from ._lib import as_int, as_pointer, check, ffi, in_context, last_error_message, lib
-from ._submission import OPEN, Submissions, stopped_code
+from ._submission import OPEN, Mode, Submissions, stopped_code
 from .completion import Completion
 from .event import Event
-from .graph import _capture
+from .graph import _capture, _interrupt
 from .memory import DeviceArray, is_pinned
 
 if TYPE_CHECKING:
@@ -119,6 +120,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         self._borrowed = borrowed is not None
         self._sub: Submissions = None  # type: ignore[assignment]  # set below
         self._cv_token: Any = None
+        self._closed_event: anyio.Event | None = None  # for a close that waits for another's
         device._bind()
         reporter = device._reporter_tid
         if borrowed is None:
@@ -255,14 +257,38 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         runs shielded, so that a cancelled block still releases what it used; a cancellation
         that arrives during the wait (a deadline around the exit, Ctrl-C) ends it, abandoning
         the work still running. A borrowed stream (:meth:`from_handle`) is not destroyed, only
-        unsubscribed and forgotten. Closing twice does nothing.
+        unsubscribed and forgotten. Closing a closed stream does nothing; a close while another
+        task's close of the stream waits for its work waits for that close to end (and raises
+        nothing: that close reports the stream's errors).
 
         :param raise_errors: raise the stream's first unreported failure.
         :raises AclError: that failure (with ``raise_errors``).
+        :raises RuntimeError: the stream is inside a ``capture()`` or task-group ``update()``
+            block (the device's closing ends such a block instead: it raises ClosedError then).
         :raises WrongThreadError: called from another thread or event loop than the device's.
         """
         sub = self._sub
-        if sub is None or sub.mode is not OPEN:
+        if sub is None:
+            return
+        if sub.mode is Mode.CAPTURING or sub.mode is Mode.UPDATING:
+            what = "capture" if sub.mode is Mode.CAPTURING else "task group's update"
+            if self._device._state != "closing":
+                raise RuntimeError(f"{self!r} is inside a {what} block: leave it first")
+            self._device._check_owner()
+            _interrupt(self)  # the device is closing: the block cannot be waited for
+        if sub.mode is Mode.CLOSING:
+            # Another task is closing it, waiting for its work: wait for that close to end --
+            # above all the device's close, which would abandon the work under it otherwise.
+            self._device._check_owner()
+            if self._closed_event is None:
+                self._closed_event = anyio.Event()
+            if self._device._flavour.being_cancelled():
+                with anyio.CancelScope(shield=True):
+                    await self._closed_event.wait()
+            else:
+                await self._closed_event.wait()
+            return
+        if sub.mode is not OPEN:
             return
         self._device._check_owner()
         sub.begin_close()
@@ -338,6 +364,8 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
             self._handle_int = 0
             sub.close()
             dev._streams.discard(self)
+            if self._closed_event is not None:
+                self._closed_event.set()
         if abandoned and not collected:
             warnings.warn(
                 f"closing {what}: {abandoned} piece(s) of its work still running on the device were abandoned "
@@ -353,6 +381,22 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         # keep it alive while work is in flight -- unless they are garbage too (a device never
         # closed, at interpreter exit): then that work is abandoned, never waited for.
         if getattr(self, "_state", None) != "open":
+            return
+        dev = self._device
+        if dev._state not in ("open", "closing"):
+            self._sub.mark_closed()
+            return
+        if threading.get_ident() != dev._thread:
+            # The collector runs in whatever thread it is in, and the stream's bookkeeping is the
+            # event loop's (the dispatcher and its watchdog iterate the registered streams while
+            # this unregisters one): finish on the loop (this resurrects the stream until then).
+            dev._soon(self._collected)
+            return
+        self._collected()
+
+    def _collected(self) -> None:
+        """The rest of ``__del__``, on the device's thread."""
+        if self._state != "open":
             return
         dev = self._device
         if dev._state not in ("open", "closing"):
@@ -408,18 +452,30 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
 
     # -- submission (event loop): the stream's Submissions owns it --------------------------
 
-    async def _admit(self) -> Submissions:
+    async def _admit(self, arrays: tuple[DeviceArray, ...] = ()) -> Submissions:
         """Check the stream is open and used from its device's loop, wait for a free in-flight
         slot and bind the device's context; returns the owner of submission. Cancelling the
         wait enqueues nothing. While the stream captures, nothing is in flight for what it
-        records: no wait."""
+        records: no wait.
+
+        ``arrays``: what the work will use. They count as busy only once it is enqueued, so one
+        closed during the wait was freed -- and its block may be another array's now: raise
+        ClosedError rather than enqueue work on it. A caller that raises after this returns
+        (and before it enqueues) calls ``sub.decline()``, as this does."""
         self._device._check_owner()
         sub = self._sub
         if not sub.submitting():
             raise errors.ClosedError(f"{self!r} is not open")
         if sub.capture is None:
             await sub.admit()
-        self._device._bind()
+        try:
+            for a in arrays:
+                if a.closed:
+                    raise errors.ClosedError(f"{a!r} was closed while the work using it waited for {self!r}")
+            self._device._bind()
+        except BaseException:
+            sub.decline()
+            raise
         return sub
 
     def capture(self, mode: CaptureMode = "global") -> AbstractAsyncContextManager[Graph]:
@@ -540,13 +596,16 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         :param dst: the :class:`DeviceArray` to fill, of this stream's device.
         :param data: a numpy array (or anything ``np.asarray`` accepts) of ``dst.nbytes`` bytes.
         :returns: the copy's :class:`Completion`, once it is enqueued.
-        :raises TypeError: ``dst`` is not a DeviceArray.
+        :raises TypeError: ``dst`` is not a DeviceArray, or ``data`` is not numeric (holds Python
+            objects: a DeviceArray, say).
         :raises ValueError: a size mismatch, or an array of another device.
         :raises ClosedError: the stream or the array is closed.
         """
         self._own(_array(dst, "dst"))
         self._usable()
         host = np.ascontiguousarray(data)
+        if host.dtype.hasobject:  # its bytes are object pointers (a DeviceArray passed as data, say)
+            raise TypeError(f"data must be numeric, not {type(data).__name__} (numpy made an {host.dtype} array of it)")
         if host.nbytes != dst.nbytes:
             raise ValueError(f"size mismatch: {host.nbytes} host bytes for a {dst.nbytes}-byte {dst!r}")
         if host.nbytes == 0:
@@ -693,7 +752,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         value = _ints.index(value, "the memset value")  # an integer: not a float, a bool or a str int() takes
         if not 0 <= value <= 255:
             raise ValueError(f"memset value must be a byte (0..255), got {value}")
-        sub = await self._admit()
+        sub = await self._admit((dst,))
         rc = lib.aclrtMemsetAsync(ffi.cast("void*", dst.ptr), dst.nbytes, value, dst.nbytes, self._handle)
         return sub.complete_after(rc, "aclrtMemsetAsync", "memset", None, (dst,))
 
@@ -708,7 +767,9 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         arrays: tuple[DeviceArray, ...],
         on_done: Any = None,
     ) -> Completion:
-        sub = await self._admit()
+        # ``dst`` and ``src`` were read from ``arrays`` before the wait: still theirs if none
+        # of them was closed meanwhile, which _admit checks.
+        sub = await self._admit(arrays)
         if sub.capture is not None:
             rc = lib.aclrtMemcpyAsync(
                 ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, self._handle

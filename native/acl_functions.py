@@ -1,10 +1,12 @@
-"""The ACL functions aiocann calls: one description, from which native/gen_acl.py writes
+"""The ACL functions our headers declare -- those aiocann calls, and (header-only, below) those
+only CANN's programs do: one description, from which native/gen_acl.py writes
 
 * the prototypes in the ACL headers (native/include/acl/*.h, native/include/aclsim_ext.h),
   between their ``BEGIN GENERATED`` and ``END GENERATED`` markers -- which are also the cffi
   cdef native/build_ffi.py reads, so cffi declares exactly these functions;
-* the loader's function table (native/acl_table.h): which functions loading requires, which
-  are optional, from which library, and the macros that route every call through the table;
+* the loader's function table (native/acl_table.h), of the functions aiocann calls: which
+  loading requires, which are optional, from which library, and the macros that route every
+  call through the table;
 * the loader's stand-ins for the optional functions a runtime lacks (native/acl_standins.h);
 * the pyACL wrappers of the two common shapes in aiocann/acl/rt.py, and its ``__all__``.
 
@@ -29,6 +31,19 @@ Per function:
   simulator;
 * ``py``: its pyACL wrapper in aiocann/acl/rt.py -- a `Call` or an `Out` (generated), a
   `Special` (hand-written there), or None (not part of ``acl.rt``).
+
+Declared in the header only (a group's ``loaded=False``): the functions CANN's C and C++
+programs call that aiocann itself does not (issue 23: host functions, labels, random numbers,
+data buffers, and the dump, profiler and tensor-data-transfer packages' headers). Their
+prototypes are written here all the same, so every runtime function our headers declare has
+one description; but they are in neither the loader's table nor the cffi cdef (their blocks lie
+outside the headers' ``cffi-begin``/``cffi-end`` regions, which the generator checks), so they
+have no ``required``, ``missing`` or ``py`` (and their ``library`` is moot). A program built
+against the toolkit links them from the library directly. Their ``decl`` is the visibility macro the real header writes before
+each (``ACL_FUNC_VISIBILITY``, ``MSVP_PROF_API``...), and ``deprecated`` its
+``ACL_DEPRECATED_MESSAGE``; a prototype may end in ``...`` and an ``__attribute__((...))``,
+and take a function pointer spelled out. Making one loaded is moving it to a loaded group (in a
+cffi region) when aiocann starts calling it.
 
 The two generated shapes, both ``@_rt(name, fmt)`` functions with positional-only ``int``
 parameters (``str`` for ``s``) in the C parameters' order:
@@ -97,6 +112,8 @@ class Fn:
     missing: str | None = None  # what its stand-in returns; None: ACL_ERROR_API_NOT_SUPPORT
     py: Call | Special | None = None
     doc: str | None = None  # the comment above its prototype in the header
+    decl: str | None = None  # the macros before its prototype, when not its group's
+    deprecated: str | None = None  # the message of its ACL_DEPRECATED_MESSAGE line, if deprecated
 
 
 @dataclass(frozen=True)
@@ -109,6 +126,8 @@ class Group:
     functions: tuple[Fn, ...]
     library: str = "acl"  # "acl", "rtc" or "sim" (see above)
     section: str | None = None  # the section of aiocann/acl/rt.py their wrappers are written in
+    loaded: bool = True  # False: declared in the header only (see above)
+    decl: str = ""  # the macros before each prototype (header-only groups: "ACL_FUNC_VISIBILITY")
 
 
 REQUIRED = True
@@ -1564,6 +1583,447 @@ GROUPS: tuple[Group, ...] = (
             ),
             Fn("aclError aclrtcGetCompileLog(aclrtcProg prog, char *log);"),
             Fn("aclError aclrtcDestroyProg(aclrtcProg *prog);"),
+        ),
+    ),
+    # ---- acl/acl_base_rt.h: the runtime's base helpers (declared only: aiocann does not call them) -------------
+    Group(
+        "IEEE binary16 <-> binary32: round to nearest even, overflow to infinity, NaN kept.",
+        "acl/acl_base_rt.h",
+        "base",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn("float aclFloat16ToFloat(aclFloat16 value);"),
+            Fn("aclFloat16 aclFloatToFloat16(float value);"),
+        ),
+    ),
+    Group(
+        "A (pointer, length) pair the model and operator APIs take; the runtime only holds it.",
+        "acl/acl_base_rt.h",
+        "base",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn("aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);"),
+            Fn("aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);"),
+            Fn("aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data, size_t size);"),
+            Fn("void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);"),
+            Fn(
+                "uint32_t aclGetDataBufferSize(const aclDataBuffer *dataBuffer);",
+                deprecated="aclGetDataBufferSize is deprecated, use aclGetDataBufferSizeV2 instead",
+            ),
+            Fn("size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);"),
+        ),
+    ),
+    Group(
+        "the application's log line (ACL_APP_LOG, below, fills in the caller)",
+        "acl/acl_base_rt.h",
+        "base",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn(
+                "void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line, "
+                "const char *fmt, ...) __attribute__((format(printf, 5, 6)));",
+            ),
+        ),
+    ),
+    Group(
+        "the CANN package's attributes",
+        "acl/acl_base_rt.h",
+        "base",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn("aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);"),
+            Fn("aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);"),
+        ),
+    ),
+    # ---- acl/acl_rt_programs.h: what CANN's programs call beyond aiocann (declared only) -----------------------
+    Group(
+        None,
+        "acl/acl_rt_programs.h",
+        "errors",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn("aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorInfo);"),
+            Fn(
+                "aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info, void **devArgsPtr, "
+                "uint32_t *devArgsLen);",
+            ),
+            Fn("aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo *info, aclrtFuncHandle *func);"),
+        ),
+    ),
+    Group(
+        None,
+        "acl/acl_rt_programs.h",
+        "base",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(Fn("size_t aclDataTypeSize(aclDataType dataType);"),),
+    ),
+    Group(
+        None,
+        "acl/acl_rt_programs.h",
+        "versions",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn("aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);"),
+            Fn("aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible);"),
+        ),
+    ),
+    Group(
+        None,
+        "acl/acl_rt_programs.h",
+        "host functions",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn("aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);"),
+            Fn("aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);"),
+            Fn("aclError aclrtProcessHostFunc(int32_t timeout);"),
+            Fn("aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);"),
+        ),
+    ),
+    Group(
+        None,
+        "acl/acl_rt_programs.h",
+        "streams",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn("aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void);"),
+            Fn("aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle);"),
+            Fn(
+                "aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr, "
+                "const void *attrValue, size_t valueSize);",
+            ),
+            Fn("aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle);"),
+            Fn("aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags);"),
+            Fn("aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority);"),
+            Fn(
+                "aclError aclrtRegStreamStateCallback(const char *regName, aclrtStreamStateCallback callback, "
+                "void *args);",
+            ),
+            Fn("aclError aclrtStreamStop(aclrtStream stream);"),
+            Fn(
+                "aclError aclrtSwitchStream(void *leftValue, aclrtCondition cond, void *rightValue, "
+                "aclrtCompareDataType dataType, aclrtStream trueStream, aclrtStream falseStream, aclrtStream stream);",
+            ),
+            Fn("aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream);"),
+        ),
+    ),
+    Group(
+        None,
+        "acl/acl_rt_programs.h",
+        "events",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn("aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag);"),
+            Fn(
+                "aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event, uint32_t timeout, "
+                "uint32_t flag);",
+            ),
+            Fn("aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle);"),
+            Fn("aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event);"),
+        ),
+    ),
+    Group(
+        None,
+        "acl/acl_rt_programs.h",
+        "random",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn(
+                "aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, const aclrtStream stream, "
+                "void *reserve);",
+            ),
+        ),
+    ),
+    Group(
+        None,
+        "acl/acl_rt_programs.h",
+        "labels",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn("aclError aclrtCreateLabel(aclrtLabel *label);"),
+            Fn("aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream);"),
+            Fn("aclError aclrtDestroyLabel(aclrtLabel label);"),
+            Fn("aclError aclrtCreateLabelList(aclrtLabel *labels, size_t num, aclrtLabelList *labelList);"),
+            Fn("aclError aclrtDestroyLabelList(aclrtLabelList labelList);"),
+            Fn(
+                "aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValue, aclrtLabelList labelList, "
+                "aclrtStream stream);",
+            ),
+            Fn("aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag);"),
+            Fn("aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve);"),
+            Fn("aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint32_t flag);"),
+            Fn("aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream);"),
+            Fn("aclError aclmdlRIEndTask(aclmdlRI modelRI, aclrtStream stream);"),
+            Fn(
+                "aclError aclmdlRICondHandleCreate(aclmdlRI modelRI, uint32_t defaultLaunchValue, "
+                "aclmdlRICondHandleFlag flag, aclmdlRICondHandle *handle);",
+            ),
+            Fn("aclError aclmdlRICondHandleGetCondPtr(aclmdlRICondHandle handle, uint64_t **ptr);"),
+            Fn("aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStream stream, uint32_t flags);"),
+            Fn(
+                "aclError aclmdlRICaptureToModelRIBegin(aclrtStream stream, aclmdlRI modelRI, "
+                "aclmdlRICaptureMode mode);",
+            ),
+            Fn("aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char *path, uint32_t flags);"),
+        ),
+    ),
+    Group(
+        None,
+        "acl/acl_rt_programs.h",
+        "memory",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn("aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count);"),
+            Fn("aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag);"),
+            Fn(
+                "aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags, "
+                "aclrtMemSharedHandleType shareType, void *shareableHandle);",
+            ),
+            Fn(
+                "aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, "
+                "aclrtMemSharedHandleType shareType, uint64_t flags, aclrtDrvMemHandle *handle);",
+            ),
+        ),
+    ),
+    Group(
+        None,
+        "acl/acl_rt_programs.h",
+        "dump",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn("aclError aclmdlInitDump(void);"),
+            Fn("aclError aclmdlSetDump(const char *dumpCfgPath);"),
+            Fn("aclError aclmdlFinalizeDump(void);"),
+        ),
+    ),
+    # ---- acl/acl_dump.h: the dump package (declared only; the simulator: 200001) -------------------------------
+    Group(
+        None,
+        "acl/acl_dump.h",
+        "dump",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn(
+                "aclError acldumpRegCallback(int32_t (*const messageCallback)(const acldumpChunk *, int32_t), "
+                "int32_t flag);",
+                decl="ACL_DUMP_API",
+            ),
+            Fn("void acldumpUnregCallback(void);", decl="ACL_DUMP_API"),
+            Fn("aclError aclopStartDumpArgs(uint32_t dumpType, const char *path);"),
+            Fn("aclError aclopStopDumpArgs(uint32_t dumpType);"),
+            Fn("const char *acldumpGetPath(acldumpType dumpType);"),
+            Fn(
+                "aclError acldumpSaveExceptionInfo(const char *fileName, const char *userTag, "
+                "const acldumpTensorInfo *tensors, size_t tensorCount);",
+                decl="ACL_DUMP_WEAK ACL_FUNC_VISIBILITY",
+            ),
+            Fn(
+                "aclError acldumpGetExceptionInfoPath(char *path, size_t maxLen);",
+                decl="ACL_DUMP_WEAK ACL_FUNC_VISIBILITY",
+            ),
+        ),
+    ),
+    # ---- acl/acl_prof.h: the profiler package (declared only; the simulator: 200001) ---------------------------
+    Group(
+        None,
+        "acl/acl_prof.h",
+        "prof",
+        loaded=False,
+        decl="MSVP_PROF_API",
+        functions=(
+            Fn("aclError aclprofInit(const char *profilerResultPath, size_t length);"),
+            Fn("aclError aclprofFinalize(void);"),
+            Fn("aclError aclprofStart(const aclprofConfig *profilerConfig);"),
+            Fn(
+                "aclprofConfig *aclprofCreateConfig(uint32_t *deviceIdList, uint32_t deviceNums, "
+                "aclprofAicoreMetrics aicoreMetrics, const aclprofAicoreEvents *aicoreEvents, "
+                "uint64_t dataTypeConfig);",
+            ),
+            Fn("aclError aclprofDestroyConfig(const aclprofConfig *profilerConfig);"),
+            Fn("aclError aclprofStop(const aclprofConfig *profilerConfig);"),
+            Fn("aclError aclprofSetConfig(aclprofConfigType configType, const char *config, size_t configLength);"),
+            Fn("aclError aclprofModelSubscribe(uint32_t modelId, const aclprofSubscribeConfig *profSubscribeConfig);"),
+            Fn("aclError aclprofModelUnSubscribe(uint32_t modelId);"),
+            Fn(
+                "aclprofSubscribeConfig *aclprofCreateSubscribeConfig(int8_t timeInfoSwitch, "
+                "aclprofAicoreMetrics aicoreMetrics, void *fd);",
+            ),
+            Fn("aclError aclprofDestroySubscribeConfig(const aclprofSubscribeConfig *profSubscribeConfig);"),
+            Fn("aclError aclprofGetOpDescSize(size_t *opDescSize);"),
+            Fn("aclError aclprofGetOpNum(const void *opInfo, size_t opInfoLen, uint32_t *opNumber);"),
+            Fn(
+                "aclError aclprofGetOpTypeLen(const void *opInfo, size_t opInfoLen, uint32_t index, "
+                "size_t *opTypeLen);",
+            ),
+            Fn(
+                "aclError aclprofGetOpType(const void *opInfo, size_t opInfoLen, uint32_t index, char *opType, "
+                "size_t opTypeLen);",
+            ),
+            Fn(
+                "aclError aclprofGetOpNameLen(const void *opInfo, size_t opInfoLen, uint32_t index, "
+                "size_t *opNameLen);",
+            ),
+            Fn(
+                "aclError aclprofGetOpName(const void *opInfo, size_t opInfoLen, uint32_t index, char *opName, "
+                "size_t opNameLen);",
+            ),
+            Fn("uint64_t aclprofGetOpStart(const void *opInfo, size_t opInfoLen, uint32_t index);"),
+            Fn("uint64_t aclprofGetOpEnd(const void *opInfo, size_t opInfoLen, uint32_t index);"),
+            Fn("uint64_t aclprofGetOpDuration(const void *opInfo, size_t opInfoLen, uint32_t index);"),
+            Fn("size_t aclprofGetModelId(const void *opInfo, size_t opInfoLen, uint32_t index);"),
+            Fn("aclprofSubscribeOpFlag aclprofGetOpFlag(const void *opInfo, size_t opInfoLen, uint32_t index);"),
+            Fn(
+                "const char *aclprofGetOpAttriValue(const void *opInfo, size_t opInfoLen, uint32_t index, "
+                "aclprofSubscribeOpAttri attri);",
+            ),
+            Fn("aclError aclprofGetStepTimestamp(aclprofStepInfo *stepInfo, aclprofStepTag tag, aclrtStream stream);"),
+            Fn("aclprofStepInfo *aclprofCreateStepInfo(void);"),
+            Fn("void aclprofDestroyStepInfo(aclprofStepInfo *stepinfo);"),
+            Fn("void *aclprofCreateStamp(void);"),
+            Fn("void aclprofDestroyStamp(void *stamp);"),
+            Fn("aclError aclprofPush(void *stamp);"),
+            Fn("aclError aclprofPop(void);"),
+            Fn("aclError aclprofRangeStart(void *stamp, uint32_t *rangeId);"),
+            Fn("aclError aclprofRangeStop(uint32_t rangeId);"),
+            Fn("aclError aclprofSetStampTraceMessage(void *stamp, const char *msg, uint32_t msgLen);"),
+            Fn("aclError aclprofMark(void *stamp);"),
+            Fn("aclError aclprofMarkEx(const char *msg, size_t msgLen, aclrtStream stream);"),
+            Fn("uint64_t aclprofStr2Id(const char *message);"),
+            Fn("aclError aclprofRangePushEx(aclprofEventAttributes *attr);"),
+            Fn("aclError aclprofRangePop(void);"),
+        ),
+    ),
+    # ---- acl/acl_tdt.h: tensor data transfer, channels (declared only; the simulator: 200001) ------------------
+    Group(
+        None,
+        "acl/acl_tdt.h",
+        "tdt",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn("acltdtTensorType acltdtGetTensorTypeFromItem(const acltdtDataItem *dataItem);"),
+            Fn("aclDataType acltdtGetDataTypeFromItem(const acltdtDataItem *dataItem);"),
+            Fn("void *acltdtGetDataAddrFromItem(const acltdtDataItem *dataItem);"),
+            Fn("size_t acltdtGetDataSizeFromItem(const acltdtDataItem *dataItem);"),
+            Fn("size_t acltdtGetDimNumFromItem(const acltdtDataItem *dataItem);"),
+            Fn(
+                "aclError acltdtGetSliceInfoFromItem(const acltdtDataItem *dataItem, size_t *sliceNum, "
+                "size_t *sliceId);",
+            ),
+            Fn("aclError acltdtGetDimsFromItem(const acltdtDataItem *dataItem, int64_t *dims, size_t dimNum);"),
+            Fn(
+                "acltdtDataItem *acltdtCreateDataItem(acltdtTensorType tdtType, const int64_t *dims, size_t dimNum, "
+                "aclDataType dataType, void *data, size_t size);",
+            ),
+            Fn("aclError acltdtDestroyDataItem(acltdtDataItem *dataItem);"),
+            Fn("acltdtDataset *acltdtCreateDataset(void);"),
+            Fn("aclError acltdtDestroyDataset(acltdtDataset *dataset);"),
+            Fn("acltdtDataItem *acltdtGetDataItem(const acltdtDataset *dataset, size_t index);"),
+            Fn("aclError acltdtAddDataItem(acltdtDataset *dataset, acltdtDataItem *dataItem);"),
+            Fn("size_t acltdtGetDatasetSize(const acltdtDataset *dataset);"),
+            Fn("const char *acltdtGetDatasetName(const acltdtDataset *dataset);"),
+            Fn("aclError acltdtStopChannel(acltdtChannelHandle *handle);"),
+            Fn("acltdtChannelHandle *acltdtCreateChannel(uint32_t deviceId, const char *name);"),
+            Fn(
+                "acltdtChannelHandle *acltdtCreateChannelWithCapacity(uint32_t deviceId, const char *name, "
+                "size_t capacity);",
+            ),
+            Fn("aclError acltdtDestroyChannel(acltdtChannelHandle *handle);"),
+            Fn("aclError acltdtCleanChannel(acltdtChannelHandle *handle);"),
+            Fn(
+                "aclError acltdtSendTensor(const acltdtChannelHandle *handle, const acltdtDataset *dataset, "
+                "int32_t timeout);",
+            ),
+            Fn(
+                "aclError acltdtReceiveTensor(const acltdtChannelHandle *handle, acltdtDataset *dataset, "
+                "int32_t timeout);",
+            ),
+            Fn("aclError acltdtQueryChannelSize(const acltdtChannelHandle *handle, size_t *size);"),
+        ),
+    ),
+    # ---- acl/acl_tdt_queue.h: tensor data transfer, queues (declared only; the simulator: 200001) --------------
+    Group(
+        None,
+        "acl/acl_tdt_queue.h",
+        "queue",
+        loaded=False,
+        decl="ACL_FUNC_VISIBILITY",
+        functions=(
+            Fn("aclError acltdtCreateQueue(const acltdtQueueAttr *attr, uint32_t *qid);"),
+            Fn("aclError acltdtDestroyQueue(uint32_t qid);"),
+            Fn("aclError acltdtEnqueue(uint32_t qid, acltdtBuf buf, int32_t timeout);"),
+            Fn("aclError acltdtDequeue(uint32_t qid, acltdtBuf *buf, int32_t timeout);"),
+            Fn(
+                "aclError acltdtEnqueueData(uint32_t qid, const void *data, size_t dataSize, const void *userData, "
+                "size_t userDataSize, int32_t timeout, uint32_t rsv);",
+            ),
+            Fn(
+                "aclError acltdtDequeueData(uint32_t qid, void *data, size_t dataSize, size_t *retDataSize, "
+                "void *userData, size_t userDataSize, int32_t timeout);",
+            ),
+            Fn("aclError acltdtGrantQueue(uint32_t qid, int32_t pid, uint32_t permission, int32_t timeout);"),
+            Fn("aclError acltdtAttachQueue(uint32_t qid, int32_t timeout, uint32_t *permission);"),
+            Fn("aclError acltdtBindQueueRoutes(acltdtQueueRouteList *qRouteList);"),
+            Fn("aclError acltdtUnbindQueueRoutes(acltdtQueueRouteList *qRouteList);"),
+            Fn(
+                "aclError acltdtQueryQueueRoutes(const acltdtQueueRouteQueryInfo *queryInfo, "
+                "acltdtQueueRouteList *qRouteList);",
+            ),
+            Fn("aclError acltdtAllocBuf(size_t size, uint32_t type, acltdtBuf *buf);"),
+            Fn("aclError acltdtFreeBuf(acltdtBuf buf);"),
+            Fn("aclError acltdtGetBufData(const acltdtBuf buf, void **dataPtr, size_t *size);"),
+            Fn("aclError acltdtSetBufDataLen(acltdtBuf buf, size_t len);"),
+            Fn("aclError acltdtGetBufDataLen(acltdtBuf buf, size_t *len);"),
+            Fn("aclError acltdtAppendBufChain(acltdtBuf headBuf, acltdtBuf buf);"),
+            Fn("aclError acltdtGetBufChainNum(acltdtBuf headBuf, uint32_t *num);"),
+            Fn("aclError acltdtGetBufFromChain(acltdtBuf headBuf, uint32_t index, acltdtBuf *buf);"),
+            Fn("aclError acltdtGetBufUserData(const acltdtBuf buf, void *dataPtr, size_t size, size_t offset);"),
+            Fn("aclError acltdtSetBufUserData(acltdtBuf buf, const void *dataPtr, size_t size, size_t offset);"),
+            Fn("aclError acltdtCopyBufRef(const acltdtBuf buf, acltdtBuf *newBuf);"),
+            Fn("acltdtQueueAttr *acltdtCreateQueueAttr(void);"),
+            Fn("aclError acltdtDestroyQueueAttr(const acltdtQueueAttr *attr);"),
+            Fn(
+                "aclError acltdtSetQueueAttr(acltdtQueueAttr *attr, acltdtQueueAttrType type, size_t len, "
+                "const void *param);",
+            ),
+            Fn(
+                "aclError acltdtGetQueueAttr(const acltdtQueueAttr *attr, acltdtQueueAttrType type, size_t len, "
+                "size_t *paramRetSize, void *param);",
+            ),
+            Fn("acltdtQueueRoute *acltdtCreateQueueRoute(uint32_t srcId, uint32_t dstId);"),
+            Fn("aclError acltdtDestroyQueueRoute(const acltdtQueueRoute *route);"),
+            Fn(
+                "aclError acltdtGetQueueRouteParam(const acltdtQueueRoute *route, acltdtQueueRouteParamType type, "
+                "size_t len, size_t *paramRetSize, void *param);",
+            ),
+            Fn("acltdtQueueRouteList *acltdtCreateQueueRouteList(void);"),
+            Fn("aclError acltdtDestroyQueueRouteList(const acltdtQueueRouteList *routeList);"),
+            Fn("aclError acltdtAddQueueRoute(acltdtQueueRouteList *routeList, const acltdtQueueRoute *route);"),
+            Fn(
+                "aclError acltdtGetQueueRoute(const acltdtQueueRouteList *routeList, size_t index, "
+                "acltdtQueueRoute *route);",
+            ),
+            Fn("size_t acltdtGetQueueRouteNum(const acltdtQueueRouteList *routeList);"),
+            Fn("acltdtQueueRouteQueryInfo *acltdtCreateQueueRouteQueryInfo(void);"),
+            Fn("aclError acltdtDestroyQueueRouteQueryInfo(const acltdtQueueRouteQueryInfo *info);"),
+            Fn(
+                "aclError acltdtSetQueueRouteQueryInfo(acltdtQueueRouteQueryInfo *param, "
+                "acltdtQueueRouteQueryInfoParamType type, size_t len, const void *value);",
+            ),
         ),
     ),
 )

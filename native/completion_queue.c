@@ -109,6 +109,7 @@ typedef struct parked {
     struct parked *next;
     uint32_t task;
     int32_t code;
+    int early; /* its early word went out (stream reports: see stream_report, enqueue) */
     char *message;
 } parked;
 
@@ -237,7 +238,7 @@ static int parked_has(const parked *k, uint32_t task)
 static uint64_t token_of(aiocann_cq_stream *qs, uint32_t task)
 {
     for (uint32_t i = 0; i < RING; i++) {
-        uint64_t tok = atomic_load_explicit(&qs->ring[i].token, memory_order_acquire);
+        uint64_t tok = atomic_load_explicit(&qs->ring[i].token, memory_order_seq_cst); /* see early_word_late */
         if (tok && atomic_load_explicit(&qs->ring[i].task, memory_order_relaxed) == task &&
             atomic_load_explicit(&qs->ring[i].token, memory_order_relaxed) == tok)
             return tok;
@@ -258,12 +259,33 @@ static void stream_report(aiocann_cq_stream *qs, uint32_t task, int32_t code, ch
         free(message); /* out of memory: this report is lost */
         return;
     }
-    *k = (parked){NULL, task, code, message};
+    *k = (parked){NULL, task, code, 0, message};
     append(&qs->parked_tail, k);
-    atomic_fetch_add(&qs->nparked, 1);
+    atomic_fetch_add(&qs->nparked, 1); /* seq_cst: before the ring is read, against enqueue */
     uint64_t token = token_of(qs, task);
-    if (token)
+    if (token) {
+        k->early = 1;
         push(qs->cq, AIOCANN_TASK_REPORT | token, code, message ? strdup(message) : NULL);
+    }
+}
+
+/* The early word of a report that came before its task was in the ring: a kernel can fault,
+ * and the runtime report it, before the thread that launched it has asked for its task id and
+ * written the ring (enqueue). Then stream_report found no token, and this -- called by the
+ * submitter right after its ring write -- sends the word. The two sides are a Dekker pair:
+ * each writes (the ring entry, nparked) then reads the other's (seq_cst both), so at least one
+ * sees the other, and `early`, under the lock, lets only one of them send. */
+static void early_word_late(aiocann_cq_stream *qs, uint64_t token, uint32_t task)
+{
+    pthread_mutex_lock(&qs->lock);
+    for (parked *k = qs->parked; k; k = k->next) {
+        if (k->task == task && !k->early) {
+            k->early = 1;
+            push(qs->cq, AIOCANN_TASK_REPORT | token, k->code, k->message ? strdup(k->message) : NULL);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&qs->lock);
 }
 
 /* Runs on a runtime thread, before the failed stream goes on (see the top of the file) -- or,
@@ -295,9 +317,9 @@ static void on_exception(aclrtExceptionInfo *info)
             pthread_mutex_lock(&m->lock);
             parked *k = parked_has(m->parked, task) ? NULL : malloc(sizeof *k);
             if (k) { /* else a duplicate, or out of memory */
-                *k = (parked){NULL, task, code, recent_message()};
+                *k = (parked){NULL, task, code, m->count != 0, recent_message()};
                 append(&m->parked_tail, k);
-                if (m->count) /* the early word, as for a stream's work (see the top) */
+                if (k->early) /* the early word, as for a stream's work (see the top) */
                     push(m->cq, AIOCANN_TASK_REPORT | m->tokens[m->head], code,
                          k->message ? strdup(k->message) : NULL);
             }
@@ -505,6 +527,14 @@ static int model_track(aiocann_cq_model *m, uint64_t token, int in_flight, int n
             m->tokens[(m->head + m->count++) % m->cap] = token;
         else
             ok = 0;
+        /* A replay can fail, and be reported, before its submitter tracks it here (the
+         * replay is submitted first): the early word of such a report goes out now. */
+        for (parked *k = m->parked; ok && k; k = k->next) {
+            if (!k->early) {
+                k->early = 1;
+                push(m->cq, AIOCANN_TASK_REPORT | m->tokens[m->head], k->code, k->message ? strdup(k->message) : NULL);
+            }
+        }
     } else if (m->count && newest && m->tokens[(m->head + m->count - 1) % m->cap] == token) {
         m->count--;
     } else if (m->count && !newest && m->tokens[m->head] == token) {
@@ -614,7 +644,9 @@ static aclError enqueue(aiocann_cq_stream *qs, uint64_t token, int work, aiocann
     if (p->work_task != NO_TASK) {
         qs->last_work = HW_VALID | p->work_task;
         atomic_store_explicit(&qs->ring[token % RING].task, p->work_task, memory_order_relaxed);
-        atomic_store_explicit(&qs->ring[token % RING].token, token, memory_order_release);
+        atomic_store_explicit(&qs->ring[token % RING].token, token, memory_order_seq_cst);
+        if (atomic_load_explicit(&qs->nparked, memory_order_seq_cst)) /* rare: a report is parked */
+            early_word_late(qs, token, p->work_task);
     }
     /* A marker or a replay blocks the stream until it has run (see the top of the file);
      * everything else lets the stream go on. From here on_complete may run at any moment on

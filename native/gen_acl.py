@@ -14,7 +14,8 @@ headers, which say which parameters are handles):
 
 * native/include/acl/*.h, native/include/aclsim_ext.h: the prototypes, between each block's
   ``BEGIN GENERATED`` and ``END GENERATED`` markers (the types around them are hand-written);
-* native/acl_table.h: the loader's function table and the macros that route calls through it;
+* native/acl_table.h: the loader's function table and the macros that route calls through it
+  (the loaded functions only: a header-only group's, ``loaded=False``, are declared and no more);
 * native/acl_standins.h: the loader's stand-ins for optional functions a runtime lacks;
 * aiocann/acl/rt.py: ``__all__`` and the wrappers of the two common shapes, between markers
   in the sections they belong to (every other line of rt.py is hand-written).
@@ -58,11 +59,16 @@ def load_description() -> ModuleType:
 
 @dataclass(frozen=True)
 class Param:
-    ctype: str  # as written: "const char *", "int32_t *const"
-    name: str
+    ctype: str  # as written: "const char *", "int32_t *const"; "..." for a variadic tail
+    name: str  # "" for "..."
+    declarator: str | None = None  # the whole declaration when the name sits inside it (a function pointer)
 
     @property
     def decl(self) -> str:
+        if self.declarator is not None:
+            return self.declarator
+        if not self.name:
+            return self.ctype
         sep = "" if self.ctype.endswith("*") else " "
         return f"{self.ctype}{sep}{self.name}"
 
@@ -72,14 +78,37 @@ class Proto:
     ret: str
     name: str
     params: tuple[Param, ...]
+    attrs: str = ""  # a trailing __attribute__((...)), as aclAppLog's printf format check
 
     @property
     def head(self) -> str:
         sep = "" if self.ret.endswith("*") else " "
         return f"{self.ret}{sep}{self.name}("
 
+    @property
+    def variadic(self) -> bool:
+        return any(p.ctype == "..." for p in self.params)
 
-_PROTO = re.compile(r"^(?P<ret>[\w\s*]+?)\s*\b(?P<name>\w+)\((?P<params>.*)\);$")
+
+_PROTO = re.compile(
+    r"^(?P<ret>[\w\s*]+?)\s*\b(?P<name>\w+)\((?P<params>.*?)\)\s*(?P<attrs>__attribute__\s*\(\(.*\)\))?;$"
+)
+_FNPTR = re.compile(r"^[\w\s*]+\(\s*\*\s*(?:const\s+)?(?P<name>\w+)\s*\)\s*\(.*\)$")
+
+
+def _split_params(body: str) -> list[str]:
+    """The parameters of a prototype: split at the commas outside parentheses (a function
+    pointer's own parameters stay in one piece)."""
+    parts, depth, cur = [], 0, ""
+    for ch in body:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur.strip())
+    return parts
 
 
 def parse_proto(text: str) -> Proto:
@@ -89,12 +118,22 @@ def parse_proto(text: str) -> Proto:
     params: list[Param] = []
     body = m["params"].strip()
     if body not in ("", "void"):
-        for part in body.split(","):
-            pm = re.match(r"^(?P<type>.*?)\s*\b(?P<name>\w+)$", part.strip())
+        parts = _split_params(body)
+        for i, part in enumerate(parts):
+            if part == "...":
+                if i != len(parts) - 1 or i == 0:
+                    raise ValueError(f"{m['name']}: '...' must follow a named parameter, last")
+                params.append(Param("...", ""))
+                continue
+            fm = _FNPTR.match(part)
+            if fm:
+                params.append(Param("", fm["name"], part))
+                continue
+            pm = re.match(r"^(?P<type>.*?)\s*\b(?P<name>\w+)$", part)
             if not pm or not pm["type"]:
-                raise ValueError(f"{m['name']}: a parameter without a name: {part.strip()!r}")
+                raise ValueError(f"{m['name']}: a parameter without a name: {part!r}")
             params.append(Param(_spell(pm["type"]), pm["name"]))
-    return Proto(_spell(m["ret"]), m["name"], tuple(params))
+    return Proto(_spell(m["ret"]), m["name"], tuple(params), m["attrs"] or "")
 
 
 def _spell(ctype: str) -> str:
@@ -122,8 +161,10 @@ def _wrap_c(head: str, items: Sequence[str], tail: str, indent: str = "") -> lis
     return lines
 
 
-def prototype_lines(proto: Proto) -> list[str]:
-    return _wrap_c(proto.head, [p.decl for p in proto.params] or ["void"], ");")
+def prototype_lines(proto: Proto, decl: str = "") -> list[str]:
+    """The prototype as the header writes it: ``decl`` (its visibility macros) first, wrapped."""
+    tail = ")" + (f" {proto.attrs}" if proto.attrs else "") + ";"
+    return _wrap_c((f"{decl} " if decl else "") + proto.head, [p.decl for p in proto.params] or ["void"], tail)
 
 
 # --------------------------------------------------------------------------- the description
@@ -148,10 +189,30 @@ def entries(desc: ModuleType) -> list[Entry]:
             seen.add(proto.name)
             if fn.required and (fn.missing is not None or group.library != "acl"):
                 raise ValueError(f"{proto.name}: a required function has no stand-in (missing=) and is the runtime's")
-            if not fn.required and fn.missing is None and proto.ret != "aclError":
+            if not group.loaded:
+                if fn.required or fn.missing is not None or fn.py is not None:
+                    raise ValueError(
+                        f"{proto.name} is declared in its header only (loaded=False): it has no place in"
+                        " the loader's table (required=, missing=) nor in acl.rt (py=)"
+                    )
+            elif _decl(fn, group):
+                raise ValueError(f"{proto.name}: a loaded function is in the cffi cdef, which knows no decl= macros")
+            elif proto.variadic:
+                raise ValueError(f"{proto.name}: variadic, it has no stand-in: make it header-only (loaded=False)")
+            elif not fn.required and fn.missing is None and proto.ret != "aclError":
                 raise ValueError(f"{proto.name} returns {proto.ret}: say what its stand-in returns (missing=...)")
             out.append(Entry(fn, group, proto))
     return out
+
+
+def _decl(fn: Any, group: Any) -> str:
+    """The macros the header writes before the prototype (its visibility, as the real header)."""
+    return str(fn.decl if fn.decl is not None else group.decl)
+
+
+def loaded(items: list[Entry]) -> list[Entry]:
+    """The entries of the loader's table (and of the cffi cdef): every one not header-only."""
+    return [e for e in items if e.group.loaded]
 
 
 # --------------------------------------------------------------------------- C: headers
@@ -175,8 +236,36 @@ def header_block(items: list[Entry]) -> str:
             last_group = e.group
         if e.fn.doc:
             lines.extend(e.fn.doc.splitlines())
-        lines.extend(prototype_lines(e.proto))
+        if e.fn.deprecated is not None:
+            lines.append(f"ACL_DEPRECATED_MESSAGE({_cstring(e.fn.deprecated)})")
+        lines.extend(prototype_lines(e.proto, _decl(e.fn, e.group)))
     return "\n".join(lines) + "\n"
+
+
+def _cstring(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+CFFI_BEGIN, CFFI_END = "/* cffi-begin */", "/* cffi-end */"
+
+
+def check_cdef_placement(text: str, path: str, blocks: dict[str, list[Entry]]) -> None:
+    """A loaded block lies inside the header's cffi region (native/build_ffi.py reads it: cffi
+    declares the function, and its calls go through the table's macros); a header-only block
+    lies outside it, or cffi would call a symbol the table does not route."""
+    i, j = text.find(CFFI_BEGIN), text.find(CFFI_END)
+    for block, es in blocks.items():
+        kinds = {e.group.loaded for e in es}
+        if len(kinds) != 1:
+            raise ValueError(f"{path}: block {block!r} mixes loaded and header-only (loaded=False) groups")
+        at = text.find(_marker_c("BEGIN", block))
+        inside = 0 <= i < at < j
+        if kinds == {True} and not inside:
+            raise ValueError(f"{path}: block {block!r} of loaded functions is outside the cffi region")
+        if kinds == {False} and inside:
+            raise ValueError(
+                f"{path}: block {block!r} of header-only functions (loaded=False) is inside the cffi region"
+            )
 
 
 def replace_blocks(
@@ -496,8 +585,8 @@ def generate() -> dict[Path, str]:
     desc = load_description()
     items = entries(desc)
     out: dict[Path, str] = {
-        NATIVE / "acl_table.h": acl_table_h(items),
-        NATIVE / "acl_standins.h": acl_standins_h(items),
+        NATIVE / "acl_table.h": acl_table_h(loaded(items)),
+        NATIVE / "acl_standins.h": acl_standins_h(loaded(items)),
     }
     by_header: dict[str, dict[str, list[Entry]]] = {}
     for e in items:
@@ -506,6 +595,10 @@ def generate() -> dict[Path, str]:
         path = INCLUDE / header
         text = out.get(path, path.read_text())
         content = {b: header_block(es) for b, es in blocks.items()}
+        for b in blocks:  # the markers are checked by replace_blocks; placement needs them
+            if text.count(_marker_c("BEGIN", b)) != 1:
+                raise ValueError(f"{header} needs one {_marker_c('BEGIN', b)!r} ... pair for block {b!r}")
+        check_cdef_placement(text, header, blocks)
         out[path] = replace_blocks(
             text, header, content, lambda b: _marker_c("BEGIN", b), lambda b: _marker_c("END", b)
         )

@@ -1,6 +1,7 @@
 """pyACL's module names for aiocann's facade (``import acl`` resolving to :mod:`aiocann.acl`), and
 the folder that makes ``import acl`` work in other processes. Used by the runner
-(``python -m aiocann.acl``) and by the ``acl`` shim package (``_shim/acl``)."""
+(``python -m aiocann.acl``) and by the toolkit's ``acl`` package
+(``aiocann/toolkit/python/site-packages/acl``)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from pathlib import Path
 
 FACADE_MODULES = ("rt", "util", "mdl", "op", "media", "himpi", "blas", "prof", "fv")
 
-# The folder holding the `acl` shim package: on PYTHONPATH, `import acl` gives aiocann.acl.
-SHIM_DIR = Path(__file__).resolve().parent / "_shim"
+# The folder holding the `acl` package that resolves to aiocann.acl: the toolkit's
+# python/site-packages, as in a CANN install (on PYTHONPATH, `import acl` gives aiocann.acl).
+SHIM_DIR = Path(__file__).resolve().parent.parent / "toolkit" / "python" / "site-packages"
 
 
 def alias_acl() -> None:

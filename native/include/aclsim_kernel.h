@@ -15,6 +15,7 @@
 #ifndef AIOCANN_ACLSIM_KERNEL_H_
 #define AIOCANN_ACLSIM_KERNEL_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -48,6 +49,52 @@ extern __attribute__((visibility("default"))) const aclsim_kernel_desc aclsim_ke
  * A binary built before this existed lacks the symbol: its blocks report nothing. */
 #define ACLSIM_BLOCK_STATUS_OVERFLOW 0x1u /* a floating-point result overflowed (saturated) */
 extern __attribute__((visibility("default"))) uint32_t aclsim_kernel_take_status(void);
+
+/* The simulator functions a kernel calls (the Ascend C layer, kernel_operator.h): the kernel
+ * binary defines one pointer slot, aclsim_kernel_rt, with default visibility; the simulator
+ * fills it when it loads the binary (binary.c) with its table, and never changes it again, so
+ * a kernel reads it without synchronisation. A kernel run outside the simulator (the slot
+ * still NULL) has no runtime: the header then ends it with __builtin_trap().
+ *
+ *   fail   ends the running block as an AI-core exception (the launch fails with 507015) with
+ *          `what` in the launch's message, after "kernel <name>, block <i> of <n>: "; called
+ *          on the block's own thread, it does not return (it jumps back to the block's guard,
+ *          as a contained fault does; destructors of the kernel's objects do not run).
+ *   print  writes len bytes of text (whole lines, the device's prefix already on each) to the
+ *          process's standard output as one piece, so lines of concurrent blocks never mix.
+ *   chip   the simulated chip (aclsim_chip.h): the unified-buffer size and the rules a kernel
+ *          is checked against.
+ *   ub     this AI core's unified buffer: ub_size bytes, 64-byte aligned, the same buffer for
+ *          every block the calling thread runs (a core's memory is not cleared between blocks
+ *          on the device either). NULL when out of host memory.
+ *   sync_all (version 2) waits until every block of the launch has called it (SyncAll): it
+ *          fails the block, as fail does, when the blocks cannot all run at once or another
+ *          block of the launch failed while it waited. */
+#define ACLSIM_KERNEL_RT_VERSION 2u
+struct aclsimChip;
+typedef struct aclsim_kernel_rt {
+    uint32_t version; /* ACLSIM_KERNEL_RT_VERSION */
+    void (*fail)(const char *what); /* does not return */
+    void (*print)(const char *text, size_t len);
+    const struct aclsimChip *(*chip)(void);
+    void *(*ub)(void);
+    void (*sync_all)(void);
+} aclsim_kernel_rt;
+
+/* The slot: a weak definition, so every translation unit of a kernel binary may include this
+ * header and the binary still has exactly one. Hidden, so the kernel's reads bind to its own
+ * slot even when a library loaded globally (a host library built with this header, say) defines
+ * the same name; the simulator fills it through the exported setter, which it finds with
+ * dlsym on the binary's own handle. Not in the simulator itself (sim.h defines
+ * ACLSIM_BUILDING_SIMULATOR). */
+#ifndef ACLSIM_BUILDING_SIMULATOR
+__attribute__((weak, visibility("hidden"))) const aclsim_kernel_rt *aclsim_kernel_rt_slot = 0;
+__attribute__((weak, visibility("default"))) void aclsim_kernel_rt_set(const aclsim_kernel_rt *rt)
+{
+    aclsim_kernel_rt_slot = rt;
+}
+#endif
+typedef void (*aclsim_kernel_rt_set_fn)(const aclsim_kernel_rt *rt);
 
 #ifdef __cplusplus
 }

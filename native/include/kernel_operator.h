@@ -12,6 +12,10 @@
  * (`extern "C"` only in C++; a C kernel writes `__global__ __aicore__ void add_custom(...)`.)
  * Every block of a launch runs the function once on one of the device's AI-core threads;
  * GetBlockIdx() is the block's index in [0, GetBlockNum()). Build with aiocann.sim.build_kernel.
+ *
+ * In C++ the header also carries aiocann's Ascend C API (the headers in ascendc/: GlobalTensor, LocalTensor,
+ * TPipe, TQue, TBuf, DataCopy, the vector instructions, printf, the tiling macros), written from
+ * the public API documentation, with the hardware's rules checked on every call.
  */
 #ifndef AIOCANN_KERNEL_OPERATOR_H_
 #define AIOCANN_KERNEL_OPERATOR_H_
@@ -55,6 +59,13 @@ using ::GetBlockIdx;
 using ::GetBlockNum;
 using ::aclsimKernelRaiseOverflow;
 }
+
+/* The Ascend C API (tiers 0 and 1), C++ only: see the headers' own comments. */
+#include "ascendc/base.h"
+#include "ascendc/tensor.h"
+#include "ascendc/copy.h"
+#include "ascendc/vector.h"
+#include "ascendc/dump.h"
 #endif
 
 #endif /* AIOCANN_KERNEL_OPERATOR_H_ */

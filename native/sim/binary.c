@@ -38,7 +38,7 @@ static void binary_destroy(sim_obj *o)
     if (b->dl)
         dlclose(b->dl);
     if (b->memfd >= 0)
-        close(b->memfd);
+        close(b->memfd); /* after dlclose: see load_from_data */
     free(b->functions);
     pthread_mutex_destroy(&b->lock);
     free(b);
@@ -182,9 +182,22 @@ static aclError open_cpu_program(const char *label, int device, int mode, const 
 }
 
 /* Opens a shared object and checks that it is a simulator kernel binary. memfd: the memory
- * file path names (load_from_data), which the binary then owns, or -1. */
+ * file path names (LoadFromData), which the binary keeps open while loaded; -1 for a file. The
+ * binary owns it from here on, also when opening fails. */
+static aclError open_binary_dl(const char *path, const char *label, int device, int *memfd, const char *func,
+                               aclrtBinHandle *out);
+
 static aclError open_binary(const char *path, const char *label, int device, int memfd, const char *func,
                             aclrtBinHandle *out)
+{
+    aclError rc = open_binary_dl(path, label, device, &memfd, func, out);
+    if (memfd >= 0)
+        close(memfd); /* no binary took it (open_binary_dl clears it when one does) */
+    return rc;
+}
+
+static aclError open_binary_dl(const char *path, const char *label, int device, int *memfd, const char *func,
+                               aclrtBinHandle *out)
 {
     aclError rc = check_elf(path, label, func);
     if (rc)
@@ -234,7 +247,17 @@ static aclError open_binary(const char *path, const char *label, int device, int
     b->num_kernels = n;
     b->functions = fns;
     b->cpu_mode = -1;
-    b->memfd = memfd;
+    b->memfd = *memfd; /* the binary's from here on (binary_destroy closes it) */
+    *memfd = -1;
+    /* The Ascend C layer's runtime (kernel_rt.c): a binary built with kernel_operator.h has a
+     * slot for it (set through its exported setter); one built before that may lack it. Filled
+     * before any block can run, and never changed again. */
+    union {
+        void *p;
+        aclsim_kernel_rt_set_fn fn;
+    } set = {.p = dlsym(dl, "aclsim_kernel_rt_set")}; /* a data pointer to a function, as dlsym has it */
+    if (set.fn)
+        set.fn(sim_kernel_rt());
     /* Optional: binaries built before blocks could report a status lack it (overflow.c). */
     b->take_status = (uint32_t(*)(void))dlsym(dl, "aclsim_kernel_take_status");
     pthread_mutex_init(&b->lock, NULL);
@@ -305,13 +328,11 @@ static aclError load_from_data(const void *data, size_t length, const aclrtBinar
     char path[64], label[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     snprintf(label, sizeof label, "<binary data, %zu bytes>", length);
-    /* The binary keeps fd open until it is destroyed: dlopen() takes a library it is given by
-     * a name it already knows for the one it has, so a closed fd whose number the next load
-     * reuses would hand that load the previous binary. */
-    rc = open_binary(path, label, device, fd, func, binHandle);
-    if (rc)
-        close(fd);
-    return rc;
+    /* The memory file stays open while the binary is loaded (binary_destroy closes it): the
+     * dynamic loader knows a library by the path it was opened with, and a later load whose
+     * memory file got the same descriptor number -- the same "/proc/self/fd/N" -- would be
+     * handed the binary already loaded under that name instead of its own. */
+    return open_binary(path, label, device, fd, func, binHandle);
 }
 
 SIM_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,

@@ -1335,7 +1335,7 @@ aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_t msgle
                 /* ReportErrorInfoForModelExecuteTask (model_execute_task.cc): the executing
                  * stream's error slot gets the code (stream->SetErrCode), the report names the
                  * model's own stream and the failed captured task, with the replay's thread. */
-                sim_stream_task_failed_as(s, rc, msg, m->streams[it->stream].bound->id, t->task_id, rt->tid);
+                sim_stream_task_failed_as(s, rc, msg, m->streams[it->stream].bound->id, t->task_id, rt->tid, NULL);
                 stop = s->aborted; /* only this thread, the stream's worker, writes it */
             }
         }

@@ -156,7 +156,7 @@ static void finish_block(sim_core_pool *p, sim_job *j, uint32_t block, sim_fault
                      (unsigned long long)j->timeout_us, block, j->num_blocks);
         } else {
             j->error = ACL_ERROR_RT_AICORE_EXCEPTION;
-            char what[160];
+            char what[320];
             snprintf(j->errmsg, sizeof j->errmsg, "kernel %s, block %u of %u: %s", j->desc->name, block,
                      j->num_blocks, sim_fault_text(f, what, sizeof what));
         }
@@ -198,7 +198,9 @@ static void run_claimed(sim_core_pool *p, sim_core *c, int ci, sim_job *j, uint3
     pthread_mutex_unlock(&p->lock);
     bool trace = sim_trace_on();
     uint64_t t0 = trace ? sim_now_ns() : 0;
+    sim_kernel_rt_enter(j);
     sim_fault f = guard ? sim_guarded_call(guard, run_block, &call) : (run_block(&call), (sim_fault){.sig = 0});
+    sim_kernel_rt_enter(NULL);
     /* The block's status lives in the kernel's thread-local word: read it on this thread,
      * also after a fault, so that it cannot leak into the next block this thread runs. */
     uint32_t status = take_status ? take_status() : 0;
@@ -359,6 +361,9 @@ static int idle_slot(sim_core_pool *p)
 void sim_pool_run(sim_core_pool *p, sim_job *job, sim_guard *guard)
 {
     pthread_cond_init(&job->done_cv, NULL);
+    job->concurrency = (uint32_t)p->num_cores;
+    if (job->max_cores && job->max_cores < job->concurrency)
+        job->concurrency = job->max_cores;
     pthread_mutex_lock(&p->lock);
     if (job->running_slot)
         *job->running_slot = job; /* visible to sim_pool_kill from here on */
@@ -512,6 +517,7 @@ static aclError activate(sim_device *d)
         sim_memory_fini(&d->mem);
         return sim_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "cannot start the copy engine of device %d", d->id);
     }
+    atomic_store(&d->last_error, 0); /* aclrtGetErrorVerbose: a fresh device has had no error */
     d->active = true;
     sim_exception_fast_clear(d->id); /* DeviceErrorProc::ProcClearFastRingBuffer */
     /* issue 11: a new device has all its cores (RawDevice::InitResource) and a clear float

@@ -61,6 +61,7 @@ static aclError create(aclrtEvent *event, uint32_t flags, const char *func)
         return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
     }
     sim_obj_init(&e->obj, SIM_KIND_EVENT, event_destroy);
+    e->record_flag = e->wait_flag = UINT32_MAX; /* none used yet (Event::recordFlag_/waitFlag_) */
     e->dev = d;
     e->ctx = c; /* keeps the context's reference until the event is destroyed */
     e->flags = flags;
@@ -110,14 +111,21 @@ SIM_API aclError aclrtDestroyEvent(aclrtEvent event)
     return ACL_SUCCESS;
 }
 
-/* Shared by record and reset: validates, then enqueues an event task on the stream. */
-static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type, const char *func)
+static aclError check_flag_use(sim_event *e, bool record, uint32_t flag, const char *func);
+
+/* Shared by record and reset: validates, then enqueues an event task on the stream. A record's
+ * flag (ACL_EVENT_RECORD_DEFAULT for aclrtRecordEvent) must be the event's record flag. */
+static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type, uint32_t flag, const char *func)
 {
     SIM_CHECK_NOT_NULL(event);
     aclError rc;
     sim_event *e = lookup(event, func, &rc);
     if (!e)
         return rc;
+    if (type == SIM_TASK_EVENT_RECORD && (rc = check_flag_use(e, true, flag, func))) {
+        sim_obj_put(&e->obj);
+        return rc;
+    }
     if (type == SIM_TASK_EVENT_RESET && e->ex_mode) { /* ApiErrorDecorator::EventReset */
         sim_obj_put(&e->obj);
         return sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -166,34 +174,50 @@ static aclError submit(aclrtEvent event, aclrtStream stream, sim_task_type type,
 SIM_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 {
     SIM_CHECK_PROCESS();
-    return submit(event, stream, SIM_TASK_EVENT_RECORD, __func__);
+    return submit(event, stream, SIM_TASK_EVENT_RECORD, ACL_EVENT_RECORD_DEFAULT, __func__);
 }
 
 SIM_API aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 {
     SIM_CHECK_PROCESS();
-    return submit(event, stream, SIM_TASK_EVENT_RESET, __func__);
+    return submit(event, stream, SIM_TASK_EVENT_RESET, 0, __func__);
 }
+
+/* The wait both aclrtStreamWaitEvent and aclrtStreamWaitEventWithFlag submit; timeout_s is the
+ * wait task's timeout, or WAIT_OP_TIMEOUT for what aclrtSetOpWaitTimeout set. */
+#define WAIT_OP_TIMEOUT UINT32_MAX
+static aclError wait_submit(aclrtStream stream, aclrtEvent event, uint32_t timeout_s, uint32_t flag,
+                            const char *func);
 
 SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 {
     SIM_CHECK_PROCESS();
+    return wait_submit(stream, event, WAIT_OP_TIMEOUT, ACL_EVENT_WAIT_DEFAULT, __func__);
+}
+
+static aclError wait_submit(aclrtStream stream, aclrtEvent event, uint32_t timeout_s, uint32_t flag,
+                            const char *func)
+{
     SIM_CHECK_NOT_NULL(event);
     aclError rc;
-    sim_event *e = lookup(event, __func__, &rc);
+    sim_event *e = lookup(event, func, &rc);
     if (!e)
         return rc;
     /* Event::IsEventWithoutWaitTask: only SYNC, EXTERNAL and IPC events can be waited on. */
     if (!(e->flags & (ACL_EVENT_SYNC | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC))) {
         sim_obj_put(&e->obj);
-        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "event was created without ACL_EVENT_SYNC and cannot be waited on");
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "event was created without ACL_EVENT_SYNC and cannot be waited on");
     }
-    sim_stream *s = sim_stream_for_work(stream, __func__, &rc);
+    if ((rc = check_flag_use(e, false, flag, func))) { /* ApiErrorDecorator::StreamWaitEvent */
+        sim_obj_put(&e->obj);
+        return rc;
+    }
+    sim_stream *s = sim_stream_for_work(stream, func, &rc);
     if (!s) {
         sim_obj_put(&e->obj);
         return rc;
     }
-    if (sim_capture_event_op(s, e, SIM_TASK_EVENT_WAIT, __func__, &rc)) {
+    if (sim_capture_event_op(s, e, SIM_TASK_EVENT_WAIT, func, &rc)) {
         sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
         return rc;
@@ -210,13 +234,13 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     if (!t) {
         sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
-        return sim_fail(ACL_ERROR_BAD_ALLOC, "out of host memory");
+        return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
     }
     t->u.event.event = e;
     t->u.event.gen = gen;
     /* rtStreamWaitEvent passes Runtime::GetWaitTimeout(), what aclrtSetOpWaitTimeout set
      * (op_timeout.c), into the wait task when it is made. */
-    t->u.event.timeout_s = sim_op_wait_timeout_s();
+    t->u.event.timeout_s = timeout_s == WAIT_OP_TIMEOUT ? sim_op_wait_timeout_s() : timeout_s;
     /* Counted before it can run (sim_event_execute_wait counts it done), and uncounted if
      * the stream refuses it: aclrtQueryEventWaitStatus compares the two. A refused task is
      * freed with the task's reference, so hold one more across the submission. */
@@ -224,7 +248,7 @@ SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     pthread_mutex_lock(&e->lock);
     e->waits_submitted++;
     pthread_mutex_unlock(&e->lock);
-    rc = sim_stream_submit(s, t, __func__, NULL);
+    rc = sim_stream_submit(s, t, func, NULL);
     if (rc) {
         pthread_mutex_lock(&e->lock);
         e->waits_submitted--;
@@ -474,4 +498,55 @@ SIM_API aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEv
     sim_obj_put(&a->obj);
     sim_obj_put(&b->obj);
     return rc;
+}
+
+/* ------------------------------------------------------------------ with flags (issue 23) */
+
+/* aclrtRecordEventWithFlag / aclrtStreamWaitEventWithFlag (event.cpp, stream.cpp, and
+ * ApiErrorDecorator::EventRecord / StreamWaitEvent): the flag is DEFAULT or EXTERNAL (100000
+ * from the ACL layer otherwise); a DEFAULT record is aclrtRecordEvent. EXTERNAL -- a record or
+ * wait another process or device observes -- needs an event of aclrtCreateEventExWithFlag with
+ * exactly ACL_EVENT_SYNC (207000 otherwise), and an EXTERNAL wait a timeout of 0. The runtime
+ * layer keeps one record flag and one wait flag per event, set by the first record or wait of
+ * any kind (aclrtRecordEvent and aclrtStreamWaitEvent are DEFAULT ones): a later operation with
+ * the other flag is 107000. The simulated device has no other observer, so an EXTERNAL record or wait
+ * orders the streams as a DEFAULT one does. A wait's timeout (seconds; 0: none) is its task's. */
+static aclError check_flag_use(sim_event *e, bool record, uint32_t flag, const char *func)
+{
+    if (flag == ACL_EVENT_RECORD_EXTERNAL && (!e->ex_mode || e->flags != ACL_EVENT_SYNC))
+        return sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "ACL_EVENT_%s_EXTERNAL for an event not created by aclrtCreateEventExWithFlag with "
+                         "ACL_EVENT_SYNC", record ? "RECORD" : "WAIT");
+    pthread_mutex_lock(&e->lock);
+    uint32_t *slot = record ? &e->record_flag : &e->wait_flag;
+    uint32_t cur = *slot;
+    if (cur == UINT32_MAX)
+        *slot = flag;
+    pthread_mutex_unlock(&e->lock);
+    if (cur != UINT32_MAX && cur != flag)
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
+                         "the %s flag must remain consistent for the same event: it was %s, now %s",
+                         record ? "record" : "wait", cur ? "EXTERNAL" : "DEFAULT", flag ? "EXTERNAL" : "DEFAULT");
+    return ACL_SUCCESS;
+}
+
+SIM_API aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(event);
+    if (flag != ACL_EVENT_RECORD_DEFAULT && flag != ACL_EVENT_RECORD_EXTERNAL)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "flag %u must be ACL_EVENT_RECORD_DEFAULT or ACL_EVENT_RECORD_EXTERNAL",
+                        flag);
+    return submit(event, stream, SIM_TASK_EVENT_RECORD, flag, __func__);
+}
+
+SIM_API aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event, uint32_t timeout, uint32_t flag)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(event);
+    if (flag != ACL_EVENT_WAIT_DEFAULT && flag != ACL_EVENT_WAIT_EXTERNAL)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "flag %u must be ACL_EVENT_WAIT_DEFAULT or ACL_EVENT_WAIT_EXTERNAL", flag);
+    if (flag == ACL_EVENT_WAIT_EXTERNAL && timeout != 0)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "timeout %u must be 0 when flag is ACL_EVENT_WAIT_EXTERNAL", timeout);
+    return wait_submit(stream, event, timeout, flag, __func__);
 }

@@ -46,14 +46,21 @@
 #include "aclsim_chip.h"
 #include "sim.h"
 
-/* The layout of the real rtExceptionInfo (pkg_inc/runtime/rt_external_base.h), without its
- * expand info, which no public getter of ours reads. */
+/* The real rtExceptionInfo (pkg_inc/runtime/rt_external_base.h): the ids, then its expand info,
+ * of which the simulator keeps what aclrtGetArgsFromExceptionInfo and
+ * aclrtGetFuncHandleFromExceptionInfo read for an AI-core exception (issue 23): the kernel's
+ * argument block and its function handle. `aicore` is the expand info's type test
+ * (RT_EXCEPTION_AICORE); a failure that is not a kernel's (a copy) has none. */
 struct rtExceptionInfo {
     uint32_t taskid;
     uint32_t streamid;
     uint32_t tid;
     uint32_t deviceid;
     uint32_t retcode;
+    bool aicore;
+    void *args;
+    uint32_t args_size;
+    aclrtFuncHandle func;
 };
 
 #define MAX_CALLBACKS 64
@@ -108,7 +115,8 @@ SIM_API aclError aclrtExceptionInfoCallbackUnregister(aclrtExceptionInfoCallback
     return ACL_SUCCESS;
 }
 
-void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code)
+void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code,
+                          const sim_exception_kernel *kernel)
 {
     aclrtExceptionInfoCallback calls[MAX_CALLBACKS + 1];
     int n = 0;
@@ -120,6 +128,12 @@ void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, in
     pthread_mutex_unlock(&g_lock);
     struct rtExceptionInfo info = {
         .taskid = task_id, .streamid = stream_id, .tid = tid, .deviceid = (uint32_t)device, .retcode = (uint32_t)code};
+    if (kernel) {
+        info.aicore = true;
+        info.args = kernel->args;
+        info.args_size = (uint32_t)kernel->args_size;
+        info.func = kernel->func;
+    }
     for (int i = 0; i < n; i++)
         calls[i](&info);
 }
@@ -138,7 +152,10 @@ typedef struct late_report {
     uint32_t task_id, stream_id, tid;
     int32_t device;
     aclError code;
+    bool kernel;
+    sim_exception_kernel k; /* k.args points at args_copy: the task's own block is gone by then */
     char msg[512];
+    unsigned char args_copy[]; /* k.args_size bytes */
 } late_report;
 
 static void *late_main(void *arg)
@@ -147,21 +164,28 @@ static void *late_main(void *arg)
     struct timespec ts = {0, 20 * 1000 * 1000};
     nanosleep(&ts, NULL);
     sim_error_message("task", r->msg);
-    sim_exception_notify(r->task_id, r->stream_id, r->tid, r->device, r->code);
+    sim_exception_notify(r->task_id, r->stream_id, r->tid, r->device, r->code, r->kernel ? &r->k : NULL);
     free(r);
     return NULL;
 }
 
 void sim_exception_report(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code,
-                          const char *msg)
+                          const char *msg, const sim_exception_kernel *kernel)
 {
     const aclsimChip *chip = aclsimGetChip();
     if (chip && chip->engine == ACLSIM_ENGINE_HWTS) {
-        late_report *r = malloc(sizeof *r);
+        size_t args_size = kernel ? kernel->args_size : 0;
+        late_report *r = malloc(sizeof *r + args_size);
         pthread_t th;
         pthread_attr_t attr;
         if (r) {
-            *r = (late_report){task_id, stream_id, tid, device, code, {0}};
+            *r = (late_report){task_id, stream_id, tid, device, code, kernel != NULL, {0}, {0}};
+            if (kernel) {
+                r->k = *kernel;
+                r->k.args = args_size ? r->args_copy : NULL;
+                if (args_size)
+                    memcpy(r->args_copy, kernel->args, args_size);
+            }
             snprintf(r->msg, sizeof r->msg, "%s", msg);
             pthread_attr_init(&attr);
             pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -172,7 +196,7 @@ void sim_exception_report(uint32_t task_id, uint32_t stream_id, uint32_t tid, in
             free(r);
         }
     }
-    sim_exception_notify(task_id, stream_id, tid, device, code); /* STARS (or no thread): inline */
+    sim_exception_notify(task_id, stream_id, tid, device, code, kernel); /* STARS (or no thread): inline */
 }
 
 /* ------------------------------------------------------------------ fast ring buffer ----- */
@@ -233,7 +257,7 @@ void sim_exception_fast_poll(sim_device *dev, sim_context *c)
     snprintf(s->errmsg, sizeof s->errmsg, "%s", msg);
     pthread_mutex_unlock(&s->lock);
     sim_error_message("task", msg); /* RT_LOG_OUTER_MSG: this thread's error message */
-    sim_exception_notify(task_id, s->id, tid, d, code);
+    sim_exception_notify(task_id, s->id, tid, d, code, NULL); /* the duplicate: the task's args are gone */
     sim_obj_put(&s->obj);
 }
 
@@ -250,4 +274,37 @@ void sim_exception_fast_clear(int device)
     pthread_mutex_unlock(&f->lock);
     if (s)
         sim_obj_put(&s->obj);
+}
+
+/* aclrtGetArgsFromExceptionInfo (callback.cpp, aclrtGetArgsFromExceptionInfoImpl): a NULL info
+ * is ACL_ERROR_INVALID_EXCEPTION_INFO, which callback.cpp defines as 0xFFFFFFFF (-1 as an
+ * aclError; no public header has it), NULL outputs 100000, an exception that is not an AI-core
+ * one 100000 ("type is invalid"). The args are the kernel's argument block as the kernel saw it. */
+#define SIM_ERROR_INVALID_EXCEPTION_INFO ((aclError)-1)
+SIM_API aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info, void **devArgsPtr, uint32_t *devArgsLen)
+{
+    SIM_CHECK_PROCESS();
+    if (!info)
+        return sim_fail(SIM_ERROR_INVALID_EXCEPTION_INFO, "info must not be NULL");
+    SIM_CHECK_NOT_NULL(devArgsPtr);
+    SIM_CHECK_NOT_NULL(devArgsLen);
+    if (!info->aicore)
+        return sim_fail(ACL_ERROR_INVALID_PARAM, "the exception is not an AI-core exception: it has no kernel arguments");
+    *devArgsPtr = info->args;
+    *devArgsLen = info->args_size;
+    return ACL_SUCCESS;
+}
+
+/* aclrtGetFuncHandleFromExceptionInfo (rtGetFuncHandleFromExceptionInfo): the failed kernel's
+ * function handle; 107000 when the exception is not a kernel's. */
+SIM_API aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo *info, aclrtFuncHandle *func)
+{
+    SIM_CHECK_PROCESS();
+    if (!info)
+        return sim_fail(SIM_ERROR_INVALID_EXCEPTION_INFO, "info must not be NULL");
+    SIM_CHECK_NOT_NULL(func);
+    if (!info->aicore || !info->func)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "the exception is not a kernel's: it has no function handle");
+    *func = info->func;
+    return ACL_SUCCESS;
 }

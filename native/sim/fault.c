@@ -38,6 +38,7 @@ struct sim_guard {
     volatile sig_atomic_t has_addr, sent;
     void *altstack;
     size_t altstack_len;
+    char what[320]; /* the kernel's message when it ended its block itself (sim_fault_raise) */
 };
 
 /* Guards of the worker threads: slot i is live while tids[i] != 0. Written by the threads
@@ -213,8 +214,27 @@ sim_fault sim_guarded_call(sim_guard *g, sim_guarded_fn fn, void *arg)
         r.addr = g->addr;
         r.has_addr = g->has_addr;
         r.sent = g->sent;
+        r.what = g->sig == SIM_FAULT_KERNEL_RULE ? g->what : NULL;
     }
     return r;
+}
+
+/* Not a signal: the kernel asked to end its block (an Ascend C rule it broke, trap()). It runs
+ * on the block's thread inside the guarded call, so the same recovery point takes it back to
+ * the worker, which reports the block as an AI-core exception with the message. */
+void sim_fault_raise(const char *what)
+{
+    sim_guard *g = current_guard();
+    if (!g || !g->active) {
+        fprintf(stderr, "aiocann simulator: a kernel failed outside a launch: %s\n", what);
+        abort();
+    }
+    snprintf(g->what, sizeof g->what, "%s", what);
+    g->active = 0;
+    g->sig = SIM_FAULT_KERNEL_RULE;
+    g->addr = NULL;
+    g->has_addr = g->sent = 0;
+    siglongjmp(g->jb, 1);
 }
 
 void sim_fault_interrupt(sim_guard *g, pthread_t t)
@@ -287,7 +307,9 @@ static const char *signal_name(int sig)
 
 const char *sim_fault_text(sim_fault f, char *buf, size_t len)
 {
-    if (f.has_addr)
+    if (f.sig == SIM_FAULT_KERNEL_RULE)
+        snprintf(buf, len, "%s", f.what ? f.what : "the kernel ended its block");
+    else if (f.has_addr)
         snprintf(buf, len, "%s at address %p", sim_fault_describe(f.sig), f.addr);
     else if (f.sent)
         snprintf(buf, len, "%s sent by raise, kill or sigqueue, not by a fault: no address", signal_name(f.sig));

@@ -14,7 +14,7 @@
  * it between aclFinalize and the next aclInit (or first use):
  *   AIOCANN_SIM_SOC_NAME     the simulated part (chip.c; default Ascend910B1); an unknown one
  *                            makes the boot fail, naming the known ones
- *   AIOCANN_SIM_DEVICES      number of (physical) devices           (default 2, 1..64)
+ *   AIOCANN_SIM_DEVICES      number of (physical) devices           (default 8, a 910B server; 1..64)
  *   AIOCANN_SIM_CORES        AI-core threads per device              (default 8, 1..256)
  *   AIOCANN_SIM_MEMORY       device memory per device, e.g. 512m, 4g (default 4g)
  *   AIOCANN_SIM_MAX_STREAMS  streams per device incl. default ones   (default 1984)
@@ -274,7 +274,7 @@ static aclError read_config(sim_config *c)
 {
     long v;
     aclError rc;
-    if ((rc = env_long("AIOCANN_SIM_DEVICES", 1, SIM_MAX_DEVICES, 2, &v)))
+    if ((rc = env_long("AIOCANN_SIM_DEVICES", 1, SIM_MAX_DEVICES, 8, &v)))
         return rc;
     c->physical_devices = (int)v;
     read_visible_devices(c);
@@ -375,6 +375,7 @@ static aclError finalize_locked(void)
             sim_device_teardown(d);
         pthread_mutex_unlock(&d->lock);
     }
+    sim_host_func_stop(); /* issue 23: the host function threads, once the streams have drained */
     sim_callback_reset();
     sim_op_timeout_reset(); /* issue 11: the operator timeouts set in this session */
     sim_sat_mode_reset();   /* issue 21: the process's overflow mode */

@@ -51,6 +51,7 @@
 #include <stdint.h>
 
 #include "acl/acl.h"
+#define ACLSIM_BUILDING_SIMULATOR 1 /* no kernel runtime slot here (aclsim_kernel.h) */
 #include "aclsim_kernel.h"
 #include "aclsim_ext.h"
 
@@ -80,7 +81,7 @@ typedef enum sim_visible_state {
 #define SIM_VISIBLE_STR_MAX 128 /* RT_SET_DEVICE_STR_MAX_LEN: the runtime reads this much of it */
 
 typedef struct sim_config {
-    int physical_devices;    /* AIOCANN_SIM_DEVICES, default 2: the machine's devices */
+    int physical_devices;    /* AIOCANN_SIM_DEVICES, default 8 (a 910B server): the machine's devices */
     int num_devices;         /* the devices this process sees (user ids 0..num_devices-1) */
     sim_visible_state visible;
     int32_t logic_id[SIM_MAX_DEVICES];       /* user id -> logical (physical) id */
@@ -174,7 +175,12 @@ typedef struct sim_fault {
     void *addr;    /* NULL unless has_addr */
     bool has_addr;
     bool sent;
+    const char *what; /* sig == SIM_FAULT_KERNEL_RULE: the kernel's message (the guard's buffer) */
 } sim_fault;
+
+/* sim_fault.sig of a block the kernel itself ended (aclsim_kernel_rt.fail: an Ascend C rule
+ * broken, trap()): no signal, the kernel's own message. */
+#define SIM_FAULT_KERNEL_RULE (-1)
 
 typedef struct sim_guard sim_guard;
 typedef void (*sim_guarded_fn)(void *arg);
@@ -187,6 +193,14 @@ sim_fault sim_guarded_call(sim_guard *g, sim_guarded_fn fn, void *arg);
  * that arrives after that call returned is ignored. */
 void sim_fault_interrupt(sim_guard *g, pthread_t t);
 int sim_fault_timeout_signal(void);
+/* Ends the calling thread's guarded call as a fault carrying `what` (kernel_rt.c's fail):
+ * never returns. A thread with no active guard has no block to end: the process aborts. */
+__attribute__((noreturn)) void sim_fault_raise(const char *what);
+/* The table kernel binaries call (kernel_rt.c); binary.c puts it in each binary's slot. A core
+ * thread names the launch whose block it runs around each block (SyncAll needs it). */
+const aclsim_kernel_rt *sim_kernel_rt(void);
+struct sim_job;
+void sim_kernel_rt_enter(struct sim_job *j);
 /* What f was and where, for an error message: "invalid memory access (SIGSEGV) at address
  * 0x...", or a sentence saying there is no address. Returns buf. */
 const char *sim_fault_text(sim_fault f, char *buf, size_t len);
@@ -251,7 +265,7 @@ typedef struct sim_job {
     uint64_t deadline_ns;       /* set when the first block starts */
     bool timed_out;
     aclError error;             /* first failure */
-    char errmsg[256];
+    char errmsg[448];
     int device;                 /* for trace records */
     uint64_t stream, seq;
     pthread_cond_t done_cv;     /* signalled when finished == num_blocks (pool lock) */
@@ -265,6 +279,10 @@ typedef struct sim_job {
     uint32_t (*take_status)(void);
     struct sim_job **running_slot;
     bool killed;
+    /* SyncAll (kernel_rt.c): blocks arrived at the current barrier and its generation, and how
+     * many blocks can run at once (a barrier needs all of them running). */
+    atomic_uint sync_arrived, sync_gen;
+    uint32_t concurrency;
 } sim_job;
 
 /* One AI core: a slot that runs one block at a time. Normally its own thread runs the blocks;
@@ -402,6 +420,9 @@ struct sim_device {
     _Atomic uint32_t res_limit[2];
     uint64_t *notify_ids;
     atomic_bool task_abort;
+    /* issue 23: the latest AI-core exception's code on this device (0: none), for
+     * aclrtGetErrorVerbose (base.c); set by the stream worker (stream.c), cleared at activation. */
+    _Atomic uint32_t last_error;
 };
 
 sim_device *sim_device_at(int i);     /* the static slot i < SIM_MAX_DEVICES, configured or not */
@@ -623,6 +644,9 @@ sim_stream *sim_stream_resolve(aclrtStream s, const char *func, aclError *rc);
 /* As sim_stream_resolve, for submitting work: the stream must also belong to the calling
  * thread's current context (107003 otherwise, 107002 without a context). Same contract. */
 sim_stream *sim_stream_for_work(aclrtStream s, const char *func, aclError *rc);
+/* Runs the aclrtRegStreamStateCallback callbacks for a user stream just created (created) or
+ * about to be destroyed (stream_config.c). No simulator lock may be held: they are user code. */
+void sim_stream_state_notify(aclrtStream stream, bool created);
 /* A zeroed task: one the calling thread took from a stream's recycled tasks, or a new one. */
 sim_task *sim_task_new(sim_task_type type);
 /* Runs in place of a task that will never execute (a force-destroyed or aborted stream;
@@ -710,6 +734,9 @@ struct sim_event {
      * stream waits on this event submitted and executed so far (aclrtQueryEventWaitStatus). */
     bool ex_mode;
     uint64_t waits_submitted, waits_done;
+    /* issue 23: the flag of its first aclrtRecordEventWithFlag / aclrtStreamWaitEventWithFlag
+     * (UINT32_MAX: none yet); a later one with the other flag is refused (event.c). Lock. */
+    uint32_t record_flag, wait_flag;
     /* Set while a capture holds a record of it (capture.c; written under the capture lock). */
     _Atomic(struct sim_capevent *) cap;
     /* issue 21: the newest record that will never happen -- discarded behind a failed task of
@@ -761,6 +788,8 @@ struct sim_subscriber {
 };
 
 void sim_subscriber_put(sim_subscriber *sub);
+/* Joins the threads that run aclrtLaunchHostFunc's functions (host_func.c); aclFinalize. */
+void sim_host_func_stop(void);
 /* Executes a callback task: hands the report over. A blocking one wakes the processing thread
  * and waits for the callback to return. A non-blocking one is only queued: the stream worker
  * owes the thread a sim_callback_wake, which it may defer to wake it once for several reports
@@ -777,18 +806,26 @@ void sim_callback_reset(void);
 
 /* Calls every registered exception-info callback with this failure, on the calling thread
  * (a stream worker, before it moves past the failed task). */
-void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code);
+/* What an AI-core exception's info carries about the kernel (issue 23: aclrtGetArgsFrom-
+ * ExceptionInfo, aclrtGetFuncHandleFromExceptionInfo); NULL for a failure that is not a kernel's. */
+typedef struct sim_exception_kernel {
+    void *args;
+    size_t args_size;
+    aclrtFuncHandle func;
+} sim_exception_kernel;
+void sim_exception_notify(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code,
+                          const sim_exception_kernel *kernel);
 /* A task failed: the exception-info callbacks, inline on STARS chips, from another thread a
  * moment later on HWTS chips (no barrier: the stream goes on meanwhile). */
 void sim_exception_report(uint32_t task_id, uint32_t stream_id, uint32_t tid, int32_t device, aclError code,
-                          const char *msg);
+                          const char *msg, const sim_exception_kernel *kernel);
 /* The fast ring buffer (millisecond operator timeouts only): a failed kernel is posted there,
  * and reported again by the next thread that submits to or checks a context of its device. */
 void sim_exception_fast_post(sim_stream *s, uint32_t task_id, uint32_t tid, aclError code, const char *msg);
 void sim_exception_fast_poll(sim_device *d, sim_context *c);
 void sim_exception_fast_clear(int device);
 void sim_stream_task_failed_as(sim_stream *s, aclError rc, const char *msg, uint32_t report_stream, uint32_t task_id,
-                               uint32_t tid);
+                               uint32_t tid, const sim_exception_kernel *kernel);
 
 /* ------------------------------------------------------------------ binaries ------------- */
 

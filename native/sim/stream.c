@@ -209,15 +209,20 @@ static void discard(sim_stream *s, sim_task *t, bool stop_abort)
  * (exception.c), before its regular report, as the device writes it when the fault happens. */
 void sim_stream_task_failed(sim_stream *s, const sim_task *t, aclError rc, const char *msg)
 {
+    /* An AI-core exception's info names the kernel and its arguments (issue 23). */
+    sim_exception_kernel k = {0};
+    bool kernel = t->type == SIM_TASK_KERNEL && t->u.kernel.fn;
+    if (kernel)
+        k = (sim_exception_kernel){t->u.kernel.args, t->u.kernel.args_size, t->u.kernel.fn->obj.handle};
     if (t->type == SIM_TASK_KERNEL)
         sim_exception_fast_post(s, t->task_id, t->tid, rc, msg);
-    sim_stream_task_failed_as(s, rc, msg, s->id, t->task_id, t->tid);
+    sim_stream_task_failed_as(s, rc, msg, s->id, t->task_id, t->tid, kernel ? &k : NULL);
 }
 
 /* The same, with the report naming stream `report_stream` and task `task_id` (a replay names
  * the model's own stream and captured task, capture.c). */
 void sim_stream_task_failed_as(sim_stream *s, aclError rc, const char *msg, uint32_t report_stream, uint32_t task_id,
-                               uint32_t tid)
+                               uint32_t tid, const sim_exception_kernel *kernel)
 {
     pthread_mutex_lock(&s->lock);
     s->error = rc;
@@ -226,7 +231,9 @@ void sim_stream_task_failed_as(sim_stream *s, aclError rc, const char *msg, uint
     /* The failure's description becomes this thread's recent error, so an exception callback
      * that calls aclGetRecentErrMsg learns what failed. */
     sim_error_message("task", msg);
-    sim_exception_report(task_id, report_stream, tid, s->dev->id, rc, msg);
+    if (kernel && kernel->func)
+        atomic_store(&s->dev->last_error, (uint32_t)rc); /* aclrtGetErrorVerbose (base.c) */
+    sim_exception_report(task_id, report_stream, tid, s->dev->id, rc, msg, kernel);
     sim_context *c = s->ctx;
     if (atomic_load(&c->mode) == ACL_STOP_ON_FAILURE) {
         aclError none = ACL_SUCCESS;
@@ -878,8 +885,10 @@ static aclError create(aclrtStream *stream, uint32_t priority, uint32_t flags, c
     pthread_mutex_unlock(&d->lock);
     sim_obj_put(still);
     sim_obj_put(&c->obj);
-    if (s)
+    if (s) {
         *stream = s->obj.handle;
+        sim_stream_state_notify(s->obj.handle, true); /* issue 23: aclrtRegStreamStateCallback */
+    }
     return rc;
 }
 
@@ -914,6 +923,7 @@ aclError sim_stream_destroy(aclrtStream stream, bool force, const char *func)
         sim_obj_put(&s->obj);
         return rc;
     }
+    sim_stream_state_notify(stream, false); /* issue 23: before it goes (DESTROY_PRE) */
     sim_obj *table_ref = sim_handle_close(stream, SIM_KIND_STREAM);
     if (!table_ref) {
         sim_obj_put(&s->obj);

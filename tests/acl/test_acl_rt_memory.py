@@ -200,7 +200,7 @@ def test_virtual_memory_misuse(device):
     assert acl.rt.malloc_physical(2 * MIB, prop(allocationType=1), 0)[1] == INVALID_PARAM
     assert acl.rt.malloc_physical(2 * MIB, prop(loc_type=LOC_UNREGISTERED), 0)[1] == INVALID_PARAM
     assert acl.rt.malloc_physical(2 * MIB, prop(DDR_MEM_NORMAL), 0)[1] == INVALID_PARAM
-    assert acl.rt.malloc_physical(2 * MIB, prop(loc_id=7), 0)[1] == RT_INVALID_DEVICEID
+    assert acl.rt.malloc_physical(2 * MIB, prop(loc_id=64), 0)[1] == RT_INVALID_DEVICEID  # past the 8 devices
     assert acl.rt.malloc_physical(2 * MIB, prop(MEM_HUGE1G, LOC_HOST), 0)[1] == RT_PARAM_INVALID
     assert acl.rt.malloc_physical(1 << 40, prop(), 0)[1] == RT_MEMORY_ALLOCATION  # more than the device has
     # Reservations: size, flags (0 or the compatible 1), alignment reserved, expectPtr.

@@ -48,7 +48,7 @@ from pyacl_support import (
 import aiocann.acl as acl
 
 CORES = int(os.environ.get("AIOCANN_SIM_CORES", "8"))
-DEVICES = int(os.environ.get("AIOCANN_SIM_DEVICES", "2"))
+DEVICES = int(os.environ.get("AIOCANN_SIM_DEVICES", "8"))  # the default machine: a 910B server
 ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE = 0x1, 0x8
 
 

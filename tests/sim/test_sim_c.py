@@ -95,7 +95,7 @@ def sanitizer_builds(tmp_path_factory) -> dict[str, tuple[subprocess.Popen[str],
         steps = [[*cc, *includes, "-c", *map(str, SIM_SOURCES)]]
         for program, (source, _) in C_TESTS.items():
             steps.append(
-                [*cc, *includes, "*.o", str(source), "-o", str(out / f"{program}_{name}"), "-lpthread", "-ldl"]
+                [*cc, *includes, "*.o", str(source), "-o", str(out / f"{program}_{name}"), "-lpthread", "-ldl", "-lm"]
             )
         script = " && ".join(" ".join(shlex.quote(a) if a != "*.o" else a for a in step) for step in steps)
         builds[name] = (

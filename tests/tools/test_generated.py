@@ -3,12 +3,14 @@
 gen_exports), a stale one is found and rewritten, and the loader built from them behaves as
 the description says -- a required function missing fails the load, an optional one is its
 stand-in, and the runtime compiler's functions come from libacl_rtc.so beside the runtime
-library when the runtime lacks them."""
+library when the runtime lacks them. Every function our ACL headers declare is described; the
+header-only ones are declared as the description says, in neither the table nor the cdef."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -32,7 +34,9 @@ def _gen() -> ModuleType:
 
 
 gen = _gen()
-ENTRIES = gen.entries(gen.load_description())
+ALL_ENTRIES = gen.entries(gen.load_description())
+ENTRIES = gen.loaded(ALL_ENTRIES)  # those of the loader's table and the cffi cdef
+HEADER_ONLY = [e for e in ALL_ENTRIES if not e.group.loaded]
 
 
 def test_the_generated_files_are_current():
@@ -99,8 +103,22 @@ def test_a_stale_generated_file_is_found_and_rewritten(tree_copy):
             lambda t: t.replace('py=Call("free_host", "k")', 'py=Call("free_host", "kk")'),
             "aclrtFreeHost: 1 inputs",
         ),
+        (
+            lambda t: t.replace(
+                'Fn("aclError aclrtProcessHostFunc(int32_t timeout);")',
+                'Fn("aclError aclrtProcessHostFunc(int32_t timeout);", REQUIRED)',
+            ),
+            "aclrtProcessHostFunc is declared in its header only (loaded=False)",
+        ),
+        (
+            lambda t: t.replace(
+                'Fn("aclError aclrtSetDevice(int32_t deviceId);", REQUIRED',
+                'Fn("aclError aclrtSetDevice(int32_t deviceId);", REQUIRED, decl="ACL_FUNC_VISIBILITY"',
+            ),
+            "aclrtSetDevice: a loaded function is in the cffi cdef, which knows no decl= macros",
+        ),
     ],
-    ids=["twice", "no-stand-in-value", "format-of-the-wrong-length"],
+    ids=["twice", "no-stand-in-value", "format-of-the-wrong-length", "header-only-required", "decl-in-cdef"],
 )
 def test_an_inconsistent_description_is_refused_saying_why(tree_copy, edit, error):
     desc = tree_copy / "native" / "acl_functions.py"
@@ -114,7 +132,7 @@ def test_an_inconsistent_description_is_refused_saying_why(tree_copy, edit, erro
 
 
 def test_the_description_is_consistent():
-    names = [e.proto.name for e in ENTRIES]
+    names = [e.proto.name for e in ALL_ENTRIES]
     assert len(names) == len(set(names))
     rtc = [e.proto.name for e in ENTRIES if e.group.library == "rtc"]
     assert rtc and all(n.startswith("aclrtc") for n in rtc)
@@ -125,6 +143,81 @@ def test_the_description_is_consistent():
     described = {e.fn.py.name for e in ENTRIES if e.fn.py is not None}
     assert described == set(rt.__all__)
     assert all(callable(getattr(rt, n)) for n in described)
+
+
+def _undescribed_prototypes(text: str) -> list[str]:
+    """The function declarations of a header outside its generated blocks."""
+    text = re.sub(r'/\* BEGIN GENERATED "([^"]+)".*?/\* END GENERATED "\1" \*/', " ", text, flags=re.S)
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"(?m)^\s*#.*$", " ", text)
+    text = re.sub(r'(?m)extern "C" \{|^\}$', " ", text)
+    found, depth, stmt = [], 0, ""
+    for ch in text:
+        depth += (ch == "{") - (ch == "}")
+        stmt += ch
+        if ch == ";" and depth == 0:
+            s = " ".join(stmt.split())
+            if re.search(r"\b\w+\s*\(", s) and not s.startswith("typedef") and "}" not in s:
+                found.append(s)
+            stmt = ""
+        elif ch == "}" and depth == 0:
+            stmt = ""
+    return found
+
+
+def test_every_function_of_the_acl_headers_is_described():
+    """No ACL header declares a function by hand: each is in the description, so the headers,
+    the table and the cdef cannot disagree on it."""
+    for header in sorted((ROOT / "native" / "include" / "acl").rglob("*.h")):
+        assert _undescribed_prototypes(header.read_text()) == [], header.name
+    described = {e.proto.name for e in ALL_ENTRIES}
+    assert {"aclFloatToFloat16", "aclrtLaunchHostFunc", "aclprofInit", "acltdtCreateQueue"} <= described
+
+
+def test_header_only_functions_are_declared_but_not_loaded():
+    """loaded=False: the prototype is in its header, with its visibility macro, outside the
+    cffi region; the loader's table, its stand-ins and the cdef do not know it."""
+    from aiocann._lib import lib
+
+    table = (ROOT / "native" / "acl_table.h").read_text() + (ROOT / "native" / "acl_standins.h").read_text()
+    assert HEADER_ONLY
+    for e in HEADER_ONLY:
+        text = (ROOT / "native" / "include" / e.group.header).read_text()
+        lines = gen.prototype_lines(e.proto, gen._decl(e.fn, e.group))
+        at = text.find("\n".join(lines))
+        assert at >= 0, e.proto.name
+        assert not (text.find("/* cffi-begin */") < at < text.find("/* cffi-end */")), e.proto.name
+        assert not re.search(rf"\b{e.proto.name}\b", table), e.proto.name
+        assert not hasattr(lib, e.proto.name), e.proto.name
+    assert "ACL_DEPRECATED_MESSAGE(" in (ROOT / "native" / "include" / "acl" / "acl_base_rt.h").read_text()
+
+
+def test_a_block_on_the_wrong_side_of_the_cffi_region_is_refused():
+    loaded = [e for e in ENTRIES if e.group.header == "acl/acl_rt_compile.h"]
+    only = HEADER_ONLY[:1]
+    inside = (
+        "/* cffi-begin */\n" + gen._marker_c("BEGIN", "b") + "\n" + gen._marker_c("END", "b") + "\n/* cffi-end */\n"
+    )
+    outside = "/* cffi-begin */\n/* cffi-end */\n" + gen._marker_c("BEGIN", "b") + "\n" + gen._marker_c("END", "b")
+    gen.check_cdef_placement(inside, "h", {"b": loaded})
+    gen.check_cdef_placement(outside, "h", {"b": only})
+    with pytest.raises(ValueError, match="header-only functions .* inside the cffi region"):
+        gen.check_cdef_placement(inside, "h", {"b": only})
+    with pytest.raises(ValueError, match="loaded functions is outside the cffi region"):
+        gen.check_cdef_placement(outside, "h", {"b": loaded})
+    with pytest.raises(ValueError, match="mixes loaded and header-only"):
+        gen.check_cdef_placement(inside, "h", {"b": loaded + only})
+
+
+def test_prototypes_the_headers_need_parse_and_print_back():
+    """Variadic tails, trailing attributes and spelled-out function pointers round-trip."""
+    for text in (
+        "void aclAppLog(aclLogLevel logLevel, const char *fmt, ...) __attribute__((format(printf, 2, 3)));",
+        "aclError acldumpRegCallback(int32_t (*const messageCallback)(const acldumpChunk *, int32_t), int32_t flag);",
+    ):
+        assert "\n".join(gen.prototype_lines(gen.parse_proto(text))) == text
+    with pytest.raises(ValueError, match="'...' must follow a named parameter"):
+        gen.parse_proto("void f(...);")
 
 
 # --------------------------------------------------------------------------- the loader

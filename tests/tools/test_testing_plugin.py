@@ -128,7 +128,7 @@ async def test_marker_configures_the_simulator(aiocann_device):
 
 @pytest.mark.asyncio
 async def test_the_next_test_has_the_default_configuration(aiocann_device):
-    assert await ac.device_count() == 2
+    assert await ac.device_count() == 8  # the simulator's default machine: a 910B server
 """
     )
     result = run(project)

@@ -148,4 +148,10 @@ typedef void *aclrtParamHandle;
 }
 #endif
 
+/* As CANN's acl_base.h: the base declarations of the runtime and the model API, and the codes. */
+#include "acl_base_rt.h"
+#include "acl_base_mdl.h"
+#include "error_codes/rt_error_codes.h"
+#include "error_codes/ge_error_codes.h"
+
 #endif /* AIOCANN_ACL_BASE_H_ */

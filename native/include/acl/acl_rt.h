@@ -742,5 +742,7 @@ aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);
 
 /* issue 11, device share: notifies, overflow, timeouts, resource limits, abort, groups */
 #include "acl_rt_device.h"
+/* issue 23: what CANN's C and C++ programs call beyond the binding (not in the cffi cdef) */
+#include "acl_rt_programs.h"
 
 #endif /* AIOCANN_ACL_RT_H_ */
