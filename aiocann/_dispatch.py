@@ -25,7 +25,6 @@ only in reverse opening order.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import math
 import time
@@ -36,6 +35,7 @@ import anyio
 import numpy as np
 
 from . import errors
+from ._flavour import NOT_OPEN, Flavour
 from ._lib import bind_context, check, ffi, lib
 from ._submission import KEY_SHIFT
 
@@ -102,7 +102,8 @@ class Dispatcher:
         self._scope: anyio.CancelScope | None = None
         self._stopped: anyio.Event | None = None
         self._task: Any = None  # the asyncio task (kept referenced), or the trio system task
-        self._loop: asyncio.AbstractEventLoop | None = None  # asyncio: the loop our reader is on
+        self._flavour: Flavour = NOT_OPEN  # the device's event loop (start)
+        self._reading = False  # our reader callback is registered on it (asyncio)
         # Completions are being drained on the device's loop: our reader is registered
         # (asyncio), or the draining task has not ended (trio; a trio run ends its system tasks).
         self.draining = False
@@ -128,26 +129,18 @@ class Dispatcher:
 
     # -- the dispatcher task ----------------------------------------------------------------
 
-    def start(self) -> None:
+    def start(self, flavour: Flavour) -> None:
         """Start draining the queue and the watchdog on the calling event loop: on asyncio a
         reader callback and a task for the watchdog, on trio a system task for both. The task
         belongs to no task group of the caller, so it neither nests in the caller's cancel
         scopes nor is cancelled with them: it stops on ``stop()``, or when the loop ends."""
-        try:
-            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:  # trio, anyio's other backend
-            loop = None
-        if loop is not None:
-            loop.add_reader(self.fd, self._on_readable)  # first: if it raises, nothing is left to stop
-            self._loop = loop
+        self._flavour = flavour
+        if flavour.reader_drains:
+            flavour.add_reader(self.fd, self._on_readable)  # first: if it raises, nothing is left to stop
+            self._reading = True
         self.draining = True  # on trio from now too: the task may start after the first await on it
         self._scope, self._stopped = anyio.CancelScope(), anyio.Event()
-        if loop is None:
-            import trio.lowlevel
-
-            self._task = trio.lowlevel.spawn_system_task(self._main, True, name="aiocann dispatcher")
-        else:
-            self._task = loop.create_task(self._main(False), name="aiocann dispatcher")
+        self._task = flavour.spawn(self._main, not flavour.reader_drains, name="aiocann dispatcher")
 
     def _drained(self) -> bool:
         """Drain; False if draining failed unexpectedly (resolution code's own errors are kept
@@ -166,10 +159,9 @@ class Dispatcher:
             self._remove_reader()
 
     def _remove_reader(self) -> None:
-        if self._loop is not None:
-            if not self._loop.is_closed():
-                self._loop.remove_reader(self.fd)
-            self._loop = None
+        if self._reading:
+            self._flavour.remove_reader(self.fd)
+            self._reading = False
             self.draining = False
 
     async def _main(self, drain: bool) -> None:
@@ -201,11 +193,9 @@ class Dispatcher:
     async def run(self) -> None:
         """trio: drain whenever the queue's eventfd is readable (until draining fails: the
         watchdog, in the same task group, goes on)."""
-        import trio.lowlevel
-
         try:
             while True:
-                await trio.lowlevel.wait_readable(self.fd)
+                await self._flavour.wait_readable(self.fd)
                 if not self._drained():
                     return
         finally:

@@ -27,10 +27,11 @@ Everything here runs on the event loop thread of the stream's device.
 
 from __future__ import annotations
 
+import enum
 import itertools
 import weakref
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import anyio
 
@@ -41,6 +42,7 @@ from .graph import Graph  # module level: abandon() also runs from Stream.__del_
 
 if TYPE_CHECKING:
     from ._dispatch import Dispatcher
+    from ._flavour import Flavour
     from .memory import DeviceArray
     from .stream import Stream
 
@@ -58,11 +60,35 @@ def stopped_code(rc: int) -> bool:
     return rc >= 500000
 
 
+class Mode(enum.Enum):
+    """What a stream is doing, held by its lane alone (``Stream._state`` reads it):
+
+    open -> capturing -> open (``stream.capture()``), open -> updating -> open (a task
+    group's ``update``; either also ended from outside by ``interrupt()`` when the device
+    closes under the block), open -> closing -> closed (``aclose``), or open -> closed at once
+    (the stream is collected, or its device closed under it)."""
+
+    OPEN = "open"
+    CAPTURING = "capturing"
+    UPDATING = "updating"
+    CLOSING = "closing"
+    CLOSED = "closed"
+
+
+OPEN = Mode.OPEN  # launch()'s fast path compares with it, a module global
+_SUBMITTING = (Mode.OPEN, Mode.UPDATING, Mode.CAPTURING)  # work may be submitted
+
+
 class Submissions:
-    """Admission, tokens, pending completions and their resolution, for one stream."""
+    """Admission, tokens, pending completions and their resolution, for one stream -- its
+    lane: it also holds the stream's :class:`Mode`, entered and left through its methods."""
 
     __slots__ = (
         "_stream",
+        "mode",
+        "thread",
+        "loop",
+        "flavour",
         "ctx",
         "dispatcher",
         "key",
@@ -89,7 +115,14 @@ class Submissions:
         # stream nobody references must still be collected (and warn). Completions in flight
         # hold the stream itself.
         self._stream = weakref.ref(stream)
-        self.ctx = stream._device._ctx
+        device = stream._device
+        self.ctx = device._ctx
+        # The device's owner and event loop, fixed at its open: what a Completion of this
+        # stream checks on every await reads them here (Completion.__await__), in fewer
+        # steps than through the stream and the device.
+        self.thread: int = device._thread
+        self.loop: Any = device._loop  # the asyncio loop, None under trio
+        self.flavour: Flavour = device._flavour
         self.dispatcher = dispatcher
         self.key = dispatcher.register(self)
         rc = ffi.new("aclError*")
@@ -98,6 +131,7 @@ class Submissions:
             dispatcher.unregister(self.key)
             check(rc[0], "aiocann_cq_stream_new")
         self.qs: Any = qs
+        self.mode = Mode.OPEN
         self.max_in_flight = max_in_flight
         self.in_flight = 0
         self.waiters: deque[anyio.Event] = deque()
@@ -110,7 +144,8 @@ class Submissions:
         self.orphans: list[tuple[Any, tuple[DeviceArray, ...]]] = []
         self.launched = ffi.new("int*")  # set by the fast paths: was the work itself enqueued?
         # The graph this stream captures into (no completion callbacks then: they would be
-        # captured too), and the graph whose task group this stream updates (graph.py).
+        # captured too), and the graph whose task group this stream updates (graph.py): set
+        # with the mode, by begin_capture / begin_update.
         self.capture: Graph | None = None
         self.updating: Graph | None = None
         # Failures the runtime reported, by token, whose completions have not come yet; and
@@ -126,6 +161,69 @@ class Submissions:
         s = self._stream()
         assert s is not None  # whoever submits holds it
         return s
+
+    def wrong_thread(self) -> NoReturn:
+        """Raise the device's WrongThreadError (a Completion awaited off its loop)."""
+        self.stream._device._wrong_thread()
+
+    def on_own_loop(self) -> bool:
+        return self.flavour.on_own_loop()
+
+    # -- the stream's mode --------------------------------------------------------------------
+
+    def submitting(self) -> bool:
+        """Work may be submitted: open, or capturing or updating a graph."""
+        return self.mode in _SUBMITTING
+
+    def _enter(self, mode: Mode) -> None:
+        if self.mode is not Mode.OPEN:
+            raise errors.ClosedError(f"{self._stream()!r} is not open")
+        self.mode = mode
+
+    def begin_capture(self, graph: Graph) -> None:
+        """Work submitted from now on is recorded into ``graph`` (``stream.capture()``; the
+        caller began the runtime's capture). Raises ClosedError unless the stream is open."""
+        self._enter(Mode.CAPTURING)
+        self.capture = graph
+
+    def end_capture(self) -> None:
+        self.capture = None
+        if self.mode is Mode.CAPTURING:
+            self.mode = Mode.OPEN
+
+    def begin_update(self, graph: Graph) -> None:
+        """Launches from now on update a task group of ``graph`` (``TaskGroup.update``)."""
+        self._enter(Mode.UPDATING)
+        self.updating = graph
+
+    def end_update(self) -> None:
+        self.updating = None
+        if self.mode is Mode.UPDATING:
+            self.mode = Mode.OPEN
+
+    def interrupt(self) -> tuple[Graph | None, Graph | None]:
+        """The device is closing while another task is inside this stream's capture or update
+        block: leave it from outside (the stream is open again, so it can be closed). Returns
+        the graph captured into and the graph updated (either may be None); the caller ends
+        them in the runtime. The block, when its task resumes, finds itself ended."""
+        capture, updating = self.capture, self.updating
+        self.capture = self.updating = None
+        if self.mode in (Mode.CAPTURING, Mode.UPDATING):
+            self.mode = Mode.OPEN
+        return capture, updating
+
+    def begin_close(self) -> bool:
+        """The stream starts closing (Stream.aclose): False if it was not open (closing twice
+        does nothing). Every waiter for a slot finds out."""
+        if self.mode is not Mode.OPEN:
+            return False
+        self.mode = Mode.CLOSING
+        self.wake_all()
+        return True
+
+    def mark_closed(self) -> None:
+        """The stream's device closed without it (it was collected later): nothing to free."""
+        self.mode = Mode.CLOSED
 
     # -- admission --------------------------------------------------------------------------
 
@@ -150,7 +248,7 @@ class Submissions:
                     self._wake_next()  # we were handed a slot: pass it on
                 raise
             stream = self._stream()
-            if stream is None or stream._state not in ("open", "updating"):
+            if stream is None or self.mode not in (Mode.OPEN, Mode.UPDATING):
                 self._wake_next()
                 raise errors.ClosedError(f"{stream!r} was closed")
             if self.in_flight < self.max_in_flight:
@@ -188,7 +286,7 @@ class Submissions:
     ) -> Completion:
         """Register the Completion for work just enqueued on ``stream`` (this owner's; passed by
         the submitter, which holds it, sparing a weak-reference call per launch) with ``token``."""
-        c = _new(Completion)._init(stream, label, keep, arrays, on_done)
+        c = _new(Completion)._init(stream, self, label, keep, arrays, on_done)
         self.pending[token] = c
         self.in_flight += 1
         self.last = c
@@ -448,6 +546,7 @@ class Submissions:
 
     def close(self) -> None:
         """The stream is destroyed: no completion will come any more."""
+        self.mode = Mode.CLOSED
         if self.qs is not None:
             bind_context(self.ctx)
             lib.aiocann_cq_stream_free(self.qs)

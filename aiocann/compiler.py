@@ -37,7 +37,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._elf import ElfError, ElfFile
-from ._frontend import KernelBuildError, Options, Unit, compiler, cpp_table, link_kernel_binary, parameter_names
+from ._frontend import (
+    _COMMON_DEFINITIONS,
+    KernelBuildError,
+    Options,
+    Unit,
+    _meta_line,
+    compiler,
+    cpp_table,
+    link_kernel_binary,
+    parameter_names,
+)
 from ._frontend import run as _run
 
 __all__ = [
@@ -288,8 +298,6 @@ def _split_params(params: str) -> list[str]:
 def _c_stub(sigs: list[KernelSignature], meta: str) -> str:
     """The entry stub of a plain C kernel binary: the same descriptor table and records as
     aclsim_entry.h builds for C++, with the parameter types the C parser found."""
-    from ._frontend import _COMMON_DEFINITIONS, _meta_line
-
     out = [
         '#line 1 "<aiocann entry stub>"',
         "#include <string.h>",

@@ -22,6 +22,7 @@ from . import errors
 from ._factory import NoPublicConstructor
 
 if TYPE_CHECKING:
+    from ._submission import Submissions
     from .memory import DeviceArray
     from .stream import Stream
 
@@ -47,6 +48,7 @@ class Completion(metaclass=NoPublicConstructor):
 
     __slots__ = (
         "_stream",
+        "_lane",
         "_keep",
         "_arrays",
         "_on_done",
@@ -64,12 +66,14 @@ class Completion(metaclass=NoPublicConstructor):
     def _init(
         self,
         stream: Stream,
+        lane: Submissions,
         label: str,
         keep: Any = None,
         arrays: tuple[DeviceArray, ...] = (),
         on_done: Callable[[], None] | None = None,
     ) -> Completion:
         self._stream = stream
+        self._lane = lane  # the stream's lane: it resolves this, and knows the device's loop
         self._keep = keep
         self._arrays = arrays
         for a in arrays:  # DeviceArray's busy accounting, inlined: this runs for every launch
@@ -106,7 +110,7 @@ class Completion(metaclass=NoPublicConstructor):
                 on_done()
         finally:
             if self._waiters:
-                _wake(self._waiters, self._stream._device._trio)
+                self._lane.flavour.wake(self._waiters)
                 self._waiters = None
 
     # -- public -------------------------------------------------------------------------
@@ -131,22 +135,22 @@ class Completion(metaclass=NoPublicConstructor):
         # A generator rather than ``return self._wait().__await__()``: this runs once per
         # awaited launch, and waiting on the loop's own future here spares two coroutine
         # objects and their frames (benchmarks/bench_completions.py measures it).
-        device = self._stream._device
+        lane = self._lane  # the device's owner and loop, one step away
         if self._done:
-            if _get_ident() != device._thread:
-                device._wrong_thread()
+            if _get_ident() != lane.thread:
+                lane.wrong_thread()
             # The common case when a batch of completions is awaited. No trip through the event
             # loop, and each backend's own semantics for finished work: on asyncio, that of a
             # finished future (it returns at once; a pending cancellation lands at the task's
             # next suspension), on trio a cancel point, as trio's own operations are. Not
             # anyio.lowlevel.checkpoint_if_cancelled(): on asyncio it looks the task's cancel
             # scopes up through anyio's backend, several microseconds per await here.
-            if device._loop is None:
+            if lane.loop is None:
                 try:
-                    yield from device._trio.checkpoint_if_cancelled().__await__()
+                    yield from lane.flavour.checkpoint_if_cancelled().__await__()
                 except RuntimeError:  # not in a trio run: e.g. asyncio on the device's thread
-                    if not device._on_own_loop():
-                        device._wrong_thread()
+                    if not lane.on_own_loop():
+                        lane.wrong_thread()
                     raise
         else:
             # The loop's own primitives rather than anyio.Event, and each waiter is detached
@@ -154,10 +158,10 @@ class Completion(metaclass=NoPublicConstructor):
             if self._waiters is None:
                 self._waiters = []
             waiters = self._waiters
-            loop = device._loop
+            loop = lane.loop
             if loop is not None:
-                if _get_ident() != device._thread:
-                    device._wrong_thread()
+                if _get_ident() != lane.thread:
+                    lane.wrong_thread()
                 fut = loop.create_future()
                 waiters.append(fut)
                 try:
@@ -171,42 +175,17 @@ class Completion(metaclass=NoPublicConstructor):
                     # future, and throws that in here. Checked only now: on Python 3.11,
                     # asyncio._get_running_loop() costs a getpid() system call.
                     if not isinstance(exc, (GeneratorExit, CancelledError)) and _running_loop() is not loop:
-                        device._wrong_thread()
+                        lane.wrong_thread()
                     raise
             else:
                 # Another trio run of the device's thread: the device's run has ended, and with
                 # it the dispatcher's task. Asked of trio only then (it costs a microsecond).
-                if _get_ident() != device._thread or (
-                    not device._live_dispatcher.draining and not device._on_own_loop()
-                ):
-                    device._wrong_thread()
-                yield from _wait_trio(waiters, device._trio).__await__()
+                if _get_ident() != lane.thread or (not lane.dispatcher.draining and not lane.on_own_loop()):
+                    lane.wrong_thread()
+                yield from lane.flavour.wait(waiters).__await__()
         if self._code:
             raise errors.error_for(self._code, self._message, self.label)
 
     def __repr__(self) -> str:
         state = "pending" if not self._done else ("failed" if self._code else "done")
         return f"<Completion {self.label} {state}>"
-
-
-async def _wait_trio(waiters: list[Any], trio_lowlevel: Any) -> None:
-    task = trio_lowlevel.current_task()
-    waiters.append(task)
-
-    def abort(_: Any) -> Any:
-        waiters.remove(task)
-        return trio_lowlevel.Abort.SUCCEEDED
-
-    await trio_lowlevel.wait_task_rescheduled(abort)
-
-
-def _wake(waiters: list[Any], trio_lowlevel: Any) -> None:
-    """Wake every waiter: asyncio futures, or trio tasks (``trio_lowlevel``: the device's
-    trio.lowlevel, None under asyncio)."""
-    if trio_lowlevel is None:
-        for w in waiters:
-            if not w.done():  # cancelled: detached by its own task
-                w.set_result(None)
-    else:
-        for w in waiters:
-            trio_lowlevel.reschedule(w)

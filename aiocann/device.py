@@ -18,7 +18,6 @@ opened it; used from another, they raise ``WrongThreadError``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import math
 import operator
@@ -26,7 +25,6 @@ import threading
 import warnings
 import weakref
 from collections.abc import Iterator
-from contextvars import ContextVar
 from os import PathLike
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -35,36 +33,24 @@ import anyio.lowlevel
 import anyio.to_thread
 import numpy as np
 
-from . import _ints, _runtime, errors, tracing
+from . import _context, _flavour, _ints, _runtime, errors, tracing
+from ._context import _current_device, current_device
 from ._dispatch import Dispatcher
+from ._flavour import Flavour
 from ._lib import bind_context, check, ffi, lib
+from .kernel import Binary
 from .memory import DeviceArray, StagingPool, allocate_pinned, shape_and_dtype
 from .memory_pool import MemoryPool
-from .stream import Stream, _being_cancelled
+from .stream import Stream
 
 if TYPE_CHECKING:
     from .event import Event
     from .graph import Graph
-    from .kernel import Binary
 
 __all__ = ["Device", "current_device", "device_count"]
 
 _REAL = (int, float, np.integer, np.floating)  # real numbers; bool is refused separately
 _count = _ints.index  # an integer argument, never a bool: Device(True) is a mistake, not device 1
-
-
-_current_device: ContextVar[Device | None] = ContextVar("aiocann_current_device", default=None)
-
-
-def current_device() -> Device:
-    """The device of the innermost ``async with Device(...)`` in the calling task.
-
-    :raises RuntimeError: the task is in no ``async with Device`` block.
-    """
-    dev = _current_device.get()
-    if dev is None:
-        raise RuntimeError("no current device: use `async with aiocann.Device(i) as dev:`")
-    return dev
 
 
 async def device_count() -> int:
@@ -138,14 +124,14 @@ class Device:
         self._loads = 0
         self._loads_done: anyio.Event | None = None
         self._closed_event: anyio.Event | None = None  # for a close that waits for another's
-        # Who owns it: the thread and the event loop that opened it (the asyncio loop, or the
-        # trio run's token). Everything of the device runs there; see _check_owner.
+        # Who owns it: the thread and the event loop that opened it, whose flavour (asyncio or
+        # trio, _flavour.py) everything of the device asks. Everything of the device runs
+        # there; see _check_owner.
         self._thread = 0
-        self._loop: Any = None  # the asyncio loop the device was opened in; None under trio
-        self._trio_token: Any = None
-        # trio.lowlevel when opened under trio: kept, so the per-await paths (completion.py)
-        # need no import statement (about 0.3 us each), trio being an optional dependency.
-        self._trio: Any = None
+        self._flavour: Flavour = _flavour.NOT_OPEN
+        # The asyncio loop (None under trio): the flavour's, copied (to each stream's lane) for
+        # Completion.__await__, whose once-per-await branch cannot pay for a call (_flavour.py).
+        self._loop: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -154,13 +140,8 @@ class Device:
             raise RuntimeError("a Device can be entered only once; create a new Device(i)")
         self._state = "opening"
         self._thread = threading.get_ident()
-        try:
-            self._loop = asyncio.get_running_loop()
-        except RuntimeError:
-            import trio.lowlevel  # trio, anyio's only other backend
-
-            self._trio = trio.lowlevel
-            self._trio_token = trio.lowlevel.current_trio_token()
+        self._flavour = flavour = _flavour.current()
+        self._loop = flavour.loop
         with anyio.CancelScope(shield=True):  # a cancellation must not lose the acquired device
             acl = await anyio.to_thread.run_sync(_runtime.acquire_device, self.index)
         self._acl = acl
@@ -171,7 +152,7 @@ class Device:
             # entered here: that would nest in the caller's cancel scopes, and Device blocks
             # could then only close in reverse opening order.
             self._dispatcher = Dispatcher(self._ctx, self.completion_timeout)
-            self._dispatcher.start()
+            self._dispatcher.start(flavour)
             self._staging = StagingPool()
             enabled, limit = self._pool_options
             self._pool = MemoryPool._create(self._ctx, limit=limit, enabled=enabled)
@@ -180,16 +161,12 @@ class Device:
             await self._teardown()
             raise
         self._state = "open"
-        self._cv_token = _current_device.set(self)
+        self._cv_token = _context.enter(_current_device, self)
         tracing._device_opened()
         return self
 
     async def __aexit__(self, et: Any, ev: Any, tb: Any) -> None:
-        if _current_device.get() is self:  # blocks may close in any order: restore only our own
-            try:
-                _current_device.reset(self._cv_token)
-            except ValueError:  # entered in another context
-                _current_device.set(None)
+        _context.leave(_current_device, self, self._cv_token)
         await self.aclose(raise_errors=et is None)
 
     async def aclose(self, *, raise_errors: bool = True) -> None:
@@ -207,7 +184,7 @@ class Device:
             self._check_owner()
             if self._closed_event is None:
                 self._closed_event = anyio.Event()
-            with anyio.CancelScope(shield=_being_cancelled()):
+            with anyio.CancelScope(shield=self._flavour.being_cancelled()):
                 await self._closed_event.wait()
             return
         if self._state != "open":
@@ -302,14 +279,7 @@ class Device:
             self._wrong_thread()
 
     def _on_own_loop(self) -> bool:
-        if self._loop is not None:
-            return asyncio._get_running_loop() is self._loop
-        if self._trio_token is None:
-            return True  # not opened yet
-        try:
-            return self._trio.current_trio_token() is self._trio_token
-        except RuntimeError:  # not in a trio run
-            return False
+        return self._flavour.on_own_loop()
 
     def _wrong_thread(self) -> NoReturn:
         here = threading.current_thread().name
@@ -330,10 +300,7 @@ class Device:
             fn()
             return
         try:
-            if self._loop is not None:
-                self._loop.call_soon_threadsafe(fn)
-            elif self._trio_token is not None:
-                self._trio_token.run_sync_soon(fn)
+            self._flavour.soon_threadsafe(fn)
         except RuntimeError:  # the loop is closed, or the trio run ended
             pass
 
@@ -412,8 +379,6 @@ class Device:
         :raises InvalidFileError: not a kernel binary.
         :raises ClosedError: the device is not open.
         """
-        from .kernel import Binary
-
         self._bind()
         return await Binary._load(self, path=path)
 
@@ -425,8 +390,6 @@ class Device:
         :raises InvalidFileError: the bytes are not a kernel binary.
         :raises ClosedError: the device is not open.
         """
-        from .kernel import Binary
-
         self._bind()
         # memoryview, not bytes(): bytes(n) of an int n would allocate n zero bytes
         return await Binary._load(self, data=bytes(memoryview(data)))

@@ -14,8 +14,10 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from . import errors
+from ._context import current_device
 from ._factory import NoPublicConstructor
 from ._lib import as_int, as_pointer, check, ffi, in_context, lib
+from .graph import CapturedWork
 
 if TYPE_CHECKING:
     from .completion import Completion
@@ -87,8 +89,6 @@ class Event(metaclass=NoPublicConstructor):
         :raises ClosedError: ``device`` is not open.
         """
         if device is None:
-            from .device import current_device
-
             device = current_device()
         if isinstance(handle, bool) or not hasattr(type(handle), "__index__"):
             raise TypeError(
@@ -104,8 +104,6 @@ class Event(metaclass=NoPublicConstructor):
         return cls._create(device, ptr, borrowed=True)
 
     def _captured(self) -> bool:
-        from .graph import CapturedWork
-
         return isinstance(self._completion, CapturedWork)
 
     def _live_handle(self) -> Any:

@@ -48,6 +48,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import errors
+from ._context import StreamBase, stream_or_current
 from ._factory import NoPublicConstructor
 from ._lib import as_int, bind_context, check, ffi, in_context, last_error_message, lib
 from .completion import Completion
@@ -207,11 +208,9 @@ class Graph(metaclass=NoPublicConstructor):
         :raises ClosedError: the graph is still capturing or was closed.
         :raises ValueError: a stream of another Device.
         """
-        from .stream import _stream_or_current
-
         if self._state != "ready":
             raise errors.ClosedError(f"{self!r} is not ready (still capturing, or closed)")
-        s = _stream_or_current(stream)
+        s = stream_or_current(stream)
         if s._device is not self._device:
             raise ValueError(f"{self!r} belongs to Device({self._device.index}), not {s.device!r}")
         sub = await s._admit()
@@ -310,25 +309,24 @@ class TaskGroup(metaclass=NoPublicConstructor):
         """Re-launch the group's kernels (same order, new args or blocks) on ``stream``; the
         graph's kernels are replaced when the stream reaches them (replays after that run the
         new ones). ``aclmdlRICaptureTaskUpdateBegin`` / ``End``."""
-        from .stream import Stream
-
         g = self._graph
         if g._state != "ready" or self._handle is None or g._close_requested:
             raise errors.ClosedError(f"{g!r} is not ready")
         s = stream
-        if not isinstance(s, Stream):
+        if not isinstance(s, StreamBase):  # only Stream derives from it (_context.py)
             raise TypeError(f"stream must be a Stream (dev.stream()), not {type(s).__name__}")
         if s._device is not g._device:
             raise ValueError(f"{g!r} belongs to Device({g._device.index}), not {s.device!r}")
-        if s._state != "open":
-            raise errors.ClosedError(f"{s!r} is not open")
-        s._device._bind()
-        check(lib.aclmdlRICaptureTaskUpdateBegin(s._handle, self._handle), "aclmdlRICaptureTaskUpdateBegin")
+        sub = s._sub
+        sub.begin_update(g)  # raises ClosedError unless the stream is open
+        try:
+            s._device._bind()
+            check(lib.aclmdlRICaptureTaskUpdateBegin(s._handle, self._handle), "aclmdlRICaptureTaskUpdateBegin")
+        except BaseException:
+            sub.end_update()
+            raise
         # Launches on the stream now update the group's kernels: they take launch()'s slow
         # path, which hands the graph what they use.
-        sub = s._sub
-        sub.updating = g
-        s._state = "updating"
         g._updates += 1
         try:
             yield
@@ -336,8 +334,7 @@ class TaskGroup(metaclass=NoPublicConstructor):
             interrupted = sub.updating is not g  # the device's closing ended the update (_interrupt)
             if not interrupted:
                 g._updates -= 1
-                sub.updating = None
-                s._state = "open"
+                sub.end_update()
                 s._device._bind()
                 check(lib.aclmdlRICaptureTaskUpdateEnd(s._handle), "aclmdlRICaptureTaskUpdateEnd")
         if interrupted:  # the body succeeded, but the update was ended under it
@@ -358,16 +355,14 @@ async def _capture(stream: Stream, mode: CaptureMode = "global") -> AsyncIterato
     check(lib.aclmdlRICaptureBegin(stream._handle, _MODES[mode]), "aclmdlRICaptureBegin")
     graph = Graph._create(stream)
     sub = stream._sub
-    sub.capture = graph
-    stream._state = "capturing"
+    sub.begin_capture(graph)
     ok = False
     try:
         yield graph
         ok = True
     finally:
         if sub.capture is graph:  # else the device's closing ended the capture (_interrupt)
-            sub.capture = None
-            stream._state = "open"
+            sub.end_capture()
             out = ffi.new("aclmdlRI *")
             dev._bind()
             rc = lib.aclmdlRICaptureEnd(stream._handle, out)
@@ -391,19 +386,15 @@ def _interrupt(stream: Stream) -> None:
     ClosedError."""
     sub = stream._sub
     bind_context(stream._device._ctx)  # the device is closing: _bind() would refuse
-    graph = sub.capture
+    graph, updated = sub.interrupt()
     if graph is not None:
-        sub.capture = None
         out = ffi.new("aclmdlRI *")
         if lib.aclmdlRICaptureEnd(stream._handle, out):
             last_error_message()  # e.g. the capture was invalidated already: ended either way
         if out[0] != ffi.NULL:
             lib.aclmdlRIDestroy(out[0])
         graph._abandon()
-    updated = sub.updating
     if updated is not None:
-        sub.updating = None
         updated._updates -= 1
         if lib.aclmdlRICaptureTaskUpdateEnd(stream._handle):
             last_error_message()  # an update with kernels still to launch is refused: ended anyway
-    stream._state = "open"

@@ -29,6 +29,7 @@ import anyio.to_thread
 import numpy as np
 
 from . import _ints, errors
+from ._context import stream_or_current
 from ._factory import NoPublicConstructor
 from ._lib import as_int, bind_context, check, ffi, in_context, lib
 from .compiler import ParamSpec, plain_names, read_signatures
@@ -473,9 +474,7 @@ class ArgsBuilder(metaclass=NoPublicConstructor):
         entries = list(self._entries)
         uploaded: list[DeviceArray] = []
         if any(kind == "host" for kind, _ in entries):
-            from .stream import _stream_or_current
-
-            s = _stream_or_current(stream)
+            s = stream_or_current(stream)
             device = self.kernel.binary.device
             if s.device._acl is not device._acl:
                 raise ValueError(

@@ -14,12 +14,14 @@ from dataclasses import dataclass, field
 from threading import get_ident as _get_ident
 from typing import Any, Literal
 
+from ._context import _current_stream, stream_or_current
 from ._lib import check, ffi, lib
+from ._submission import OPEN as _OPEN
 from ._submission import Submissions
 from .completion import Completion
 from .device import _REAL
 from .kernel import ArgsBuilder, Kernel, KernelArgs
-from .stream import Stream, _current_stream, _stream_or_current
+from .stream import Stream
 
 __all__ = ["LaunchConfig", "launch"]
 
@@ -105,12 +107,12 @@ async def launch(
         and 0 < blocks < 4294967296
         and config is None
         and type(s) is Stream
-        and s._state == "open"
+        and (sub := s._sub).mode is _OPEN
         and (dev := s._device)._thread == _get_ident()  # the device's own thread (the loop: _prepare)
         and (binary := kernel.binary)._device._acl is dev._acl
         and binary._handle is not None
         and args._handle is not None
-        and (sub := s._sub).in_flight < sub.max_in_flight
+        and sub.in_flight < sub.max_in_flight
         and not sub.waiters
     ):
         cfg = _NULL
@@ -156,7 +158,7 @@ async def _prepare(
         if isinstance(blocks, bool) or not isinstance(blocks, int):
             raise TypeError(f"blocks must be an int, not {type(blocks).__name__}")
         raise ValueError(f"blocks must be in [1, 2**32), got {blocks}")
-    s = _stream_or_current(stream)
+    s = stream_or_current(stream)
     binary = kernel.binary
     if binary._device._acl is not s._device._acl:
         raise ValueError(

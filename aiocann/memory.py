@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _ints, _runtime, errors
+from ._context import stream_or_current
 from ._factory import NoPublicConstructor
 from ._lib import check, ffi, lib
 
@@ -290,9 +291,7 @@ class DeviceArray(metaclass=NoPublicConstructor):
         :raises ClosedError: the array or the stream is closed.
         :raises RuntimeError: no ``stream`` and no current stream.
         """
-        from .stream import _stream_or_current
-
-        return await _stream_or_current(stream).download(self)
+        return await stream_or_current(stream).download(self)
 
     async def set(self, data: Any, *, stream: Stream | None = None) -> Completion:
         """Copy host data into this array (``stream.copy_from_host(self, data)``).
@@ -302,9 +301,7 @@ class DeviceArray(metaclass=NoPublicConstructor):
         :raises ClosedError: the array or the stream is closed.
         :raises RuntimeError: no ``stream`` and no current stream.
         """
-        from .stream import _stream_or_current
-
-        return await _stream_or_current(stream).copy_from_host(self, data)
+        return await stream_or_current(stream).copy_from_host(self, data)
 
     def __repr__(self) -> str:
         state = " freed" if self.closed else ""

@@ -20,59 +20,36 @@ runs on the device in submission order. Streams run concurrently with each other
 
 from __future__ import annotations
 
-import asyncio
-import math
 import operator
 import threading
 import warnings
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import anyio.to_thread
 import numpy as np
 
-from . import _ints, errors
+from . import _context, _ints, errors
+from ._context import StreamBase, _current_stream, current_device, current_stream
 from ._factory import NoPublicConstructor
 from ._interrupt import keyboard_interrupt_on_ctrl_c
 from ._lib import as_int, as_pointer, check, ffi, in_context, last_error_message, lib
-from ._submission import Submissions, stopped_code
+from ._submission import OPEN, Mode, Submissions, stopped_code
 from .completion import Completion
+from .event import Event
+from .graph import _capture, _interrupt
 from .memory import DeviceArray, is_pinned
 
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     from .device import Device
-    from .event import Event
     from .graph import CaptureMode, Graph
 
 __all__ = ["Stream", "current_stream"]
 
-_current_stream: ContextVar[Stream | None] = ContextVar("aiocann_current_stream", default=None)
-
 # Host copies smaller than this run on the event loop; larger ones in a worker thread.
 _INLINE_COPY = 1 << 20
-
-
-def current_stream() -> Stream:
-    """The stream of the innermost ``async with dev.stream()`` in the calling task.
-
-    :raises RuntimeError: the task is in no ``async with`` stream block.
-    """
-    s = _current_stream.get()
-    if s is None:
-        raise RuntimeError("no current stream: pass stream=... or use `async with dev.stream() as s:`")
-    return s
-
-
-def _stream_or_current(stream: Any) -> Stream:
-    """A ``stream=`` argument: the stream itself, or the current stream when None."""
-    if stream is None:
-        return current_stream()
-    if not isinstance(stream, Stream):
-        raise TypeError(f"stream must be a Stream (dev.stream()), not {type(stream).__name__}")
-    return stream
 
 
 def _array(value: Any, what: str) -> DeviceArray:
@@ -118,7 +95,7 @@ def _stream_handle(obj: object) -> int:
     return value
 
 
-class Stream(metaclass=NoPublicConstructor):
+class Stream(StreamBase, metaclass=NoPublicConstructor):
     """An ordered queue of device work on one NPU (an ACL stream); see the module docstring.
 
     Made by :meth:`Device.stream` -- ``async with dev.stream() as s:`` for a block, or
@@ -141,7 +118,6 @@ class Stream(metaclass=NoPublicConstructor):
         self._handle: Any = None
         self._handle_int = 0
         self._borrowed = borrowed is not None
-        self._state = "new"
         self._sub: Submissions = None  # type: ignore[assignment]  # set below
         self._cv_token: Any = None
         self._closed_event: anyio.Event | None = None  # for a close that waits for another's
@@ -179,7 +155,6 @@ class Stream(metaclass=NoPublicConstructor):
             raise
         self._handle = handle
         self._handle_int = as_int(handle)
-        self._state = "open"
         device._streams.add(self)
 
     @classmethod
@@ -222,8 +197,6 @@ class Stream(metaclass=NoPublicConstructor):
         :raises ClosedError: ``device`` is not open.
         """
         if device is None:
-            from .device import current_device
-
             device = current_device()
         value = _stream_handle(handle)
         served = device._served_stream(value)
@@ -263,15 +236,11 @@ class Stream(metaclass=NoPublicConstructor):
             raise errors.ClosedError(f"{self!r} is not open")
         if self._cv_token is not None:
             raise RuntimeError(f"{self!r} is already in an `async with` block")
-        self._cv_token = _current_stream.set(self)
+        self._cv_token = _context.enter(_current_stream, self)
         return self
 
     async def __aexit__(self, et: Any, ev: Any, tb: Any) -> None:
-        if _current_stream.get() is self:  # streams may close in any order: restore only our own
-            try:
-                _current_stream.reset(self._cv_token)
-            except ValueError:  # entered in another context
-                _current_stream.set(None)
+        _context.leave(_current_stream, self, self._cv_token)
         self._cv_token = None
         await self.aclose(raise_errors=et is None)
 
@@ -298,35 +267,34 @@ class Stream(metaclass=NoPublicConstructor):
             block (the device's closing ends such a block instead: it raises ClosedError then).
         :raises WrongThreadError: called from another thread or event loop than the device's.
         """
-        if self._state in ("capturing", "updating"):
-            what = "capture" if self._state == "capturing" else "task group's update"
+        sub = self._sub
+        if sub is None:
+            return
+        if sub.mode is Mode.CAPTURING or sub.mode is Mode.UPDATING:
+            what = "capture" if sub.mode is Mode.CAPTURING else "task group's update"
             if self._device._state != "closing":
                 raise RuntimeError(f"{self!r} is inside a {what} block: leave it first")
             self._device._check_owner()
-            from .graph import _interrupt
-
             _interrupt(self)  # the device is closing: the block cannot be waited for
-        if self._state == "closing":
+        if sub.mode is Mode.CLOSING:
             # Another task is closing it, waiting for its work: wait for that close to end --
             # above all the device's close, which would abandon the work under it otherwise.
             self._device._check_owner()
             if self._closed_event is None:
                 self._closed_event = anyio.Event()
-            if _being_cancelled():
+            if self._device._flavour.being_cancelled():
                 with anyio.CancelScope(shield=True):
                     await self._closed_event.wait()
             else:
                 await self._closed_event.wait()
             return
-        if self._state != "open":
+        if sub.mode is not OPEN:
             return
         self._device._check_owner()
-        self._state = "closing"
-        sub = self._sub
-        sub.wake_all()
+        sub.begin_close()
         waited = False
         try:
-            if _being_cancelled():
+            if self._device._flavour.being_cancelled():
                 with anyio.CancelScope(shield=True):
                     await self._wait_for_device()
             else:
@@ -394,7 +362,6 @@ class Stream(metaclass=NoPublicConstructor):
         finally:
             self._handle = None
             self._handle_int = 0
-            self._state = "closed"
             sub.close()
             dev._streams.discard(self)
             if self._closed_event is not None:
@@ -417,7 +384,7 @@ class Stream(metaclass=NoPublicConstructor):
             return
         dev = self._device
         if dev._state not in ("open", "closing"):
-            self._state = "closed"
+            self._sub.mark_closed()
             return
         if threading.get_ident() != dev._thread:
             # The collector runs in whatever thread it is in, and the stream's bookkeeping is the
@@ -433,7 +400,7 @@ class Stream(metaclass=NoPublicConstructor):
             return
         dev = self._device
         if dev._state not in ("open", "closing"):
-            self._state = "closed"
+            self._sub.mark_closed()
             return
         outstanding = 0 if self._sub.settled() else self._sub.outstanding()
         self._finish_close("it was garbage-collected", collected=True)
@@ -445,6 +412,12 @@ class Stream(metaclass=NoPublicConstructor):
         )
 
     @property
+    def _state(self) -> str:
+        """The stream's mode, held by its lane (``Mode``): "new" until the lane exists."""
+        sub = self._sub
+        return "new" if sub is None else sub.mode.value
+
+    @property
     def device(self) -> Device:
         """The :class:`Device` the stream belongs to."""
         return self._device
@@ -454,7 +427,7 @@ class Stream(metaclass=NoPublicConstructor):
         """The ACL stream handle (``aclrtStream``) as an int: the value pyACL's ``acl.rt.*``
         functions take, e.g. ``acl.rt.stream_wait_event(s.handle, ev)``, so :mod:`aiocann.acl`
         and other libraries can use the stream. Raises ClosedError once the stream is closed."""
-        if self._state not in ("open", "updating", "capturing"):
+        if not self._sub.submitting():
             raise errors.ClosedError(f"{self!r} is not open")
         return self._handle_int
 
@@ -490,11 +463,10 @@ class Stream(metaclass=NoPublicConstructor):
         ClosedError rather than enqueue work on it. A caller that raises after this returns
         (and before it enqueues) calls ``sub.decline()``, as this does."""
         self._device._check_owner()
-        state = self._state
-        if state not in ("open", "updating", "capturing"):
-            raise errors.ClosedError(f"{self!r} is not open")
         sub = self._sub
-        if state != "capturing":
+        if not sub.submitting():
+            raise errors.ClosedError(f"{self!r} is not open")
+        if sub.capture is None:
             await sub.admit()
         try:
             for a in arrays:
@@ -511,14 +483,12 @@ class Stream(metaclass=NoPublicConstructor):
         it (``aclmdlRICaptureBegin`` / ``End``); ``await graph.launch()`` replays it. ``mode``:
         which threads may make synchronous runtime calls meanwhile (the runtime's capture
         modes: ``"global"``, ``"thread_local"``, ``"relaxed"``)."""
-        from .graph import _capture
-
         return _capture(self, mode)
 
     def _usable(self) -> None:
         """Raise ClosedError unless the stream is open; bind the device's context (pinned
         staging memory is allocated against it)."""
-        if self._state not in ("open", "updating", "capturing"):
+        if not self._sub.submitting():
             raise errors.ClosedError(f"{self!r} is not open")
         self._device._bind()
 
@@ -570,9 +540,7 @@ class Stream(metaclass=NoPublicConstructor):
         :raises ClosedError: the stream is closed.
         :raises AclError: the runtime refused the event or the record.
         """
-        from .event import Event
-
-        event = Event._for_record(self._device, timing, captured=self._state == "capturing")
+        event = Event._for_record(self._device, timing, captured=self._sub.capture is not None)
         sub = await self._admit()
         rc = lib.aclrtRecordEvent(event._handle, self._handle)
         event._completion = sub.complete_after(rc, "aclrtRecordEvent", "event record", event)
@@ -588,8 +556,6 @@ class Stream(metaclass=NoPublicConstructor):
         :raises ClosedError: the stream or the event is closed.
         :raises NotImplementedError: the event was recorded inside a capture.
         """
-        from .event import Event
-
         if not isinstance(event, Event):
             raise TypeError(f"wait() takes an Event (await stream.record()), not {type(event).__name__}")
         if event._captured():
@@ -681,7 +647,7 @@ class Stream(metaclass=NoPublicConstructor):
         if src.nbytes == 0:
             return out
         self._usable()
-        if self._state == "capturing":
+        if self._sub.capture is not None:
             raise RuntimeError(f"cannot download from {self!r} while it captures: nothing runs until the graph does")
         if is_pinned(out):
             await (
@@ -829,15 +795,3 @@ async def _host_copy(dst: np.ndarray, src: np.ndarray) -> None:
         dst[:] = src
     else:
         await anyio.to_thread.run_sync(np.copyto, dst, src)
-
-
-def _being_cancelled() -> bool:
-    """The calling task is being cancelled: a cancel scope around it was, or (asyncio) the
-    task itself -- as asyncio.run does on Ctrl-C."""
-    if anyio.current_effective_deadline() == -math.inf:
-        return True
-    if asyncio._get_running_loop() is None:
-        return False  # trio: the deadline says it all
-    task = asyncio.current_task()
-    cancelling = getattr(task, "cancelling", None)  # Python >= 3.11
-    return cancelling is not None and cancelling() > 0

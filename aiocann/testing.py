@@ -60,6 +60,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ._context import _current_device, _current_stream
+
 if TYPE_CHECKING:
     from .device import Device
     from .errors import AclError
@@ -330,8 +332,6 @@ async def _aiocann_device(request: pytest.FixtureRequest) -> AsyncIterator[Devic
         except BaseException:
             await host.stop()
             raise
-        from .device import _current_device
-
         token = _current_device.set(dev)  # pytest-asyncio carries it into the test's context
         try:
             yield dev
@@ -342,8 +342,6 @@ async def _aiocann_device(request: pytest.FixtureRequest) -> AsyncIterator[Devic
 
 
 async def _aiocann_stream(aiocann_device: Device, request: pytest.FixtureRequest) -> AsyncIterator[Stream]:
-    from .stream import _current_stream
-
     s = aiocann_device.stream()
     request.node.stash[_TRACKER].fixture_stream = s
     # What `async with stream` does, without raising the stream's error when the fixture ends:

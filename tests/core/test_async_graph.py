@@ -158,3 +158,38 @@ async def test_a_graph_copies_in_and_out_of_pinned_memory_at_every_replay(test_k
         del out
         gc.collect()  # the graph held host_out; it is still the caller's, and valid
         assert host_out[3] == 3 * 4 + 100
+
+
+async def test_the_stream_mode_is_held_by_its_lane(test_kernels_path):
+    """Capturing and updating are modes of the stream's lane, entered and left through its
+    methods: the stream shows them, nobody sets them from outside, and a stream in one mode
+    cannot enter another (the runtime captures a stream once at a time)."""
+    from aiocann._submission import Mode
+
+    async with ac.Device(0) as dev:
+        write = (await dev.load_binary(test_kernels_path)).function("write_value")
+        s = dev.stream()
+        out = dev.empty(8, np.int32)
+        assert s._sub.mode is Mode.OPEN and "open" in repr(s)
+        with pytest.raises(AttributeError):
+            s._state = "capturing"  # type: ignore[misc]  # a read-only view of the lane's mode
+        async with s.capture() as g:
+            assert s._sub.mode is Mode.CAPTURING and s._sub.capture is g
+            with pytest.raises(ac.ClosedError, match="not open"):
+                async with s.capture():
+                    pass
+            async with g.group() as grp:
+                await ac.launch(write, await write.args().ptr(out).u32(0).i32(1), blocks=1, stream=s)
+        assert s._sub.mode is Mode.OPEN and s._sub.capture is None
+        async with grp.update(stream=s):
+            assert s._sub.mode is Mode.UPDATING and s._sub.updating is g
+            await ac.launch(write, await write.args().ptr(out).u32(0).i32(2), blocks=1, stream=s)
+        assert s._sub.mode is Mode.OPEN and s._sub.updating is None
+        await (await g.launch(stream=s))
+        assert (await out.get(stream=s))[0] == 2
+        await s.aclose()
+        assert s._sub.mode is Mode.CLOSED and "closed" in repr(s)
+        with pytest.raises(ac.ClosedError):
+            async with grp.update(stream=s):
+                pass
+        g.close()
