@@ -4,7 +4,7 @@
  * The simulator is the ACL runtime implemented on the CPU: one file per concept, grouped below
  * by concept from the floor (what everything stands on) to the roof (aclInit/aclFinalize, the
  * one file that calls into every subsystem). This map names every file, one line each at the
- * start of its entry, and tests/sim/test_layout.py keeps it so.
+ * start of its entry, and tests/sim/test_sim_layout.py keeps it so.
  *
  * The floor -- process state, errors, handles, faults, the chip:
  *   rt_floor.c     the process-wide state (g_rt, the fork flag), lock and clock helpers,
