@@ -39,8 +39,9 @@ prototypes are written here all the same, so every runtime function our headers 
 one description; but they are in neither the loader's table nor the cffi cdef (their blocks lie
 outside the headers' ``cffi-begin``/``cffi-end`` regions, which the generator checks), so they
 have no ``required``, ``missing`` or ``py`` (and their ``library`` is moot). A program built
-against the toolkit links them from the library directly. Their ``decl`` is the visibility macro the real header writes before
-each (``ACL_FUNC_VISIBILITY``, ``MSVP_PROF_API``...), and ``deprecated`` its
+against the toolkit links them from the library directly. Their ``decl`` is the visibility
+macro the real header writes before each (``ACL_FUNC_VISIBILITY``, ``MSVP_PROF_API``...), and
+``deprecated`` its
 ``ACL_DEPRECATED_MESSAGE``; a prototype may end in ``...`` and an ``__attribute__((...))``,
 and take a function pointer spelled out. Making one loaded is moving it to a loaded group (in a
 cffi region) when aiocann starts calling it.
