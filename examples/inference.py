@@ -135,8 +135,10 @@ def reference(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def build_kernels() -> dict[str, Path]:
     # softmax_rows in Ascend C (softmax.cpp), the others in plain C.
-    return {name: build_kernel(KERNELS_DIR / src) for name, src in (("matmul", "matmul.c"), ("softmax", "softmax.cpp"),
-                                                                    ("delay", "delay.c"))}
+    return {
+        name: build_kernel(KERNELS_DIR / src)
+        for name, src in (("matmul", "matmul.c"), ("softmax", "softmax.cpp"), ("delay", "delay.c"))
+    }
 
 
 # --------------------------------------------------------------------------- the engine
@@ -237,8 +239,7 @@ class Engine:
             self._streams.append(s)  # held here: the lane queue drops its lanes when it closes
             self._lanes_in.send_nowait(await self._capture_lane(dev, s, wt, bias))
 
-    async def _capture_lane(self, dev: ac.Device, s: ac.Stream, wt: ac.DeviceArray,
-                            bias: ac.DeviceArray) -> _Lane:
+    async def _capture_lane(self, dev: ac.Device, s: ac.Stream, wt: ac.DeviceArray, bias: ac.DeviceArray) -> _Lane:
         """A lane on stream ``s``: its pinned buffers, and the graph of one batch, captured."""
         cfg = self.config
         k = self._kernels
@@ -342,7 +343,7 @@ class Engine:
         try:
             offset = 0
             for r in batch:
-                lane.x_host[offset:offset + r.rows] = r.x
+                lane.x_host[offset : offset + r.rows] = r.x
                 offset += r.rows
             # The whole max_batch-row buffer goes up (a fixed-size copy in the graph); the
             # kernels' tiling, uploaded by the same replay, says how many rows are real.
@@ -355,7 +356,7 @@ class Engine:
             await replay
             offset = 0
             for r in batch:
-                r.result = lane.out_host[offset:offset + r.rows].copy()
+                r.result = lane.out_host[offset : offset + r.rows].copy()
                 offset += r.rows
         except Exception as exc:  # a device error fails this batch's requests, not the server
             log.exception("batch %d failed", batch_id)
@@ -509,8 +510,9 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def create_app(config: ServerConfig | None = None, *, replica: dict[str, Any] | None = None,
-               numpy: bool = False, **overrides: Any) -> Starlette:
+def create_app(
+    config: ServerConfig | None = None, *, replica: dict[str, Any] | None = None, numpy: bool = False, **overrides: Any
+) -> Starlette:
     """The Starlette app. ``create_app(max_queue=8, delay_ms=50)`` or with a ServerConfig.
 
     ``replica``: when the app is one replica of several, what identifies it (its ``"id"`` and
@@ -548,8 +550,9 @@ def create_app(config: ServerConfig | None = None, *, replica: dict[str, Any] | 
             raw = await read_body(request, limit)
         except BodyTooLarge:
             # The rest of the body stays unread, so this connection cannot carry another request.
-            return _error(413, f"the body is larger than {limit} bytes", headers={"Connection": "close"},
-                          max_body_bytes=limit)
+            return _error(
+                413, f"the body is larger than {limit} bytes", headers={"Connection": "close"}, max_body_bytes=limit
+            )
         except ClientDisconnect:
             # The client went away before its body was complete: nobody is left to answer, and
             # it is the client's doing, not the server's -- one line, no traceback.
@@ -560,9 +563,9 @@ def create_app(config: ServerConfig | None = None, *, replica: dict[str, Any] | 
         except RecursionError:  # the decoder recurses once per nesting level
             return _error(400, "the JSON body is nested too deeply")
         except ValueError:
-            return _error(400, "the body must be JSON: {\"inputs\": [[...], ...]}")
+            return _error(400, 'the body must be JSON: {"inputs": [[...], ...]}')
         if not isinstance(body, dict) or "inputs" not in body:
-            return _error(400, "expected a JSON object with an \"inputs\" field")
+            return _error(400, 'expected a JSON object with an "inputs" field')
         try:
             with np.errstate(over="ignore"):  # a float32 overflow is inf, refused below
                 x = np.asarray(body["inputs"], dtype=np.float32)
@@ -574,8 +577,7 @@ def create_app(config: ServerConfig | None = None, *, replica: dict[str, Any] | 
         if single:
             x = x[None, :]
         if x.ndim != 2 or x.shape[1] != cfg.in_dim or x.shape[0] == 0:
-            return _error(422, f"inputs must be one row or a list of rows of {cfg.in_dim} numbers",
-                          shape=list(x.shape))
+            return _error(422, f"inputs must be one row or a list of rows of {cfg.in_dim} numbers", shape=list(x.shape))
         if x.shape[0] > cfg.max_batch:
             return _error(413, f"at most {cfg.max_batch} rows per request", rows=x.shape[0])
         if not np.isfinite(x).all():

@@ -172,8 +172,9 @@ class _Run:
             self.progress(self.done, self.total)
 
 
-async def _make_slot(dev: ac.Device, k: _Kernels, w: ac.DeviceArray, u: ac.DeviceArray, rows: int,
-                     cols: int, compute: ac.Stream) -> _Slot:
+async def _make_slot(
+    dev: ac.Device, k: _Kernels, w: ac.DeviceArray, u: ac.DeviceArray, rows: int, cols: int, compute: ac.Stream
+) -> _Slot:
     hidden = w.shape[1]
     x_host, y_host = dev.pinned_empty((rows, cols), np.float32), dev.pinned_empty((rows, cols), np.float32)
     x, y = dev.empty((rows, cols), np.float32), dev.empty((rows, cols), np.float32)
@@ -183,10 +184,16 @@ async def _make_slot(dev: ac.Device, k: _Kernels, w: ac.DeviceArray, u: ac.Devic
     args = (
         (k.add, await k.add.args().ptr(x).ptr(y).ptr(z).placeholder(np.array([rows * cols, 0], np.uint32))),
         (k.softmax, await k.softmax.args().ptr(z).ptr(z).placeholder(np.array([rows, cols], np.uint32))),
-        (k.matmul, await k.matmul.args().ptr(z).ptr(w).ptr(0).ptr(h)  # ptr(0): no bias
-            .placeholder(np.array([rows, hidden, cols, 0], np.uint32))),
-        (k.matvec, await k.matvec.args().ptr(h).ptr(u).ptr(v)
-            .placeholder(np.array([rows, hidden], np.uint32))),
+        (
+            k.matmul,
+            await k.matmul.args()
+            .ptr(z)
+            .ptr(w)
+            .ptr(0)
+            .ptr(h)  # ptr(0): no bias
+            .placeholder(np.array([rows, hidden, cols, 0], np.uint32)),
+        ),
+        (k.matvec, await k.matvec.args().ptr(h).ptr(u).ptr(v).placeholder(np.array([rows, hidden], np.uint32))),
     )
     # The four kernels are captured once into a graph and replayed for every batch that uses
     # the slot: one submission per batch instead of four.
@@ -198,8 +205,18 @@ async def _make_slot(dev: ac.Device, k: _Kernels, w: ac.DeviceArray, u: ac.Devic
     return slot
 
 
-async def _pipeline(index: int, dev: ac.Device, k: _Kernels, w_host: np.ndarray, u_host: np.ndarray,
-                    batches: int, rows: int, cols: int, seed: int, run: _Run) -> None:
+async def _pipeline(
+    index: int,
+    dev: ac.Device,
+    k: _Kernels,
+    w_host: np.ndarray,
+    u_host: np.ndarray,
+    batches: int,
+    rows: int,
+    cols: int,
+    seed: int,
+    run: _Run,
+) -> None:
     rng = np.random.default_rng([seed, index])
     async with dev.stream() as copy_in, dev.stream() as compute, dev.stream() as copy_out:
         # The compute stream sees these through its wait on the first batch's upload event.
@@ -301,9 +318,7 @@ def _intersection(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
     return total
 
 
-def overlap_figures(
-    upload_spans: list[tuple[int, int]], kernel_spans: list[tuple[int, int]]
-) -> dict[str, float]:
+def overlap_figures(upload_spans: list[tuple[int, int]], kernel_spans: list[tuple[int, int]]) -> dict[str, float]:
     """The overlap figures of the module docstring, from (start_us, end_us) device spans (one device's clock)."""
     uploads, kernels = _union(upload_spans), _union(kernel_spans)
     upload_us, kernel_us = _length(uploads), _length(kernels)
@@ -349,10 +364,12 @@ async def run_pipeline(
     run = _Run(total, progress)
     async with ac.Device(device) as dev:
         binaries = {name: await dev.load_binary(path) for name, path in paths.items()}
-        kernels = _Kernels(binaries["vector_add"].function("add_custom"),
-                           binaries["softmax"].function("softmax_rows"),
-                           binaries["matmul"].function("matmul"),
-                           binaries["matvec"].function("matvec"))
+        kernels = _Kernels(
+            binaries["vector_add"].function("add_custom"),
+            binaries["softmax"].function("softmax_rows"),
+            binaries["matmul"].function("matmul"),
+            binaries["matvec"].function("matvec"),
+        )
         async with anyio.create_task_group() as tg:
             for p in range(streams):
                 tg.start_soon(_pipeline, p, dev, kernels, w, u, batches, batch_size, cols, seed, run)
@@ -407,8 +424,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio")
     args = parser.parse_args(argv)
     result = anyio.run(
-        lambda: run_pipeline(args.streams, args.batches, args.batch_size, cols=args.cols, hidden=args.hidden,
-                             seed=args.seed),
+        lambda: run_pipeline(
+            args.streams, args.batches, args.batch_size, cols=args.cols, hidden=args.hidden, seed=args.seed
+        ),
         backend=args.backend,
     )
     print(format_summary(result))

@@ -123,8 +123,14 @@ def visible_npus() -> list[str]:
     wanted = ",".join(sorted(ids, key=int))
     current = os.environ.get(VISIBLE_DEVICES)
     if current != wanted:
-        log.warning("%s=%r in this replica, but Ray assigned NPU %s: setting %s=%s",
-                    VISIBLE_DEVICES, current, ids, VISIBLE_DEVICES, wanted)
+        log.warning(
+            "%s=%r in this replica, but Ray assigned NPU %s: setting %s=%s",
+            VISIBLE_DEVICES,
+            current,
+            ids,
+            VISIBLE_DEVICES,
+            wanted,
+        )
         os.environ[VISIBLE_DEVICES] = wanted
     return wanted.split(",")
 
@@ -294,15 +300,33 @@ class LocalCluster:
             self.env["RAY_AUTH_TOKEN"] = os.environ.get("RAY_AUTH_TOKEN") or secrets.token_hex(16)
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
-            [str(Path(sys.executable).parent / "ray"), "start", "--head", "--block", "--disable-usage-stats",
-             "--node-ip-address=127.0.0.1", f"--port={gcs}", f"--temp-dir={self.temp_dir}",
-             f"--num-cpus={cpus}", f'--resources={{"NPU": {npus}}}', "--include-dashboard=false",
-             f"--dashboard-port={dashboard}", f"--ray-client-server-port={client}",
-             f"--node-manager-port={node_manager}", f"--object-manager-port={object_manager}",
-             f"--dashboard-agent-listen-port={agent}", f"--dashboard-agent-grpc-port={agent_grpc}",
-             f"--runtime-env-agent-port={env_agent}", f"--metrics-export-port={metrics}",
-             f"--min-worker-port={workers}", f"--max-worker-port={workers + 63}"],
-            stdout=self._log, stderr=subprocess.STDOUT, env=self.env, cwd=self.temp_dir,
+            [
+                str(Path(sys.executable).parent / "ray"),
+                "start",
+                "--head",
+                "--block",
+                "--disable-usage-stats",
+                "--node-ip-address=127.0.0.1",
+                f"--port={gcs}",
+                f"--temp-dir={self.temp_dir}",
+                f"--num-cpus={cpus}",
+                f'--resources={{"NPU": {npus}}}',
+                "--include-dashboard=false",
+                f"--dashboard-port={dashboard}",
+                f"--ray-client-server-port={client}",
+                f"--node-manager-port={node_manager}",
+                f"--object-manager-port={object_manager}",
+                f"--dashboard-agent-listen-port={agent}",
+                f"--dashboard-agent-grpc-port={agent_grpc}",
+                f"--runtime-env-agent-port={env_agent}",
+                f"--metrics-export-port={metrics}",
+                f"--min-worker-port={workers}",
+                f"--max-worker-port={workers + 63}",
+            ],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            env=self.env,
+            cwd=self.temp_dir,
             start_new_session=True,  # out of reach of the terminal's Ctrl-C (see the class docstring)
         )
         try:
@@ -382,8 +406,11 @@ def run(
         if not address:
             cpus = max(2, int(max(options.replicas, *(options.autoscale or (1,))) * options.num_cpus))
             cluster = LocalCluster(npus=npus, cpus=cpus)  # with this process's token (see main)
-            print(f"started a local Ray cluster at {cluster.address} with {npus} NPU resources "
-                  f"(temp dir {cluster.temp_dir})", flush=True)
+            print(
+                f"started a local Ray cluster at {cluster.address} with {npus} NPU resources "
+                f"(temp dir {cluster.temp_dir})",
+                flush=True,
+            )
             address = cluster.address
         # The replicas import inference.py from this directory, shipped to every node with the job.
         ray.init(address=address, runtime_env={"working_dir": str(EXAMPLES_DIR)}, log_to_driver=False)
@@ -437,17 +464,32 @@ def describe(options: ServeOptions) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--address", default=None,
-                        help="a running Ray cluster (HOST:PORT of its head); default: start a local one")
-    parser.add_argument("--npus", type=int, default=2,
-                        help="NPU resources of the local cluster started without --address (simulated NPUs)")
+    parser.add_argument(
+        "--address", default=None, help="a running Ray cluster (HOST:PORT of its head); default: start a local one"
+    )
+    parser.add_argument(
+        "--npus",
+        type=int,
+        default=2,
+        help="NPU resources of the local cluster started without --address (simulated NPUs)",
+    )
     parser.add_argument("--replicas", type=int, default=ServeOptions.replicas)
-    parser.add_argument("--autoscale", type=int, nargs=2, metavar=("MIN", "MAX"), default=None,
-                        help="autoscale between MIN and MAX replicas instead of a fixed --replicas")
+    parser.add_argument(
+        "--autoscale",
+        type=int,
+        nargs=2,
+        metavar=("MIN", "MAX"),
+        default=None,
+        help="autoscale between MIN and MAX replicas instead of a fixed --replicas",
+    )
     parser.add_argument("--target-ongoing-requests", type=float, default=ServeOptions.target_ongoing_requests)
     parser.add_argument("--num-cpus", type=float, default=ServeOptions.num_cpus, help="Ray CPUs per replica")
-    parser.add_argument("--max-queued-requests", type=int, default=ServeOptions.max_queued_requests,
-                        help="requests the proxy holds when every replica is full; beyond, 503")
+    parser.add_argument(
+        "--max-queued-requests",
+        type=int,
+        default=ServeOptions.max_queued_requests,
+        help="requests the proxy holds when every replica is full; beyond, 503",
+    )
     parser.add_argument("--graceful-shutdown-timeout-s", type=float, default=ServeOptions.graceful_shutdown_timeout_s)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
@@ -460,9 +502,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--in-dim", type=int, default=ServerConfig.in_dim)
     parser.add_argument("--out-dim", type=int, default=ServerConfig.out_dim)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--max-body-bytes", type=int, default=None,
-                        help=f"largest request body (default: room for --max-batch rows, {JSON_BYTES_PER_NUMBER} "
-                             "bytes a number)")
+    parser.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=None,
+        help=f"largest request body (default: room for --max-batch rows, {JSON_BYTES_PER_NUMBER} bytes a number)",
+    )
     parser.add_argument("--log-level", default="info")
     args = parser.parse_args(argv)
     token_auth = os.environ.get("RAY_AUTH_MODE", "token") == "token"
@@ -474,13 +519,21 @@ def main(argv: list[str] | None = None) -> int:
         os.execv(sys.executable, [sys.executable, str(Path(__file__).resolve()), *rest])
     try:
         config = ServerConfig(
-            max_queue=args.max_queue, max_batch=args.max_batch, batch_window_ms=args.batch_window_ms,
-            streams=args.streams, delay_ms=args.delay_ms, in_dim=args.in_dim, out_dim=args.out_dim,
-            seed=args.seed, max_body_bytes=args.max_body_bytes,
+            max_queue=args.max_queue,
+            max_batch=args.max_batch,
+            batch_window_ms=args.batch_window_ms,
+            streams=args.streams,
+            delay_ms=args.delay_ms,
+            in_dim=args.in_dim,
+            out_dim=args.out_dim,
+            seed=args.seed,
+            max_body_bytes=args.max_body_bytes,
         )
         options = ServeOptions(
-            replicas=args.replicas, autoscale=tuple(args.autoscale) if args.autoscale else None,
-            target_ongoing_requests=args.target_ongoing_requests, num_cpus=args.num_cpus,
+            replicas=args.replicas,
+            autoscale=tuple(args.autoscale) if args.autoscale else None,
+            target_ongoing_requests=args.target_ongoing_requests,
+            num_cpus=args.num_cpus,
             max_queued_requests=args.max_queued_requests,
             graceful_shutdown_timeout_s=args.graceful_shutdown_timeout_s,
         )

@@ -71,48 +71,81 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
-    parser.add_argument("--max-queue", type=int, default=ServerConfig.max_queue,
-                        help="requests waiting for a batch before /infer answers 503")
+    parser.add_argument(
+        "--max-queue",
+        type=int,
+        default=ServerConfig.max_queue,
+        help="requests waiting for a batch before /infer answers 503",
+    )
     parser.add_argument("--max-batch", type=int, default=ServerConfig.max_batch, help="rows per batch")
-    parser.add_argument("--batch-window-ms", type=float, default=ServerConfig.batch_window_ms,
-                        help="how long a batch waits for more requests")
-    parser.add_argument("--streams", type=int, default=ServerConfig.streams,
-                        help="batches on the device at once")
-    parser.add_argument("--delay-ms", type=float, default=0.0,
-                        help="extra device time per batch (a slow model)")
-    parser.add_argument("--in-dim", type=int, default=ServerConfig.in_dim,
-                        help=f"numbers per request row, the model's input (default {ServerConfig.in_dim})")
-    parser.add_argument("--out-dim", type=int, default=ServerConfig.out_dim,
-                        help=f"numbers per answer row, the model's output (default {ServerConfig.out_dim})")
+    parser.add_argument(
+        "--batch-window-ms",
+        type=float,
+        default=ServerConfig.batch_window_ms,
+        help="how long a batch waits for more requests",
+    )
+    parser.add_argument("--streams", type=int, default=ServerConfig.streams, help="batches on the device at once")
+    parser.add_argument("--delay-ms", type=float, default=0.0, help="extra device time per batch (a slow model)")
+    parser.add_argument(
+        "--in-dim",
+        type=int,
+        default=ServerConfig.in_dim,
+        help=f"numbers per request row, the model's input (default {ServerConfig.in_dim})",
+    )
+    parser.add_argument(
+        "--out-dim",
+        type=int,
+        default=ServerConfig.out_dim,
+        help=f"numbers per answer row, the model's output (default {ServerConfig.out_dim})",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the model's weights")
     parser.add_argument("--device", type=int, default=0, help="the NPU to serve on (default 0)")
-    parser.add_argument("--max-body-bytes", type=int, default=None,
-                        help="largest request body; larger ones get 413 unread (default: room for "
-                             f"--max-batch rows of --in-dim numbers, {JSON_BYTES_PER_NUMBER} bytes each)")
-    parser.add_argument("--numpy", action="store_true",
-                        help="answer with the model in numpy on the host, no device and no batching "
-                             "(what the HTTP stack alone serves: benchmarks/bench_server.py's baseline)")
-    parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
-                        help="uvicorn's and the server's log level (default info)")
+    parser.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=None,
+        help="largest request body; larger ones get 413 unread (default: room for "
+        f"--max-batch rows of --in-dim numbers, {JSON_BYTES_PER_NUMBER} bytes each)",
+    )
+    parser.add_argument(
+        "--numpy",
+        action="store_true",
+        help="answer with the model in numpy on the host, no device and no batching "
+        "(what the HTTP stack alone serves: benchmarks/bench_server.py's baseline)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="uvicorn's and the server's log level (default info)",
+    )
     args = parser.parse_args(argv)
     try:
         config = ServerConfig(
-            max_queue=args.max_queue, max_batch=args.max_batch, batch_window_ms=args.batch_window_ms,
-            streams=args.streams, delay_ms=args.delay_ms, in_dim=args.in_dim, out_dim=args.out_dim,
-            seed=args.seed, device=args.device, max_body_bytes=args.max_body_bytes,
+            max_queue=args.max_queue,
+            max_batch=args.max_batch,
+            batch_window_ms=args.batch_window_ms,
+            streams=args.streams,
+            delay_ms=args.delay_ms,
+            in_dim=args.in_dim,
+            out_dim=args.out_dim,
+            seed=args.seed,
+            device=args.device,
+            max_body_bytes=args.max_body_bytes,
         )
     except ValueError as exc:
         parser.error(str(exc))
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(name)s: %(message)s")
     try:
-        final = asyncio.run(serve(config, host=args.host, port=args.port, log_level=args.log_level,
-                                  numpy=args.numpy))
+        final = asyncio.run(serve(config, host=args.host, port=args.port, log_level=args.log_level, numpy=args.numpy))
     except RuntimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     stats = final["stats"]
-    print(f"served {stats['requests']} requests ({stats['rows']} rows) in {stats['batches']} batches, "
-          f"mean {stats['mean_batch_rows']:.1f} rows per batch; refused {stats['rejected']}")
+    print(
+        f"served {stats['requests']} requests ({stats['rows']} rows) in {stats['batches']} batches, "
+        f"mean {stats['mean_batch_rows']:.1f} rows per batch; refused {stats['rejected']}"
+    )
     return 0
 
 

@@ -68,9 +68,25 @@ class ServeDriver:
         self.log_path = log_path
         self._log = open(log_path, "wb")
         self.proc = subprocess.Popen(
-            [sys.executable, str(DRIVER), "--address", cluster.address, "--port", str(self.port),
-             "--in-dim", str(IN_DIM), "--out-dim", str(OUT_DIM), "--seed", str(SEED), *args],
-            stdout=self._log, stderr=subprocess.STDOUT, env=cluster.env, cwd=ROOT,
+            [
+                sys.executable,
+                str(DRIVER),
+                "--address",
+                cluster.address,
+                "--port",
+                str(self.port),
+                "--in-dim",
+                str(IN_DIM),
+                "--out-dim",
+                str(OUT_DIM),
+                "--seed",
+                str(SEED),
+                *args,
+            ],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            env=cluster.env,
+            cwd=ROOT,
         )
         try:
             deadline = time.monotonic() + 150
@@ -134,10 +150,24 @@ def cluster(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="module")
 def service(cluster: Any, tmp_path_factory: pytest.TempPathFactory):
     t0 = time.monotonic()
-    driver = ServeDriver(cluster, tmp_path_factory.mktemp("serve") / "driver.log", "--replicas", "2",
-                         "--max-batch", str(MAX_BATCH), "--streams", "1", "--batch-window-ms", "10",
-                         "--delay-ms", str(DELAY_MS), "--max-queue", str(MAX_QUEUE),
-                         "--max-queued-requests", str(MAX_QUEUED))
+    driver = ServeDriver(
+        cluster,
+        tmp_path_factory.mktemp("serve") / "driver.log",
+        "--replicas",
+        "2",
+        "--max-batch",
+        str(MAX_BATCH),
+        "--streams",
+        "1",
+        "--batch-window-ms",
+        "10",
+        "--delay-ms",
+        str(DELAY_MS),
+        "--max-queue",
+        str(MAX_QUEUE),
+        "--max-queued-requests",
+        str(MAX_QUEUED),
+    )
     try:
         driver.replicas(2)
         print(f"service up: {time.monotonic() - t0:.1f} s")
@@ -228,13 +258,14 @@ async def test_64_concurrent_requests_over_two_replicas(service: ServeDriver, an
         delta = after[rid]["stats"]["requests"] - before[rid]["stats"]["requests"]
         assert delta == answered[rid]
         assert after[rid]["stats"]["batches"] - before[rid]["stats"]["batches"] == by_replica[rid]
-    print(f"64 requests in {elapsed:.2f} s: {dict(answered)} per replica, "
-          f"{len(per_batch)} batches, sizes {sorted(i['rows'] for i in info.values())}")
+    print(
+        f"64 requests in {elapsed:.2f} s: {dict(answered)} per replica, "
+        f"{len(per_batch)} batches, sizes {sorted(i['rows'] for i in info.values())}"
+    )
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_a_replica_killed_under_load_loses_no_request_and_is_replaced(service: ServeDriver,
-                                                                           anyio_backend: str):
+async def test_a_replica_killed_under_load_loses_no_request_and_is_replaced(service: ServeDriver, anyio_backend: str):
     """SIGKILL one replica's process while clients keep it busy. A request in flight there is
     answered with a server error by Serve's proxy (never with a wrong answer, never left
     hanging); inference is idempotent, so the client sends it again and it is answered right.
@@ -301,8 +332,10 @@ async def test_a_replica_killed_under_load_loses_no_request_and_is_replaced(serv
     with pytest.raises(ProcessLookupError):
         os.kill(victim["replica"]["pid"], 0)
     first_new = min(t for t, rid in answers if rid == new_id)
-    print(f"{len(answers)} right answers; failed attempts {dict(statuses)}; the new replica "
-          f"answered {first_new - t_kill:.1f} s after the kill")
+    print(
+        f"{len(answers)} right answers; failed attempts {dict(statuses)}; the new replica "
+        f"answered {first_new - t_kill:.1f} s after the kill"
+    )
 
 
 # --------------------------------------------------------------------------- shutdown, then another service
@@ -317,8 +350,9 @@ async def test_shutdown_drains_the_work_in_flight(service: ServeDriver, anyio_ba
     # work. The signal comes once a quarter of them are
     # answered: by then the rest have long reached the replicas. (Asking each replica via /health
     # does not work under load: Serve routes a request to the less busy of the two.)
-    bodies = [np.random.default_rng(3 + i).standard_normal((MAX_BATCH, IN_DIM)).astype(np.float32).tolist()
-              for i in range(48)]
+    bodies = [
+        np.random.default_rng(3 + i).standard_normal((MAX_BATCH, IN_DIM)).astype(np.float32).tolist() for i in range(48)
+    ]
     results: list = []
     answered_at: list[float] = []
     t_signal = 0.0
@@ -361,23 +395,41 @@ async def test_shutdown_drains_the_work_in_flight(service: ServeDriver, anyio_ba
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_a_burst_beyond_what_a_slow_service_holds_gets_503s(cluster: Any, service: ServeDriver, tmp_path: Path,
-                                                                   anyio_backend: str):
+async def test_a_burst_beyond_what_a_slow_service_holds_gets_503s(
+    cluster: Any, service: ServeDriver, tmp_path: Path, anyio_backend: str
+):
     """Back-pressure through Serve, on a service of its own (after the module's has stopped): a
     slow model (500 ms a batch) whose replicas each hold a batch and 4 requests waiting. Serve
     hands a replica more than that (up to its max_ongoing_requests), and its engine refuses them
     at once: 503 "queue full" with Retry-After, naming the replica; anything refused by Serve's
     proxy (more than 8 waiting there) is a 503 too; every request taken is answered right."""
     assert service.stop() == 0  # Serve is one per cluster: the module's service goes first (if still up)
-    driver = ServeDriver(cluster, tmp_path / "driver.log", "--replicas", "2", "--max-batch", str(MAX_BATCH),
-                         "--streams", "1", "--batch-window-ms", "0", "--delay-ms", "500", "--max-queue", "4",
-                         "--max-queued-requests", "8")
+    driver = ServeDriver(
+        cluster,
+        tmp_path / "driver.log",
+        "--replicas",
+        "2",
+        "--max-batch",
+        str(MAX_BATCH),
+        "--streams",
+        "1",
+        "--batch-window-ms",
+        "0",
+        "--delay-ms",
+        "500",
+        "--max-queue",
+        "4",
+        "--max-queued-requests",
+        "8",
+    )
     try:
         replicas = set(driver.replicas(2))
         # Full batches (one request each): the replicas answer 4 a second between them, whatever
         # the proxy's pace, so the burst outruns them.
-        bodies = [np.random.default_rng(100 + i).standard_normal((MAX_BATCH, IN_DIM)).astype(np.float32).tolist()
-                  for i in range(48)]
+        bodies = [
+            np.random.default_rng(100 + i).standard_normal((MAX_BATCH, IN_DIM)).astype(np.float32).tolist()
+            for i in range(48)
+        ]
         results: list = [None] * len(bodies)
         took: list[float] = [0.0] * len(bodies)
         limits = httpx.Limits(max_connections=len(bodies), max_keepalive_connections=len(bodies))
@@ -407,9 +459,11 @@ async def test_a_burst_beyond_what_a_slow_service_holds_gets_503s(cluster: Any, 
     slowest_refusal, slowest_answer = max(took[i] for i in by_engine), max(took[i] for i in answered)
     assert slowest_refusal < slowest_answer  # a refusal does not wait for the queue
     assert rc == 0, driver.log()
-    print(f"{len(bodies)} concurrent requests: {len(answered)} answered (the last after {slowest_answer:.2f} s), "
-          f"{len(by_engine)} refused by a replica's engine (the last after {slowest_refusal:.2f} s), "
-          f"{len(refused) - len(by_engine)} by Serve's proxy")
+    print(
+        f"{len(bodies)} concurrent requests: {len(answered)} answered (the last after {slowest_answer:.2f} s), "
+        f"{len(by_engine)} refused by a replica's engine (the last after {slowest_refusal:.2f} s), "
+        f"{len(refused) - len(by_engine)} by Serve's proxy"
+    )
 
 
 # --------------------------------------------------------------------------- no cluster needed

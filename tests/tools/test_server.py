@@ -50,9 +50,23 @@ class ServerProcess:
         self.log_path = log_path
         self._log = open(log_path, "wb")
         self.proc = subprocess.Popen(
-            [sys.executable, str(SERVER), "--port", str(self.port), "--in-dim", str(IN_DIM),
-             "--out-dim", str(OUT_DIM), "--seed", str(SEED), *args],
-            stdout=self._log, stderr=subprocess.STDOUT, cwd=ROOT, env=os.environ.copy(),
+            [
+                sys.executable,
+                str(SERVER),
+                "--port",
+                str(self.port),
+                "--in-dim",
+                str(IN_DIM),
+                "--out-dim",
+                str(OUT_DIM),
+                "--seed",
+                str(SEED),
+                *args,
+            ],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=os.environ.copy(),
         )
         try:
             self._wait_healthy(timeout=30)
@@ -94,8 +108,15 @@ class ServerProcess:
 def server(tmp_path_factory):
     # One server for the tests that only send requests; its batch window is long enough that
     # 64 concurrent requests reliably share batches, short enough not to slow anything down.
-    srv = ServerProcess(tmp_path_factory.mktemp("server") / "server.log",
-                        "--max-batch", "16", "--batch-window-ms", "10", "--streams", "2")
+    srv = ServerProcess(
+        tmp_path_factory.mktemp("server") / "server.log",
+        "--max-batch",
+        "16",
+        "--batch-window-ms",
+        "10",
+        "--streams",
+        "2",
+    )
     yield srv
     srv.proc.send_signal(signal.SIGTERM)
     assert srv.proc.wait(timeout=20) == 0, srv.log()
@@ -171,8 +192,10 @@ async def test_concurrent_requests_are_batched_and_each_gets_its_own_answer(serv
     assert after["batches"] - before["batches"] == len(per_batch)
     assert after["rejected"] == before["rejected"]
     assert 1 < after["max_batch_rows"] <= 16
-    print(f"64 requests, {total_rows} rows in {len(per_batch)} batches: "
-          f"sizes {sorted(batch_info[b]['rows'] for b in per_batch)}")
+    print(
+        f"64 requests, {total_rows} rows in {len(per_batch)} batches: "
+        f"sizes {sorted(batch_info[b]['rows'] for b in per_batch)}"
+    )
 
 
 async def test_request_shapes_and_errors(server):
@@ -238,7 +261,7 @@ async def _raw_exchange(url: str, request: bytes) -> tuple[int, dict[str, str], 
 
 
 def _chunked(body: bytes, size: int = 8192) -> bytes:
-    return b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + size]), body[i:i + size]) for i in range(0, len(body), size))
+    return b"".join(b"%x\r\n%s\r\n" % (len(body[i : i + size]), body[i : i + size]) for i in range(0, len(body), size))
 
 
 async def test_deeply_nested_json_is_a_4xx_or_an_answer_not_a_crash(server):
@@ -277,8 +300,10 @@ async def test_a_client_gone_mid_body_is_one_log_line_not_a_traceback(server):
     host, port = server.url.removeprefix("http://").split(":")
     for _ in range(3):
         async with await anyio.connect_tcp(host, int(port)) as conn:
-            await conn.send(b"POST /infer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                            b"Content-Length: 4000\r\n\r\n" + b'{"inputs": [' + b"0.5, " * 100)
+            await conn.send(
+                b"POST /infer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 4000\r\n\r\n" + b'{"inputs": [' + b"0.5, " * 100
+            )
             await anyio.sleep(0.05)  # the server is reading the body when the client goes
     row = np.ones(IN_DIM, np.float32).tolist()
     async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
@@ -314,8 +339,9 @@ async def test_oversized_bodies_get_413_before_they_are_read(server):
     verbose = json.dumps({"inputs": rows.tolist()}, indent=4).encode()
     assert len(verbose) < limit
     status, _, body = await _raw_exchange(
-        server.url, head + b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + _chunked(verbose, 1000)
-        + b"0\r\n\r\n")
+        server.url,
+        head + b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + _chunked(verbose, 1000) + b"0\r\n\r\n",
+    )
     assert status == 200
     np.testing.assert_allclose(body["outputs"], expected(rows), rtol=1e-5, atol=1e-6)
     async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
@@ -351,8 +377,19 @@ async def test_the_body_limit_is_configurable(tmp_path, anyio_backend):
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])  # the server is the subject; one client loop
 async def test_full_queue_answers_503_quickly_and_the_rest_are_correct(tmp_path, anyio_backend):
     delay = 0.5
-    srv = ServerProcess(tmp_path / "server.log", "--max-queue", "2", "--max-batch", "2", "--streams", "1",
-                        "--batch-window-ms", "0", "--delay-ms", str(delay * 1000))
+    srv = ServerProcess(
+        tmp_path / "server.log",
+        "--max-queue",
+        "2",
+        "--max-batch",
+        "2",
+        "--streams",
+        "1",
+        "--batch-window-ms",
+        "0",
+        "--delay-ms",
+        str(delay * 1000),
+    )
     try:
         rng = np.random.default_rng(7)
         bodies = [rng.standard_normal(IN_DIM).astype(np.float32).tolist() for _ in range(24)]
@@ -377,8 +414,10 @@ async def test_full_queue_answers_503_quickly_and_the_rest_are_correct(tmp_path,
         # Once the burst is over, the server takes requests again.
         r, _ = (await _post_all(srv.url, bodies[:1]))[0]
         _check_answer(r, bodies[0])
-        print(f"24 concurrent requests: {len(ok)} answered, {len(refused)} refused with 503 in at most "
-              f"{max(t for _, t in refused) * 1000:.0f} ms")
+        print(
+            f"24 concurrent requests: {len(ok)} answered, {len(refused)} refused with 503 in at most "
+            f"{max(t for _, t in refused) * 1000:.0f} ms"
+        )
     finally:
         srv.proc.send_signal(signal.SIGTERM)
         rc = srv.proc.wait(timeout=20)
@@ -397,8 +436,9 @@ async def test_full_queue_answers_503_quickly_and_the_rest_are_correct(tmp_path,
     ],
 )
 async def test_shutdown_answers_every_request_in_flight_then_exits_0(tmp_path, anyio_backend, sig):
-    srv = ServerProcess(tmp_path / "server.log", "--max-batch", "4", "--streams", "2",
-                        "--batch-window-ms", "0", "--delay-ms", "200")
+    srv = ServerProcess(
+        tmp_path / "server.log", "--max-batch", "4", "--streams", "2", "--batch-window-ms", "0", "--delay-ms", "200"
+    )
     try:
         rng = np.random.default_rng(8)
         bodies = [rng.standard_normal((1 + i % 2, IN_DIM)).astype(np.float32).tolist() for i in range(16)]
@@ -441,8 +481,9 @@ async def test_shutdown_answers_every_request_in_flight_then_exits_0(tmp_path, a
 async def test_lifespan_shutdown_drains_queued_and_running_batches():
     # In process, the lifespan alone: requests still queued and batches still on the device when
     # shutdown begins are all finished and answered before the Device closes.
-    app = inference.create_app(max_batch=4, streams=2, batch_window_ms=0, delay_ms=100,
-                                   in_dim=IN_DIM, out_dim=OUT_DIM, seed=SEED)
+    app = inference.create_app(
+        max_batch=4, streams=2, batch_window_ms=0, delay_ms=100, in_dim=IN_DIM, out_dim=OUT_DIM, seed=SEED
+    )
     rng = np.random.default_rng(9)
     xs = [rng.standard_normal((1 + i % 3, IN_DIM)).astype(np.float32) for i in range(12)]  # 24 rows
     with anyio.fail_after(30):
@@ -468,8 +509,7 @@ async def test_a_failed_batch_fails_only_its_requests_and_the_lane_recovers():
     # A real device fault: a matmul told its inner dimension is 2**24 reads past its input into
     # the guard page. The batch's requests get the error; the next batch, on the same (only)
     # lane, runs on a fresh stream and is correct.
-    app = inference.create_app(max_batch=4, streams=1, batch_window_ms=0, in_dim=IN_DIM, out_dim=OUT_DIM,
-                                   seed=SEED)
+    app = inference.create_app(max_batch=4, streams=1, batch_window_ms=0, in_dim=IN_DIM, out_dim=OUT_DIM, seed=SEED)
     x = np.random.default_rng(10).standard_normal((2, IN_DIM)).astype(np.float32)
     with anyio.fail_after(30):
         async with app.router.lifespan_context(app):
@@ -490,8 +530,9 @@ async def test_a_failed_batch_fails_only_its_requests_and_the_lane_recovers():
 async def test_a_replica_names_itself_in_every_answer_and_in_health():
     # As one replica of several (examples/ray_serve.py), the app says which replica answered, and
     # /health reports the replica and its device (index here, the machine's id for it).
-    app = inference.create_app(replica={"id": "r-1", "npu_ids": ["0"]}, max_batch=4, streams=1,
-                               in_dim=IN_DIM, out_dim=OUT_DIM, seed=SEED)
+    app = inference.create_app(
+        replica={"id": "r-1", "npu_ids": ["0"]}, max_batch=4, streams=1, in_dim=IN_DIM, out_dim=OUT_DIM, seed=SEED
+    )
     x = np.random.default_rng(12).standard_normal(IN_DIM).astype(np.float32)
     with anyio.fail_after(30):
         async with app.router.lifespan_context(app):
