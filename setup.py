@@ -38,6 +38,17 @@ SIM = Extension(
     define_macros=[("AIOCANN_BUILD_PYTHON", '"' + sys.executable.replace("\\", "\\\\").replace('"', '\\"') + '"')],
 )
 
+# The per-launch path in C (native/hotpath.c): a plain CPython extension on the limited API
+# (abi3, 3.10+), like the cffi module, so the one wheel still serves every supported Python. It
+# links against nothing: aiocann/_hot.py hands it the addresses of the cffi module's helpers.
+HOTPATH = Extension(
+    "aiocann._hotpath",
+    sources=["native/hotpath.c"],
+    extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden"],
+    define_macros=[("Py_LIMITED_API", "0x030A0000")],
+    py_limited_api=True,
+)
+
 HINT = (
     "aiocann builds a C extension and the ACL simulator from C sources. It needs a C11 compiler "
     "(gcc or clang) and the Python development headers, e.g. on Debian/Ubuntu: "
@@ -194,7 +205,7 @@ def shlex_split(s):
 
 
 setup(
-    ext_modules=[SIM],
+    ext_modules=[SIM, HOTPATH],
     # The cffi extension is built on Python's limited API (cffi does so by default, hence
     # _native.abi3.so), so one wheel serves every supported Python: tag it so (abi3, from 3.10).
     options={"bdist_wheel": {"py_limited_api": "cp310"}},

@@ -32,9 +32,8 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import anyio
-import numpy as np
 
-from . import errors
+from . import _hotpath, errors
 from ._flavour import NOT_OPEN, Flavour
 from ._lib import bind_context, check, ffi, lib
 from ._submission import KEY_SHIFT
@@ -49,6 +48,15 @@ _TASK_REPORT = int(lib.AIOCANN_TASK_REPORT)
 # having stopped on it (see Submissions.task_report); the first check is this long after the
 # report, so a stream that goes on (the default mode) has long delivered that completion.
 _STOP_POLL = 0.02
+
+# The C helpers of the cffi module (native/fastpath.c, completion_queue.c) that the hot path in
+# C calls directly: their addresses, once.
+_hotpath.provide(
+    **{
+        f"{name}_fn": int(ffi.cast("uintptr_t", ffi.addressof(lib, f"aiocann_{c_name}")))
+        for name, c_name in (("launch", "launch"), ("replay", "replay"), ("drain", "cq_drain"), ("free", "free"))
+    }
+)
 
 
 # The chips whose runtime runs the exception callbacks of a failed task before it resumes the
@@ -95,8 +103,11 @@ class Dispatcher:
         self._tok_buf = ffi.new("uint64_t[]", _BATCH)
         self._st_buf = ffi.new("int32_t[]", _BATCH)
         self._msg_buf = ffi.new("char*[]", _BATCH)
-        self._tok_view = np.frombuffer(ffi.buffer(self._tok_buf), dtype=np.uint64)
-        self._st_view = np.frombuffer(ffi.buffer(self._st_buf), dtype=np.int32)
+        # Their addresses, and the queue's, for the drain in C (native/hotpath.c).
+        self._cq_addr = int(ffi.cast("uintptr_t", cq))
+        self._tok_addr = int(ffi.cast("uintptr_t", self._tok_buf))
+        self._st_addr = int(ffi.cast("uintptr_t", self._st_buf))
+        self._msg_addr = int(ffi.cast("uintptr_t", self._msg_buf))
         self.resolved = 0  # completions resolved so far (tests, stats)
         self.error: BaseException | None = None  # the first exception resolution code raised
         self._scope: anyio.CancelScope | None = None
@@ -202,57 +213,40 @@ class Dispatcher:
             self.draining = False
 
     def drain(self) -> int:
-        total = 0
-        streams = self._streams
-        while True:
-            n = int(lib.aiocann_cq_drain(self.cq, self._tok_buf, self._st_buf, self._msg_buf, _BATCH))
-            if n == 0:
-                return total
-            total += n
-            tokens = self._tok_view[:n].tolist()
-            status = self._st_view[:n].tolist()
-            # Once per completion: locals only, and the owner looked up again only when the
-            # stream changes (a batch is mostly runs of one stream's completions).
-            shift = KEY_SHIFT
-            key = -1
-            owner = None
-            resolved = 0
-            for i, (token, code) in enumerate(zip(tokens, status, strict=True)):
-                message = None
-                if code:  # a failure: its message, and maybe a stream report (never code 0)
-                    message = self._take_message(i)
-                    if token & _STREAM_REPORT:
-                        reported = streams.get(token ^ _STREAM_REPORT)  # the key, in the low bits
-                        if reported is not None:
-                            reported.stream_failure(code, message)
-                        continue
-                    if token & _TASK_REPORT:  # the early word of a failure (its completion follows)
-                        token ^= _TASK_REPORT
-                        reported = streams.get(token >> shift)
-                        if reported is not None and reported.task_report(token, code, message):
-                            self._suspect(reported)
-                        continue
-                if token >> shift != key:
-                    key = token >> shift
-                    owner = streams.get(key)
-                if owner is not None:
-                    resolved += 1
-                    try:
-                        owner.resolve(token, code, message)
-                    except Exception as exc:  # an on_done hook failed: keep resolving the rest
-                        self.error = self.error or exc
-            self.resolved += resolved
-            if n < _BATCH:
-                return total
+        """Resolve every completion the queue holds, a batch at a time, in C
+        (``_hotpath.drain``): each is resolved by the lane of the stream its token names, and
+        the tasks waiting for it are woken. The few entries that carry a failure come to
+        :meth:`_special` in their order. An exception of resolution code (an ``on_done`` hook)
+        is kept in ``error`` and the rest goes on. Returns how many entries were drained."""
+        total, resolved = _hotpath.drain(
+            self, self._cq_addr, self._streams, self._tok_addr, self._st_addr, self._msg_addr, _BATCH
+        )
+        self.resolved += resolved
+        return int(total)
 
-    def _take_message(self, i: int) -> str | None:
-        p = self._msg_buf[i]
-        if p == ffi.NULL:
-            return None
+    def _special(self, token: int, code: int, message: str | None) -> int:
+        """A drained entry with a failure: a stream's report, the early word of a failed task
+        (its completion follows), or a failed piece of work. Returns 1 if it resolved one."""
+        streams = self._streams
+        if token & _STREAM_REPORT:
+            reported = streams.get(token ^ _STREAM_REPORT)  # the key, in the low bits
+            if reported is not None:
+                reported.stream_failure(code, message)
+            return 0
+        if token & _TASK_REPORT:  # the early word of a failure (its completion follows)
+            token ^= _TASK_REPORT
+            reported = streams.get(token >> KEY_SHIFT)
+            if reported is not None and reported.task_report(token, code, message):
+                self._suspect(reported)
+            return 0
+        owner = streams.get(token >> KEY_SHIFT)
+        if owner is None:
+            return 0
         try:
-            return ffi.string(p).decode("utf-8", errors="replace")  # type: ignore[no-any-return]
-        finally:
-            lib.aiocann_free(p)
+            owner.resolve(token, code, message)
+        except Exception as exc:  # an on_done hook failed: keep resolving the rest
+            self.error = self.error or exc
+        return 1
 
     def _suspect(self, owner: Submissions) -> None:
         self.suspects.add(owner)
@@ -301,5 +295,8 @@ class Dispatcher:
         """Free the queue. ``stop()`` must have run: no reader or task waits on its eventfd."""
         if self.cq is not None:
             self.drain()
+            self._cq_addr = 0
             lib.aiocann_cq_free(self.cq)
             self.cq = None
+        # The device's binaries go with it: launch()'s cached args of its kernels are stale.
+        _hotpath.invalidate()

@@ -28,7 +28,6 @@ Everything here runs on the event loop thread of the stream's device.
 from __future__ import annotations
 
 import enum
-import itertools
 import weakref
 from collections import deque
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import anyio
 
 from . import errors, tracing
+from ._hotpath import Lane, provide
 from ._lib import bind_context, check, ffi, in_context, last_error_message, lib
 from .completion import Completion, _new
 from .graph import Graph  # module level: abandon() also runs from Stream.__del__ at exit
@@ -77,33 +77,31 @@ class Mode(enum.Enum):
 
 OPEN = Mode.OPEN  # launch()'s fast path compares with it, a module global
 _SUBMITTING = (Mode.OPEN, Mode.UPDATING, Mode.CAPTURING)  # work may be submitted
+provide(open=OPEN, tracing=tracing)  # the fast paths' mode, and the trace Lane.resolve reports to
 
 
-class Submissions:
+class Submissions(Lane):
     """Admission, tokens, pending completions and their resolution, for one stream -- its
-    lane: it also holds the stream's :class:`Mode`, entered and left through its methods."""
+    lane: it also holds the stream's :class:`Mode`, entered and left through its methods.
+
+    What the hot paths read and write is :class:`~aiocann._hotpath.Lane`'s, in C
+    (native/hotpath.c): ``mode``, ``thread``, ``loop``, ``flavour``, ``acl``,
+    ``max_in_flight``, ``in_flight``, ``waiters``, ``pending``, ``last``, the token counter
+    (``new_token()``) and the native queue; and so is ``resolve``, the one way a pending
+    Completion ends. Everything else -- admission's waits, failures, the watchdog, closing --
+    is here."""
 
     __slots__ = (
         "_stream",
-        "mode",
-        "thread",
-        "loop",
-        "flavour",
         "ctx",
         "dispatcher",
         "key",
         "qs",
-        "max_in_flight",
-        "in_flight",
-        "waiters",
-        "pending",
         "timed_out",
-        "last",
         "first_error",
         "unreported",
         "orphans",
         "launched",
-        "new_token",
         "capture",
         "updating",
         "reports",
@@ -123,6 +121,7 @@ class Submissions:
         self.thread: int = device._thread
         self.loop: Any = device._loop  # the asyncio loop, None under trio
         self.flavour: Flavour = device._flavour
+        self.acl = device._acl  # launch()'s fast path: a kernel loaded on this runtime device
         self.dispatcher = dispatcher
         self.key = dispatcher.register(self)
         rc = ffi.new("aclError*")
@@ -152,9 +151,11 @@ class Submissions:
         # the runtime's code once the stream's context stopped on a failure (see the top).
         self.reports: dict[int, tuple[int, str | None]] = {}
         self.stopped = 0
-        # Tokens: key << KEY_SHIFT | sequence number, from a C-level counter (the launch path
-        # calls it once per launch).
-        self.new_token = itertools.count((self.key << KEY_SHIFT) + 1).__next__
+        # The C side's view of the queue and the out-flag, and the tokens: key << KEY_SHIFT |
+        # sequence number, from the lane's counter (new_token(); the fast paths count in C).
+        self._set_native(
+            int(ffi.cast("uintptr_t", qs)), int(ffi.cast("uintptr_t", self.launched)), self.key << KEY_SHIFT
+        )
 
     @property
     def stream(self) -> Stream:
@@ -375,30 +376,18 @@ class Submissions:
 
     # -- resolution (the dispatcher, on the event loop) ------------------------------------
 
-    def resolve(self, token: int, code: int, message: str | None) -> None:
-        """The work of ``token`` ended with ``code``: resolve its Completion and account for it.
-        Every path that ends a pending Completion comes here (the dispatcher for each completion
-        callback; the watchdog, closing and abandoning, after taking from the Completion what
-        the device may still use)."""
-        completion = self.pending.pop(token, None)
-        if completion is None:
-            late = self.timed_out.pop(token, None)
-            if late is not None:  # the device is done at last: release what it held
-                _release_held(late, run_on_done=True)
-            return
-        try:
-            completion._resolve(code, message)
-        finally:
-            # Once per completion: the accounting inline, not a method of its own.
-            self.in_flight -= 1
-            if self.last is completion:
-                self.last = None  # it holds the stream, and the dispatcher holds us
-            if self.waiters:
-                self._wake_next()
-            if tracing._active is not None:
-                tracing._active._on_resolve(completion, code)
-            if code:
-                self._failed(errors.error_for(code, message, completion.label))
+    # resolve(token, code, message) is Lane's (C): the work of ``token`` ended with ``code``:
+    # resolve its Completion and account for it (in_flight, last, the next admission waiter,
+    # tracing, the stream's failures). Every path that ends a pending Completion comes there
+    # (the dispatcher for each completion callback; the watchdog, closing and abandoning, after
+    # taking from the Completion what the device may still use). A token not pending comes here:
+
+    def _resolve_late(self, token: int) -> None:
+        """Not pending: the callback of a Completion the watchdog failed, if any. The device is
+        done with its work at last: release what it held."""
+        late = self.timed_out.pop(token, None)
+        if late is not None:
+            _release_held(late, run_on_done=True)
 
     # -- stopped streams (the dispatcher, on the event loop; see the top) -------------------
 
@@ -549,6 +538,7 @@ class Submissions:
         self.mode = Mode.CLOSED
         if self.qs is not None:
             bind_context(self.ctx)
+            self._set_native(0, 0, 0)  # before the free: no fast path reaches the queue after it
             lib.aiocann_cq_stream_free(self.qs)
             self.qs = None
             self.dispatcher.unregister(self.key)

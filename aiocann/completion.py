@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import errors
 from ._factory import NoPublicConstructor
+from ._hotpath import CompletionBase, provide
 
 if TYPE_CHECKING:
     from ._submission import Submissions
@@ -31,7 +32,7 @@ __all__ = ["Completion"]
 _new = object.__new__  # Completion's private constructor: ``_new(Completion)._init(...)``
 
 
-class Completion(metaclass=NoPublicConstructor):
+class Completion(CompletionBase, metaclass=NoPublicConstructor):
     """The awaitable result of work enqueued on a stream: ``await completion`` returns None
     when the device has done the work, and raises the work's :class:`AclError` if it failed.
 
@@ -46,19 +47,11 @@ class Completion(metaclass=NoPublicConstructor):
 
     _factory = "aiocann.launch() or a stream operation (s.copy(), s.memset(), ...)"
 
-    __slots__ = (
-        "_stream",
-        "_lane",
-        "_keep",
-        "_arrays",
-        "_on_done",
-        "_done",
-        "_code",
-        "_message",
-        "_waiters",
-        "label",
-        "__weakref__",
-    )
+    # The fields (``_stream``, ``_lane``, ``_keep``, ``_arrays``, ``_on_done``, ``_done``,
+    # ``_code``, ``_message``, ``_waiters``, ``label``), ``_resolve`` and ``__await__`` are
+    # CompletionBase's, in C (native/hotpath.c): launch()'s fast path makes Completions there, and
+    # the dispatcher's drain resolves them there. What stays here is what no hot path calls.
+    __slots__ = ()
 
     # Built once per launch, so not through NoPublicConstructor._create: the submission owner
     # makes it with ``_new(Completion)._init(...)``, which is cheaper than a constructor call
@@ -91,27 +84,10 @@ class Completion(metaclass=NoPublicConstructor):
         self.label = label
         return self
 
-    # -- called by the dispatcher, on the event loop --------------------------------------
-
-    def _resolve(self, code: int, message: str | None) -> None:
-        self._done = True
-        self._code = code
-        self._message = message
-        on_done, self._on_done = self._on_done, None
-        arrays, self._arrays = self._arrays, ()
-        self._keep = None
-        for a in arrays:
-            a._unuse(self._stream)
-        try:
-            # Whatever the device's outcome (it is done with the work either way): return
-            # staging buffers, end graph replays. Paths where the device may still be running
-            # the work (the watchdog, abandoning a stream) take on_done away first.
-            if on_done is not None:
-                on_done()
-        finally:
-            if self._waiters:
-                self._lane.flavour.wake(self._waiters)
-                self._waiters = None
+    # _resolve(code, message) -- called by the dispatcher, on the event loop -- is in C
+    # (CompletionBase): it drops what the device used (the arrays' busy counts, the kept args),
+    # runs on_done whatever the outcome (staging buffers back, graph replays ended; paths where
+    # the device may still run the work take on_done away first), then wakes every waiter.
 
     # -- public -------------------------------------------------------------------------
 
@@ -131,61 +107,66 @@ class Completion(metaclass=NoPublicConstructor):
             return None
         return errors.error_for(self._code, self._message, self.label)
 
-    def __await__(self) -> Generator[Any, None, None]:
-        # A generator rather than ``return self._wait().__await__()``: this runs once per
-        # awaited launch, and waiting on the loop's own future here spares two coroutine
-        # objects and their frames (benchmarks/bench_completions.py measures it).
-        lane = self._lane  # the device's owner and loop, one step away
-        if self._done:
-            if _get_ident() != lane.thread:
-                lane.wrong_thread()
-            # The common case when a batch of completions is awaited. No trip through the event
-            # loop, and each backend's own semantics for finished work: on asyncio, that of a
-            # finished future (it returns at once; a pending cancellation lands at the task's
-            # next suspension), on trio a cancel point, as trio's own operations are. Not
-            # anyio.lowlevel.checkpoint_if_cancelled(): on asyncio it looks the task's cancel
-            # scopes up through anyio's backend, several microseconds per await here.
-            if lane.loop is None:
-                try:
-                    yield from lane.flavour.checkpoint_if_cancelled().__await__()
-                except RuntimeError:  # not in a trio run: e.g. asyncio on the device's thread
-                    if not lane.on_own_loop():
-                        lane.wrong_thread()
-                    raise
-        else:
-            # The loop's own primitives rather than anyio.Event, and each waiter is detached
-            # alone if its task is cancelled.
-            if self._waiters is None:
-                self._waiters = []
-            waiters = self._waiters
-            loop = lane.loop
-            if loop is not None:
-                if _get_ident() != lane.thread:
-                    lane.wrong_thread()
-                fut = loop.create_future()
-                waiters.append(fut)
-                try:
-                    yield from fut
-                except BaseException as exc:
-                    # Cancelled (asyncio has cancelled fut by now, so it counts as done), or the
-                    # coroutine closed: detach this waiter only. An except, not a finally: the
-                    # common path pays nothing.
-                    waiters.remove(fut)
-                    # Another event loop of the device's thread refuses to wait for our loop's
-                    # future, and throws that in here. Checked only now: on Python 3.11,
-                    # asyncio._get_running_loop() costs a getpid() system call.
-                    if not isinstance(exc, (GeneratorExit, CancelledError)) and _running_loop() is not loop:
-                        lane.wrong_thread()
-                    raise
-            else:
-                # Another trio run of the device's thread: the device's run has ended, and with
-                # it the dispatcher's task. Asked of trio only then (it costs a microsecond).
-                if _get_ident() != lane.thread or (not lane.dispatcher.draining and not lane.on_own_loop()):
-                    lane.wrong_thread()
-                yield from lane.flavour.wait(waiters).__await__()
-        if self._code:
-            raise errors.error_for(self._code, self._message, self.label)
-
     def __repr__(self) -> str:
         state = "pending" if not self._done else ("failed" if self._code else "done")
         return f"<Completion {self.label} {state}>"
+
+
+def _await(self: Completion) -> Generator[Any, None, None]:
+    """The Python path of ``await completion`` (CompletionBase.__await__ in C takes asyncio's
+    finished and pending work itself): trio, whose waits and cancel points are its own."""
+    lane = self._lane  # the device's owner and loop, one step away
+    if self._done:
+        if _get_ident() != lane.thread:
+            lane.wrong_thread()
+        # The common case when a batch of completions is awaited. No trip through the event
+        # loop, and each backend's own semantics for finished work: on asyncio, that of a
+        # finished future (it returns at once; a pending cancellation lands at the task's
+        # next suspension), on trio a cancel point, as trio's own operations are. Not
+        # anyio.lowlevel.checkpoint_if_cancelled(): on asyncio it looks the task's cancel
+        # scopes up through anyio's backend, several microseconds per await here.
+        if lane.loop is None:
+            try:
+                yield from lane.flavour.checkpoint_if_cancelled().__await__()
+            except RuntimeError:  # not in a trio run: e.g. asyncio on the device's thread
+                if not lane.on_own_loop():
+                    lane.wrong_thread()
+                raise
+    else:
+        # The loop's own primitives rather than anyio.Event, and each waiter is detached
+        # alone if its task is cancelled.
+        if self._waiters is None:
+            self._waiters = []
+        waiters = self._waiters
+        loop = lane.loop
+        if loop is not None:
+            if _get_ident() != lane.thread:
+                lane.wrong_thread()
+            fut = loop.create_future()
+            waiters.append(fut)
+            try:
+                yield from fut
+            except BaseException as exc:
+                # Cancelled (asyncio has cancelled fut by now, so it counts as done), or the
+                # coroutine closed: detach this waiter only. An except, not a finally: the
+                # common path pays nothing.
+                waiters.remove(fut)
+                # Another event loop of the device's thread refuses to wait for our loop's
+                # future, and throws that in here. Checked only now: on Python 3.11,
+                # asyncio._get_running_loop() costs a getpid() system call.
+                if not isinstance(exc, (GeneratorExit, CancelledError)) and _running_loop() is not loop:
+                    lane.wrong_thread()
+                raise
+        else:
+            # Another trio run of the device's thread: the device's run has ended, and with
+            # it the dispatcher's task. Asked of trio only then (it costs a microsecond).
+            if _get_ident() != lane.thread or (not lane.dispatcher.draining and not lane.on_own_loop()):
+                lane.wrong_thread()
+            yield from lane.flavour.wait(waiters).__await__()
+    if self._code:
+        raise errors.error_for(self._code, self._message, self.label)
+
+
+# What Completion's C side (native/hotpath.c) works with: the class it makes, the Python path of
+# the await, and the errors a failed Completion raises.
+provide(completion=Completion, slow_await=_await, error_for=errors.error_for)

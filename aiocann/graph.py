@@ -43,17 +43,20 @@ args or blocks, which the runtime swaps into the graph in stream order
 from __future__ import annotations
 
 import weakref
-from collections.abc import AsyncIterator, Generator
+from collections.abc import AsyncIterator, Awaitable, Generator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import errors
 from ._context import StreamBase, stream_or_current
 from ._factory import NoPublicConstructor
+from ._hotpath import provide
+from ._hotpath import replay as _replay
 from ._lib import as_int, bind_context, check, ffi, in_context, last_error_message, lib
 from .completion import Completion
 
 if TYPE_CHECKING:
+    from ._submission import Submissions
     from .device import Device
     from .memory import DeviceArray
     from .stream import Stream
@@ -133,6 +136,9 @@ class Graph(metaclass=NoPublicConstructor):
         self._cqm: Any = None  # the model registered with the completion queue (see above)
         self._order: Any = None  # the event that orders replays across streams, made when needed
         self._last: Stream | None = None  # the stream of the newest replay in flight
+        # What launch()'s fast path (C, _hotpath.replay) needs while the graph is ready: the
+        # model's and its registered model's addresses, and the device.
+        self._native: tuple[int, int, Device] | None = None
 
     # -- capture (the stream's submission owner calls these) ----------------------------------
 
@@ -155,6 +161,7 @@ class Graph(metaclass=NoPublicConstructor):
         self._cqm = cqm
         self._handle = handle
         self._state = "ready"
+        self._native = (int(ffi.cast("uintptr_t", handle)), int(ffi.cast("uintptr_t", cqm)), self._device)
         # The finalizer holds the arrays list, not the graph: a graph dropped unclosed still
         # releases what it held.
         self._finalizer = weakref.finalize(self, _destroy, self._device, handle, self._arrays)
@@ -199,15 +206,22 @@ class Graph(metaclass=NoPublicConstructor):
             grp._handle = out[0]
             self._groups.append(grp)
 
-    async def launch(self, *, stream: Stream | None = None) -> Completion:
+    def launch(self, *, stream: Stream | None = None) -> Awaitable[Completion]:
         """Replay the graph on ``stream`` (default: the task's current stream) as one
-        submission (``aclmdlRIExecuteAsync``).
+        submission (``aclmdlRIExecuteAsync``): ``done = await graph.launch(stream=s)``.
 
         :returns: one :class:`Completion`, which resolves when every captured task has run and fails
             with the error of the first that failed.
         :raises ClosedError: the graph is still capturing or was closed.
         :raises ValueError: a stream of another Device.
         """
+        # The awaitable is C's (native/hotpath.c): when the graph is ready, its previous replay
+        # done or on this stream, and the stream open with room, its await makes one C call
+        # (the replay and its completion) and makes the Completion, with no coroutine frame;
+        # otherwise it awaits _launch, the same in Python with the checks and the waits.
+        return _replay(self, stream)
+
+    async def _launch(self, stream: Stream | None) -> Completion:
         if self._state != "ready":
             raise errors.ClosedError(f"{self!r} is not ready (still capturing, or closed)")
         s = stream_or_current(stream)
@@ -222,6 +236,22 @@ class Graph(metaclass=NoPublicConstructor):
         self._replays += 1
         try:
             done = sub.complete_after(rc, "aclmdlRIExecuteAsync", "graph", self, model=self._cqm)
+        except BaseException:
+            self._replays -= 1
+            raise
+        self._last = s
+        done._on_done = self._replayed
+        return done
+
+    def _replay_failed(self, sub: Submissions, s: Stream, token: int, rc: int) -> Completion:
+        """The fast path's replay (token ``token`` on ``s``) failed with ``rc``: what _launch
+        does then (Submissions.complete_after's failure paths)."""
+        if not sub.launched[0]:  # the replay itself was refused
+            sub.enqueue_failed(rc, "aclmdlRIExecuteAsync")
+        self._replays += 1  # it runs; its completion callback was refused
+        try:
+            message = sub.enqueue_failed(rc, "aclrtLaunchCallback", self, (), work=True)
+            done = sub.failed_now(s, token, "graph", self, (), rc, message)
         except BaseException:
             self._replays -= 1
             raise
@@ -278,6 +308,7 @@ class Graph(metaclass=NoPublicConstructor):
 
     def _destroy(self) -> None:
         self._state = "closed"
+        self._native = None
         if self._finalizer is not None:
             self._finalizer()  # binds the device's context itself (also while it closes)
         if self._cqm is not None:  # no replay is in flight: nothing can be reported on it any more
@@ -398,3 +429,6 @@ def _interrupt(stream: Stream) -> None:
         updated._updates -= 1
         if lib.aclmdlRICaptureTaskUpdateEnd(stream._handle):
             last_error_message()  # an update with kernels still to launch is refused: ended anyway
+
+
+provide(slow_replay=Graph._launch)  # the Python path of Graph.launch (native/hotpath.c)

@@ -28,7 +28,7 @@ import anyio.lowlevel
 import anyio.to_thread
 import numpy as np
 
-from . import _ints, errors
+from . import _hotpath, _ints, errors
 from ._context import stream_or_current
 from ._factory import NoPublicConstructor
 from ._lib import as_int, bind_context, check, ffi, in_context, lib
@@ -195,6 +195,7 @@ class Binary(metaclass=NoPublicConstructor):
         """Unload the binary. Launches already enqueued still run; its kernels become unusable.
         Idempotent."""
         self._handle = None
+        _hotpath.invalidate()  # launch()'s cached args of its kernels are stale
         self._kernels.clear()
         self._finalizer()
 
@@ -529,6 +530,10 @@ class KernelArgs(metaclass=NoPublicConstructor):
         # The handle while an argument points to a closed array (see _array_closed): _handle is
         # None then, so every launch path -- the hot one checks _handle anyway -- refuses them.
         self._parked: Any = None
+        # What launch()'s fast path (C, native/hotpath.c) needs of these args: an ArgsInfo, made
+        # by the first launch that took the Python path, dropped whenever the handle or the
+        # arrays change (so that the next launch validates again).
+        self._fast: Any = None
 
     @classmethod
     def _build(cls, kernel: Kernel, entries: list[tuple[str, Any]]) -> KernelArgs:
@@ -598,6 +603,7 @@ class KernelArgs(metaclass=NoPublicConstructor):
         caller's to keep valid, as with pyACL."""
         if self._handle is not None and any(a is array for a in self._arrays):
             self._parked, self._handle = self._handle, None
+            self._fast = None
 
     def _closed_argument(self) -> int | None:
         return next((i for i, a in enumerate(self._arrays) if a is not None and a.closed), None)
@@ -685,6 +691,7 @@ class KernelArgs(metaclass=NoPublicConstructor):
         if kind == "ptr":
             self._arrays[index] = array
             self._arrays_cache = None
+            self._fast = None
             if array is not None:
                 array._pointed_by(self)
             if self._parked is not None and self._closed_argument() is None:
@@ -693,6 +700,7 @@ class KernelArgs(metaclass=NoPublicConstructor):
     def close(self) -> None:
         """Release the argument list's memory (launches already enqueued copied it)."""
         self._handle = None
+        self._fast = None
         self._parked = None
         self._memory = None
         self._placeholder_data.clear()

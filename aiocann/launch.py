@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from threading import get_ident as _get_ident
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from . import _hotpath
 from ._context import _current_stream, stream_or_current
 from ._lib import check, ffi, lib
-from ._submission import OPEN as _OPEN
 from ._submission import Submissions
 from .completion import Completion
 from .device import _REAL
@@ -67,76 +66,90 @@ class LaunchConfig:
         object.__setattr__(self, "_cdata", (cfg, attrs) if n else None)
 
 
-async def launch(
-    kernel: Kernel,
-    args: KernelArgs | ArgsBuilder,
-    *,
-    blocks: int,
-    stream: Stream | None = None,
-    config: LaunchConfig | None = None,
+if TYPE_CHECKING:
+
+    async def launch(
+        kernel: Kernel,
+        args: KernelArgs | ArgsBuilder,
+        *,
+        blocks: int,
+        stream: Stream | None = None,
+        config: LaunchConfig | None = None,
+    ) -> Completion:
+        """Enqueue ``kernel`` with ``args`` on a stream, over ``blocks`` blocks.
+
+        Waits only for a free in-flight slot on the stream (back-pressure; cancelling that wait
+        enqueues nothing), then enqueues the launch and its completion callback in one C call.
+
+        :param kernel: the :class:`Kernel` to run (``binary.function(name)``).
+        :param args: its :class:`KernelArgs`, or an :class:`ArgsBuilder`, which is built first.
+        :param blocks: how many blocks run the kernel, 1 to 2**32 - 1.
+        :param stream: the stream (default: the task's current stream).
+        :param config: launch attributes (:class:`LaunchConfig`), or None.
+        :returns: the :class:`Completion` of the launch, once it is enqueued: ``await`` it for the device
+            to finish (it raises the launch's :class:`AclError`, e.g. ``KernelFaultError``). It
+            holds the args and every array they point to until then.
+        :raises TypeError: a wrong type for any argument.
+        :raises ValueError: ``blocks`` out of range, args built for another kernel, or a kernel of
+            another NPU than the stream's.
+        :raises ClosedError: the stream, the kernel's binary or the args are closed.
+        :raises RuntimeError: no ``stream`` and no current stream.
+        :raises AclError: the runtime refused the launch.
+        """
+
+else:
+    # launch() is C's (native/hotpath.c; its docstring is the one above): it returns an
+    # awaitable whose await, on the fast path -- prebuilt args already launched once through
+    # _launch (KernelArgs._fast), no config, an open stream of the kernel's device with room,
+    # on the device's thread -- makes the one C call (launch + its completion callback) and the
+    # Completion at once, with no coroutine frame. Anything else awaits _launch.
+    launch = _hotpath.launch
+    launch.__module__ = __name__
+
+
+async def _launch(
+    kernel: Any, args: Any, blocks: Any, stream: Stream | None, config: LaunchConfig | None
 ) -> Completion:
-    """Enqueue ``kernel`` with ``args`` on a stream, over ``blocks`` blocks.
-
-    Waits only for a free in-flight slot on the stream (back-pressure; cancelling that wait
-    enqueues nothing), then enqueues the launch and its completion callback in one C call.
-
-    :param kernel: the :class:`Kernel` to run (``binary.function(name)``).
-    :param args: its :class:`KernelArgs`, or an :class:`ArgsBuilder`, which is built first.
-    :param blocks: how many blocks run the kernel, 1 to 2**32 - 1.
-    :param stream: the stream (default: the task's current stream).
-    :param config: launch attributes (:class:`LaunchConfig`), or None.
-    :returns: the :class:`Completion` of the launch, once it is enqueued: ``await`` it for the device
-        to finish (it raises the launch's :class:`AclError`, e.g. ``KernelFaultError``). It
-        holds the args and every array they point to until then.
-    :raises TypeError: a wrong type for any argument.
-    :raises ValueError: ``blocks`` out of range, args built for another kernel, or a kernel of
-        another NPU than the stream's.
-    :raises ClosedError: the stream, the kernel's binary or the args are closed.
-    :raises RuntimeError: no ``stream`` and no current stream.
-    :raises AclError: the runtime refused the launch.
-    """
-    # The hot path -- prebuilt args for this kernel, an open stream with room, no config -- is
-    # everything a raw launch loop does not do, kept to attribute reads, one C call (which also
-    # binds the device's context) and the Completion. Anything else takes _prepare, which
-    # validates, builds and waits for room.
-    s = _current_stream.get() if stream is None else stream
-    if (
-        type(args) is KernelArgs
-        and args.kernel is kernel
-        and type(blocks) is int
-        and 0 < blocks < 4294967296
-        and config is None
-        and type(s) is Stream
-        and (sub := s._sub).mode is _OPEN
-        and (dev := s._device)._thread == _get_ident()  # the device's own thread (the loop: _prepare)
-        and (binary := kernel.binary)._device._acl is dev._acl
-        and binary._handle is not None
-        and args._handle is not None
-        and sub.in_flight < sub.max_in_flight
-        and not sub.waiters
-    ):
-        cfg = _NULL
-    else:
-        sub, args, cfg = await _prepare(kernel, args, blocks, stream, config)
-        s = sub.stream
-        graph = sub.capture or sub.updating
-        if graph is not None:
-            # Recorded into a graph, or updating one of its task groups: the runtime takes no
-            # completion callback on the stream meanwhile, and the graph keeps what it uses.
-            check(lib.aclrtLaunchKernelWithConfig(kernel._handle, blocks, s._handle, cfg, args._handle, _NULL),
-                  "aclrtLaunchKernelWithConfig")  # fmt: skip
-            return graph._record(kernel.name, args, args.arrays)
+    """launch() through Python: validates, builds, waits for room, records into a graph, and
+    caches on the args what the fast path needs for the next launch."""
+    sub, args, cfg = await _prepare(kernel, args, blocks, stream, config)
+    s = sub.stream
+    graph = sub.capture or sub.updating
+    if graph is not None:
+        # Recorded into a graph, or updating one of its task groups: the runtime takes no
+        # completion callback on the stream meanwhile, and the graph keeps what it uses.
+        check(lib.aclrtLaunchKernelWithConfig(kernel._handle, blocks, s._handle, cfg, args._handle, _NULL),
+              "aclrtLaunchKernelWithConfig")  # fmt: skip
+        return graph._record(kernel.name, args, args.arrays)
     token = sub.new_token()
-    rc = _launch(sub.qs, kernel._handle, blocks, cfg, args._handle, token, sub.launched)
+    rc = _native_launch(sub.qs, kernel._handle, blocks, cfg, args._handle, token, sub.launched)
     if rc:
-        message = sub.enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args, args.arrays, work=True)
-        return sub.failed_now(s, token, kernel.name, args, args.arrays, rc, message)
-    arrays = args._arrays_cache
-    return sub.track(s, token, kernel.name, args, args.arrays if arrays is None else arrays)
+        return _launch_failed(sub, s, token, kernel, args, rc)
+    arrays = args.arrays
+    done = sub.track(s, token, kernel.name, args, arrays)
+    if type(args) is KernelArgs:
+        # Checked by _prepare: the args are this kernel's, live, and its binary is on the
+        # stream's runtime device. Stale once either changes (KernelArgs._fast, invalidate()).
+        args._fast = _hotpath.ArgsInfo(
+            kernel, _addr(kernel._handle), _addr(args._handle), arrays, kernel.name, kernel.binary._device._acl
+        )
+    return done
+
+
+def _launch_failed(sub: Submissions, s: Stream, token: int, kernel: Any, args: KernelArgs, rc: int) -> Completion:
+    """The launch of token was refused (raises), or its completion callback was: the work runs
+    unwatched (raises, the args kept), or it is over already on a stopped stream (a Completion
+    failed with rc)."""
+    message = sub.enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args, args.arrays, work=True)
+    return sub.failed_now(s, token, kernel.name, args, args.arrays, rc, message)
+
+
+def _addr(handle: Any) -> int:
+    return int(ffi.cast("uintptr_t", handle))
 
 
 _NULL = ffi.NULL
-_launch = lib.aiocann_launch
+_native_launch = lib.aiocann_launch
 
 
 async def _prepare(
@@ -179,3 +192,13 @@ async def _prepare(
         sub.decline()
         kernel._live_handle(), args._live_handle()
     return sub, args, cfg
+
+
+# What launch()'s C path works with (native/hotpath.c, provide()).
+_hotpath.provide(
+    stream=Stream,
+    kernel_args=KernelArgs,
+    slow_launch=_launch,
+    launch_failed=_launch_failed,
+    current_stream=_current_stream,
+)

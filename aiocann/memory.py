@@ -29,6 +29,7 @@ import numpy as np
 from . import _ints, _runtime, errors
 from ._context import stream_or_current
 from ._factory import NoPublicConstructor
+from ._hotpath import Busy
 from ._lib import check, ffi, lib
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ class StagingPool:
 # --------------------------------------------------------------------------- device arrays
 
 
-class DeviceArray(metaclass=NoPublicConstructor):
+class DeviceArray(Busy, metaclass=NoPublicConstructor):
     """An array in device memory, with a numpy ``shape`` and ``dtype``. Made by
     ``dev.empty(...)``, ``stream.empty(...)`` or ``await stream.upload(x)``; freed by
     ``close()`` or when dropped -- never while device work still uses it. ``ptr`` is its device
@@ -150,10 +151,6 @@ class DeviceArray(metaclass=NoPublicConstructor):
         "_ptr",
         "shape",
         "dtype",
-        "_busy",
-        "_stream",
-        "_busy_on",
-        "_closing",
         "_released_on",
         "_block",
         "_finalizer",
@@ -211,17 +208,15 @@ class DeviceArray(metaclass=NoPublicConstructor):
         return not self._finalizer.alive or self._closing
 
     # Busy accounting, driven by the streams: a Completion that uses the array marks it busy
-    # when enqueued (Completion.__init__, inlined there) and idle when resolved. Only the event
+    # when enqueued (Completion._init, or launch()'s fast path in C) and idle when resolved. Only the event
     # loop thread touches these. ``_busy_on`` never counts more than the work in flight on
     # ``_stream`` (a completion of older work there may lower it further), so ``_busy ==
     # _busy_on`` proves all the work in flight is on ``_stream``; a hold (a graph's) counts in
     # ``_busy`` only, and so rules that out for as long as it lasts.
-    def _unuse(self, stream: Stream) -> None:
-        self._busy -= 1
-        if stream is self._stream:
-            self._busy_on -= 1
-        if self._busy == 0 and self._closing:
-            self._idle()
+    # ``_busy``, ``_busy_on``, ``_stream`` and ``_closing`` are Busy's (C, native/hotpath.c),
+    # and so is ``_unuse(stream)`` -- the work of a Completion on ``stream`` that used the array
+    # is done: one less busy (on that stream, if it is still ``_stream``), and a closed array's
+    # last work calls ``_idle()`` -- so the launch and resolution paths count without Python.
 
     def _hold(self) -> None:
         """Something that is no stream's work keeps the array busy: a graph whose captured work

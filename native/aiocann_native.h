@@ -5,6 +5,7 @@
  *   completion_queue.c  the completion queue (C callback -> token queue -> eventfd) and the
  *                       per-device report thread that runs aclrtProcessReport
  *   fastpath.c          the hot sequences as single C calls (launch + its completion callback)
+ *   (hotpath.c is another extension, aiocann._hotpath, that calls these through their addresses)
  *
  * The region between the cffi markers is part of the cffi cdef (native/build_ffi.py).
  */
@@ -108,6 +109,9 @@ aclError aiocann_launch(aiocann_cq_stream *qs, aclrtFuncHandle func, uint32_t nu
 /* The same for aclrtMemcpyAsync. */
 aclError aiocann_memcpy(aiocann_cq_stream *qs, void *dst, size_t dest_max, const void *src, size_t count,
                         aclrtMemcpyKind kind, uint64_t token, int *launched);
+/* aclmdlRIExecuteAsync of model on the stream followed by aiocann_cq_enqueue_replay(qs, token, m),
+ * as one call (Graph.launch; the same *launched contract). */
+aclError aiocann_replay(aiocann_cq_stream *qs, aclmdlRI model, aiocann_cq_model *m, uint64_t token, int *launched);
 /* cffi-end */
 
 /* Internal to the extension. */

@@ -32,3 +32,15 @@ aclError aiocann_memcpy(aiocann_cq_stream *qs, void *dst, size_t dest_max, const
     *launched = 1;
     return aiocann_cq_enqueue(qs, token, 1);
 }
+
+aclError aiocann_replay(aiocann_cq_stream *qs, aclmdlRI model, aiocann_cq_model *m, uint64_t token, int *launched)
+{
+    *launched = 0;
+    aclError rc = aiocann_bind_context(aiocann_cq_stream_context(qs));
+    if (!rc)
+        rc = aclmdlRIExecuteAsync(model, aiocann_cq_stream_handle(qs));
+    if (rc)
+        return rc;
+    *launched = 1;
+    return aiocann_cq_enqueue_replay(qs, token, m);
+}
