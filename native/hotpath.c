@@ -477,6 +477,12 @@ static PyObject *completion_make(PyObject *stream, PyObject *lane, PyObject *lab
     Py_ssize_t n = PyTuple_Size(arrays);
     for (Py_ssize_t i = 0; i < n; i++)
         busy_use(PyTuple_GetItem(arrays, i), stream);
+    /* Not tracked by the cyclic GC while pending: it is alive by design until resolved (its
+     * lane's pending map holds it), every cycle through it (lane -> pending -> it -> lane, a
+     * waiter's future -> task -> frame -> it) is broken by its resolution, and a launch loop
+     * would otherwise make every young collection walk every Completion in flight.
+     * completion_resolve tracks it again. */
+    PyObject_GC_UnTrack(c);
     return (PyObject *)c;
 }
 
@@ -522,6 +528,8 @@ static int completion_resolve(PyObject *obj, int code, PyObject *message)
         return 0;
     }
     Completion *c = (Completion *)obj;
+    if (!PyObject_GC_IsTracked(obj)) /* made by completion_make: collectable like any object now */
+        PyObject_GC_Track(obj);
     c->done = 1;
     c->code = code;
     Py_INCREF(message);
