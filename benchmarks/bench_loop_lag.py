@@ -4,11 +4,14 @@ A ticker task sleeps 1 ms at a time and records how late each wake-up is, while 
 LAUNCHES launches of a kernel that keeps an AI core busy for KERNEL_US each. Subject: the
 launching tasks await their Completions. Baseline: the same tasks wait with blocking
 ``aclrtSynchronizeStream`` calls on the loop thread (what a synchronous binding forces).
-Figure: p99 lag. Goal: ratio (async / blocking) <= 0.05, and async p99 <= 1 ms.
+Figure: p99 lag, the median of ROUNDS rounds (one round's p99 is at the mercy of whatever else
+the machine runs in those seconds). Goal (issue 25): async p99 <= 0.25 ms; the ratio (async /
+blocking) is reported beside it.
 """
 
 from __future__ import annotations
 
+import statistics
 import sys
 import time
 
@@ -17,7 +20,7 @@ import numpy as np
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
-from _harness import Result, goal_met, kernel, percentile  # noqa: E402
+from _harness import Result, kernel, percentile  # noqa: E402
 
 import aiocann as ac  # noqa: E402
 from aiocann._lib import check, ffi, lib  # noqa: E402
@@ -25,7 +28,8 @@ from aiocann._lib import check, ffi, lib  # noqa: E402
 LAUNCHES = 10_000
 STREAMS = 4
 KERNEL_US = 1000
-GOAL = "<= 0.05"
+ROUNDS = 5
+GOAL_MS = 0.25
 
 
 async def _run(blocking: bool) -> list[float]:
@@ -61,19 +65,21 @@ async def _run(blocking: bool) -> list[float]:
 
 
 def main() -> Result:
-    lag_async = percentile(anyio.run(_run, False), 99)
+    rounds = sorted(percentile(anyio.run(_run, False), 99) for _ in range(ROUNDS))
+    lag_async = statistics.median(rounds)
     lag_block = percentile(anyio.run(_run, True), 99)
     ratio = lag_async / lag_block
-    met = goal_met(ratio, GOAL) and lag_async <= 1e-3
+    met = lag_async * 1e3 <= GOAL_MS
     return Result(
         "P3 loop lag p99",
-        f"awaiting completions {lag_async * 1e3:.3f} ms",
+        f"awaiting completions {lag_async * 1e3:.3f} ms (median of {ROUNDS} rounds)",
         f"blocking synchronize {lag_block * 1e3:.3f} ms",
         ratio,
-        GOAL + " and <= 1 ms",
+        f"p99 <= {GOAL_MS} ms",
         met,
         {
             "p99_async_ms": lag_async * 1e3,
+            "p99_async_rounds_ms": [r * 1e3 for r in rounds],
             "p99_blocking_ms": lag_block * 1e3,
             "launches": LAUNCHES,
             "kernel_us": KERNEL_US,
