@@ -272,6 +272,29 @@ static PyObject *lane_set_native(Lane *self, PyObject *args)
 
 static int completion_resolve(PyObject *c, int code, PyObject *message);
 
+/* The first exception of a sequence of steps that must all run (a finally block): save() keeps
+ * the current one if none is kept yet (and clears it either way), restore() raises it again. */
+struct saved {
+    PyObject *type, *value, *tb;
+};
+
+static void save(struct saved *s)
+{
+    if (s->type) {
+        PyErr_Clear();
+        return;
+    }
+    PyErr_Fetch(&s->type, &s->value, &s->tb);
+}
+
+static int restore(struct saved *s)
+{
+    if (!s->type)
+        return 0;
+    PyErr_Restore(s->type, s->value, s->tb);
+    return -1;
+}
+
 static int call_method0(PyObject *obj, PyObject *name)
 {
     PyObject *r = PyObject_CallMethodObjArgs(obj, name, NULL);
@@ -301,51 +324,47 @@ static int lane_resolve(Lane *self, PyObject *key, int code, PyObject *message)
         Py_DECREF(c);
         return -1;
     }
-    int rc = completion_resolve(c, code, message);
-    PyObject *et, *ev, *etb;
-    PyErr_Fetch(&et, &ev, &etb); /* finally: the accounting happens whatever on_done did */
+    /* try: resolve; finally: the accounting, whatever on_done did. The first exception wins. */
+    struct saved err = {0};
+    if (completion_resolve(c, code, message) < 0)
+        save(&err);
     self->in_flight--;
     if (self->last == c)
         Py_CLEAR(self->last); /* it holds the stream, and the dispatcher holds us */
-    int ok = 0;
-    if (self->waiters && PyObject_IsTrue(self->waiters) == 1)
-        ok |= call_method0((PyObject *)self, s_wake_next);
+    if (self->waiters && PyObject_IsTrue(self->waiters) == 1 && call_method0((PyObject *)self, s_wake_next) < 0)
+        save(&err);
+    PyErr_Clear(); /* PyObject_IsTrue's, if any */
     PyObject *active = tracing ? PyObject_GetAttr(tracing, s_active) : (Py_INCREF(Py_None), Py_None);
     if (!active) {
-        ok = -1;
+        save(&err);
     } else {
         if (active != Py_None) {
             PyObject *pc = PyLong_FromLong(code);
             PyObject *r = pc ? PyObject_CallMethodObjArgs(active, s_on_resolve, c, pc, NULL) : NULL;
             Py_XDECREF(pc);
             if (!r)
-                ok = -1;
+                save(&err);
             Py_XDECREF(r);
         }
         Py_DECREF(active);
     }
     if (code && !error_for) {
-        ok = missing("completion.py");
+        missing("completion.py");
+        save(&err);
     } else if (code) {
         PyObject *label = PyObject_GetAttr(c, s_label);
-        PyObject *pc = PyLong_FromLong(code);
-        PyObject *err = (label && pc) ? PyObject_CallFunctionObjArgs(error_for, pc, message, label, NULL) : NULL;
-        PyObject *r = err ? PyObject_CallMethodObjArgs((PyObject *)self, s_failed, err, NULL) : NULL;
+        PyObject *pc = label ? PyLong_FromLong(code) : NULL;
+        PyObject *e = pc ? PyObject_CallFunctionObjArgs(error_for, pc, message, label, NULL) : NULL;
+        PyObject *r = e ? PyObject_CallMethodObjArgs((PyObject *)self, s_failed, e, NULL) : NULL;
         if (!r)
-            ok = -1;
+            save(&err);
         Py_XDECREF(r);
-        Py_XDECREF(err);
+        Py_XDECREF(e);
         Py_XDECREF(pc);
         Py_XDECREF(label);
     }
     Py_DECREF(c);
-    if (et) { /* on_done's exception wins, as the finally block let it through */
-        if (ok < 0)
-            PyErr_Clear();
-        PyErr_Restore(et, ev, etb);
-        return -1;
-    }
-    return (rc < 0 || ok < 0) ? -1 : 0;
+    return restore(&err);
 }
 
 static PyObject *lane_resolve_method(Lane *self, PyObject *args)
@@ -539,53 +558,45 @@ static int completion_resolve(PyObject *obj, int code, PyObject *message)
     PyObject *arrays = c->arrays;
     Py_INCREF(empty_tuple);
     c->arrays = empty_tuple;
+    struct saved err = {0};
     Py_CLEAR(c->keep);
-    int rc = 0;
     if (arrays) {
-        Py_ssize_t n = PyTuple_Check(arrays) ? PyTuple_Size(arrays) : -1;
-        if (n < 0) { /* set from Python to something else than a tuple: its own protocol */
-            PyObject *seq = PySequence_Tuple(arrays);
-            Py_DECREF(arrays);
-            arrays = seq;
-            n = seq ? PyTuple_Size(seq) : 0;
-            if (!seq)
-                rc = -1;
-        }
-        for (Py_ssize_t i = 0; i < n && rc == 0; i++) {
-            PyObject *a = PyTuple_GetItem(arrays, i);
+        PyObject *seq = PySequence_Tuple(arrays); /* a tuple already, unless Python set another sequence */
+        Py_DECREF(arrays);
+        if (!seq)
+            save(&err);
+        Py_ssize_t n = seq ? PyTuple_Size(seq) : 0;
+        for (Py_ssize_t i = 0; i < n && !err.type; i++) {
+            PyObject *a = PyTuple_GetItem(seq, i);
             if (PyObject_TypeCheck(a, (PyTypeObject *)BusyType)) {
-                rc = busy_unuse(a, c->stream);
+                if (busy_unuse(a, c->stream) < 0)
+                    save(&err);
             } else {
                 PyObject *r = PyObject_CallMethodObjArgs(a, s_unuse, c->stream, NULL);
+                if (!r)
+                    save(&err);
                 Py_XDECREF(r);
-                rc = r ? 0 : -1;
             }
         }
-        Py_XDECREF(arrays);
+        Py_XDECREF(seq);
     }
-    if (rc == 0 && on_done && on_done != Py_None) {
+    if (!err.type && on_done && on_done != Py_None) {
         PyObject *r = PyObject_CallNoArgs(on_done);
         if (!r)
-            rc = -1;
+            save(&err);
         Py_XDECREF(r);
     }
     Py_XDECREF(on_done);
+    /* finally: wake every waiter, even if on_done raised */
     PyObject *waiters = c->waiters;
     if (waiters && waiters != Py_None && PyObject_IsTrue(waiters) == 1) {
         c->waiters = NULL;
-        PyObject *et, *ev, *etb;
-        PyErr_Fetch(&et, &ev, &etb);
-        int w = wake(c, waiters);
-        if (et) {
-            if (w < 0)
-                PyErr_Clear();
-            PyErr_Restore(et, ev, etb);
-        }
+        if (wake(c, waiters) < 0)
+            save(&err);
         Py_DECREF(waiters);
-        if (w < 0)
-            rc = -1;
     }
-    return rc;
+    PyErr_Clear(); /* PyObject_IsTrue's, if any */
+    return restore(&err);
 }
 
 static PyObject *completion_resolve_method(PyObject *self, PyObject *args)
