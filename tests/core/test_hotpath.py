@@ -170,8 +170,8 @@ async def test_a_cancelled_waiter_detaches_alone(test_kernels_path):
             done = await ac.launch(k, args, blocks=1, stream=s)
             woke: list[str] = []
 
-            async def wait(name: str, timeout: float = 10) -> None:
-                with anyio.move_on_after(timeout):
+            async def wait(name: str, patience: float = 10) -> None:
+                with anyio.move_on_after(patience):
                     await done
                     woke.append(name)
 
