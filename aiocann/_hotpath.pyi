@@ -20,7 +20,8 @@ class Lane:
     last: Any
     loop: Any
     flavour: Any
-    acl: Any
+    npu: Any
+    owner: Any
     in_flight: int
     max_in_flight: int
     thread: int
@@ -44,7 +45,7 @@ class CompletionBase:
 
 class ArgsInfo:
     def __init__(
-        self, kernel: Any, func: int, handle: int, arrays: tuple[Any, ...], label: str, acl: Any, /
+        self, kernel: Any, func: int, handle: int, arrays: tuple[Any, ...], label: str, npu: Any, /
     ) -> None: ...
 
 def launch(kernel: Any, args: Any, /, *, blocks: int, stream: Any = None, config: Any = None) -> Awaitable[Any]: ...

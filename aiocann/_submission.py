@@ -85,7 +85,7 @@ class Submissions(Lane):
     lane: it also holds the stream's :class:`Mode`, entered and left through its methods.
 
     What the hot paths read and write is :class:`~aiocann._hotpath.Lane`'s, in C
-    (native/hotpath.c): ``mode``, ``thread``, ``loop``, ``flavour``, ``acl``,
+    (native/hotpath.c): ``mode``, ``thread``, ``loop``, ``flavour``, ``npu``, ``owner``,
     ``max_in_flight``, ``in_flight``, ``waiters``, ``pending``, ``last``, the token counter
     (``new_token()``) and the native queue; and so is ``resolve``, the one way a pending
     Completion ends. Everything else -- admission's waits, failures, the watchdog, closing --
@@ -121,7 +121,10 @@ class Submissions(Lane):
         self.thread: int = device._thread
         self.loop: Any = device._loop  # the asyncio loop, None under trio
         self.flavour: Flavour = device._flavour
-        self.acl = device._acl  # launch()'s fast path: a kernel loaded on this runtime device
+        # launch()'s fast path: a kernel loaded on this NPU (the same NPU is the same object),
+        # and a graph of this device (Graph._native).
+        self.npu = device._acl
+        self.owner = device
         self.dispatcher = dispatcher
         self.key = dispatcher.register(self)
         rc = ffi.new("aclError*")

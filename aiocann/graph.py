@@ -137,7 +137,7 @@ class Graph(metaclass=NoPublicConstructor):
         self._order: Any = None  # the event that orders replays across streams, made when needed
         self._last: Stream | None = None  # the stream of the newest replay in flight
         # What launch()'s fast path (C, _hotpath.replay) needs while the graph is ready: the
-        # model's and its registered model's addresses, and the device.
+        # model's and its registered model's addresses, and the device (a lane's owner).
         self._native: tuple[int, int, Device] | None = None
 
     # -- capture (the stream's submission owner calls these) ----------------------------------
@@ -242,6 +242,13 @@ class Graph(metaclass=NoPublicConstructor):
         self._last = s
         done._on_done = self._replayed
         return done
+
+    def _replay_started(self, sub: Submissions, s: Stream) -> tuple[Any, Any]:
+        """The fast path replayed the graph on ``s``: the bookkeeping _launch does, and what
+        the replay's Completion keeps and runs when the device is done."""
+        self._replays += 1
+        self._last = s
+        return self, self._replayed
 
     def _replay_failed(self, sub: Submissions, s: Stream, token: int, rc: int) -> Completion:
         """The fast path's replay (token ``token`` on ``s``) failed with ``rc``: what _launch

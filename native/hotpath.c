@@ -77,7 +77,7 @@ static uint64_t epoch = 1; /* ArgsInfo caches of an older epoch are stale (inval
 static PyObject *s_sub, *s_fast, *s_unuse_idle, *s_resolve_late, *s_wake_next, *s_failed, *s_wrong_thread,
     *s_active, *s_on_submit, *s_on_resolve, *s_create_future, *s_await, *s_done, *s_set_result, *s_wake,
     *s_special, *s_error, *s_unuse, *s_label, *s_get, *s_blocks, *s_stream, *s_config, *s_resolve,
-    *s_graph_fast, *s_replayed, *s_replays, *s_last, *s_device, *s_replay_failed, *s_graph;
+    *s_graph_fast, *s_replay_started, *s_last, *s_replay_failed, *s_graph;
 static PyObject *CancelledError, *get_running_loop; /* asyncio's */
 
 /* Something the path needs was not provided (provide()): its module is not imported yet. */
@@ -193,7 +193,8 @@ typedef struct {
     PyObject *last;    /* the newest Completion in flight, or NULL */
     PyObject *loop;    /* the device's asyncio loop; None under trio */
     PyObject *flavour; /* _flavour.Flavour */
-    PyObject *acl;     /* the device's runtime device (_runtime.AclDevice) */
+    PyObject *npu;     /* the device's NPU (its runtime device): same NPU is the same object */
+    PyObject *owner;   /* the open device the stream belongs to (a graph's replay checks it) */
     Py_ssize_t in_flight;
     Py_ssize_t max_in_flight;
     unsigned long thread; /* the device's thread */
@@ -213,7 +214,8 @@ static int lane_traverse(Lane *self, visitproc visit, void *arg)
     Py_VISIT(self->last);
     Py_VISIT(self->loop);
     Py_VISIT(self->flavour);
-    Py_VISIT(self->acl);
+    Py_VISIT(self->npu);
+    Py_VISIT(self->owner);
     return 0;
 }
 
@@ -225,7 +227,8 @@ static int lane_clear(Lane *self)
     Py_CLEAR(self->last);
     Py_CLEAR(self->loop);
     Py_CLEAR(self->flavour);
-    Py_CLEAR(self->acl);
+    Py_CLEAR(self->npu);
+    Py_CLEAR(self->owner);
     return 0;
 }
 
@@ -246,7 +249,8 @@ static PyMemberDef lane_members[] = {
     {"last", T_OBJECT, offsetof(Lane, last), 0, NULL},
     {"loop", T_OBJECT, offsetof(Lane, loop), 0, NULL},
     {"flavour", T_OBJECT, offsetof(Lane, flavour), 0, NULL},
-    {"acl", T_OBJECT, offsetof(Lane, acl), 0, NULL},
+    {"npu", T_OBJECT, offsetof(Lane, npu), 0, NULL},
+    {"owner", T_OBJECT, offsetof(Lane, owner), 0, NULL},
     {"in_flight", T_PYSSIZET, offsetof(Lane, in_flight), 0, NULL},
     {"max_in_flight", T_PYSSIZET, offsetof(Lane, max_in_flight), 0, NULL},
     {"thread", T_ULONG, offsetof(Lane, thread), 0, NULL},
@@ -899,7 +903,7 @@ static PyType_Spec completion_spec = {"aiocann._hotpath.CompletionBase", sizeof(
 typedef struct {
     PyObject_HEAD
     PyObject *kernel;
-    PyObject *acl;    /* the runtime device the kernel's binary is loaded on */
+    PyObject *npu;    /* the NPU the kernel's binary is loaded on */
     PyObject *label;  /* the kernel's name */
     PyObject *arrays; /* tuple: the arrays the args point to */
     void *func;       /* aclrtFuncHandle */
@@ -911,13 +915,13 @@ static PyObject *ArgsInfoType;
 
 static PyObject *argsinfo_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 {
-    PyObject *kernel, *arrays, *label, *acl;
+    PyObject *kernel, *arrays, *label, *npu;
     unsigned long long func, handle;
     if (kw && PyObject_IsTrue(kw)) {
         PyErr_SetString(PyExc_TypeError, "ArgsInfo takes positional arguments only");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OKKO!OO", &kernel, &func, &handle, &PyTuple_Type, &arrays, &label, &acl))
+    if (!PyArg_ParseTuple(args, "OKKO!OO", &kernel, &func, &handle, &PyTuple_Type, &arrays, &label, &npu))
         return NULL;
     ArgsInfo *self = (ArgsInfo *)((allocfunc)PyType_GetSlot(tp, Py_tp_alloc))(tp, 0);
     if (!self)
@@ -932,8 +936,8 @@ static PyObject *argsinfo_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
     }
     Py_INCREF(kernel);
     self->kernel = kernel;
-    Py_INCREF(acl);
-    self->acl = acl;
+    Py_INCREF(npu);
+    self->npu = npu;
     Py_INCREF(label);
     self->label = label;
     Py_INCREF(arrays);
@@ -948,7 +952,7 @@ static int argsinfo_traverse(ArgsInfo *self, visitproc visit, void *arg)
 {
     Py_VISIT(Py_TYPE(self));
     Py_VISIT(self->kernel);
-    Py_VISIT(self->acl);
+    Py_VISIT(self->npu);
     Py_VISIT(self->arrays);
     return 0;
 }
@@ -956,7 +960,7 @@ static int argsinfo_traverse(ArgsInfo *self, visitproc visit, void *arg)
 static int argsinfo_clear(ArgsInfo *self)
 {
     Py_CLEAR(self->kernel);
-    Py_CLEAR(self->acl);
+    Py_CLEAR(self->npu);
     Py_CLEAR(self->label);
     Py_CLEAR(self->arrays);
     return 0;
@@ -973,7 +977,7 @@ static void argsinfo_dealloc(ArgsInfo *self)
 }
 
 static PyType_Slot argsinfo_slots[] = {
-    {Py_tp_doc, "ArgsInfo(kernel, func, handle, arrays, label, acl): what launch()'s fast path needs of "
+    {Py_tp_doc, "ArgsInfo(kernel, func, handle, arrays, label, npu): what launch()'s fast path needs of "
                 "prebuilt KernelArgs (KernelArgs._fast); stale once invalidate() is called."},
     {Py_tp_new, argsinfo_new},
     {Py_tp_traverse, argsinfo_traverse},
@@ -1117,7 +1121,7 @@ static PyObject *launch_fast(Call *self)
         return NULL;
     }
     Lane *l = ready_lane(s);
-    if (!l || l->acl != info->acl) {
+    if (!l || l->npu != info->npu) {
         Py_XDECREF(l);
         Py_DECREF(s);
         Py_DECREF(info_obj);
@@ -1149,9 +1153,12 @@ out:
     return c;
 }
 
-/* Graph.launch()'s fast path: a ready graph (graph._native: model, registered model, device),
- * its previous replay done or on this stream, an open stream of its device with room. One C
- * call replays it and queues its completion. Same returns as launch_fast. */
+/* Graph.launch()'s fast path: a ready graph (graph._native: the model's and its registered
+ * model's addresses, and the open device it belongs to), no replay of it in flight on another
+ * stream (graph._last: None, or this stream or its lane), an open stream of that device with
+ * room. One C call replays it and queues its completion; graph._replay_started(lane) then does
+ * the graph's bookkeeping and says what the Completion keeps and runs when done. Same returns
+ * as launch_fast. */
 static PyObject *replay_fast(Call *self)
 {
     PyObject *graph = self->a;
@@ -1162,15 +1169,13 @@ static PyObject *replay_fast(Call *self)
         PyErr_Clear();
         return NULL;
     }
-    unsigned long long model = 0, cqm = 0;
-    PyObject *device = NULL;
     if (!PyTuple_Check(native) || PyTuple_Size(native) != 3) {
         Py_DECREF(native);
         return NULL;
     }
-    model = PyLong_AsUnsignedLongLong(PyTuple_GetItem(native, 0));
-    cqm = PyLong_AsUnsignedLongLong(PyTuple_GetItem(native, 1));
-    device = PyTuple_GetItem(native, 2);
+    unsigned long long model = PyLong_AsUnsignedLongLong(PyTuple_GetItem(native, 0));
+    unsigned long long cqm = PyLong_AsUnsignedLongLong(PyTuple_GetItem(native, 1));
+    PyObject *owner = PyTuple_GetItem(native, 2);
     if (PyErr_Occurred()) {
         PyErr_Clear();
         Py_DECREF(native);
@@ -1178,17 +1183,10 @@ static PyObject *replay_fast(Call *self)
     }
     PyObject *s = the_stream(self->b);
     Lane *l = s ? ready_lane(s) : NULL;
-    PyObject *sdev = l ? PyObject_GetAttr(s, s_device) : NULL;
-    PyObject *replays = sdev ? PyObject_GetAttr(graph, s_replays) : NULL;
-    PyObject *last = replays ? PyObject_GetAttr(graph, s_last) : NULL;
-    PyObject *c = NULL, *tok = NULL;
-    if (!last || sdev != device || !PyLong_CheckExact(replays)) {
-        PyErr_Clear();
-        goto out;
-    }
-    long n = PyLong_AsLong(replays);
-    if (n < 0 || (n > 0 && last != s && last != Py_None)) { /* ordered behind another stream's replay */
-        PyErr_Clear();
+    PyObject *last = l ? PyObject_GetAttr(graph, s_last) : NULL;
+    PyObject *c = NULL, *tok = NULL, *started = NULL;
+    if (!last || l->owner != owner || (last != Py_None && last != s && last != (PyObject *)l)) {
+        PyErr_Clear(); /* the Python path: checks, waits, orders the replay behind another stream's */
         goto out;
     }
     uint64_t token = ++l->next_token;
@@ -1203,30 +1201,28 @@ static PyObject *replay_fast(Call *self)
         Py_XDECREF(prc);
         goto fail;
     }
-    PyObject *n1 = PyLong_FromLong(n + 1);
-    PyObject *on_done = n1 ? PyObject_GetAttr(graph, s_replayed) : NULL;
-    if (!on_done || PyObject_SetAttr(graph, s_replays, n1) < 0 || PyObject_SetAttr(graph, s_last, s) < 0) {
-        Py_XDECREF(n1);
-        Py_XDECREF(on_done);
+    started = PyObject_CallMethodObjArgs(graph, s_replay_started, (PyObject *)l, s, NULL);
+    if (!started)
+        goto fail;
+    if (!PyTuple_Check(started) || PyTuple_Size(started) != 2) {
+        PyErr_SetString(PyExc_TypeError, "Graph._replay_started must return (keep, on_done)");
         goto fail;
     }
-    Py_DECREF(n1);
-    c = completion_make(s, (PyObject *)l, s_graph, graph, empty_tuple);
+    c = completion_make(s, (PyObject *)l, s_graph, PyTuple_GetItem(started, 0), empty_tuple);
     if (c) {
+        PyObject *on_done = PyTuple_GetItem(started, 1);
+        Py_INCREF(on_done);
         SETREF(((Completion *)c)->on_done, on_done);
         if (lane_track(l, s, tok, c) < 0)
             Py_CLEAR(c);
-    } else {
-        Py_DECREF(on_done);
     }
 fail:
     if (!c && !PyErr_Occurred())
         PyErr_SetString(PyExc_SystemError, "replay: no completion");
 out:
+    Py_XDECREF(started);
     Py_XDECREF(tok);
     Py_XDECREF(last);
-    Py_XDECREF(replays);
-    Py_XDECREF(sdev);
     Py_XDECREF((PyObject *)l);
     Py_XDECREF(s);
     Py_DECREF(native);
@@ -1776,10 +1772,8 @@ PyMODINIT_FUNC PyInit__hotpath(void)
     INTERN(s_config, "config");
     INTERN(s_resolve, "_resolve");
     INTERN(s_graph_fast, "_native");
-    INTERN(s_replayed, "_replayed");
-    INTERN(s_replays, "_replays");
+    INTERN(s_replay_started, "_replay_started");
     INTERN(s_last, "_last");
-    INTERN(s_device, "_device");
     INTERN(s_replay_failed, "_replay_failed");
     INTERN(s_graph, "graph");
     return m;
