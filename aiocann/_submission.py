@@ -77,7 +77,7 @@ class Mode(enum.Enum):
 
 OPEN = Mode.OPEN  # launch()'s fast path compares with it, a module global
 _SUBMITTING = (Mode.OPEN, Mode.UPDATING, Mode.CAPTURING)  # work may be submitted
-provide(open=OPEN, tracing=tracing)  # the fast paths' mode, and the trace Lane.resolve reports to
+provide(open=OPEN)  # the mode the fast paths compare with
 
 
 class Submissions(Lane):

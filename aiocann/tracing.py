@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import _hotpath
 from ._factory import NoPublicConstructor
 from ._lib import ffi, lib
 
@@ -108,6 +109,7 @@ class Trace(metaclass=NoPublicConstructor):
                 raise MemoryError(f"cannot allocate a trace buffer of {self.capacity} records")
             self._t0 = time.monotonic_ns()
             _active = self
+            _hotpath.provide(trace=self)  # the C paths report to it (native/hotpath.c)
         return self
 
     def stop(self) -> dict[str, Any]:
@@ -117,6 +119,7 @@ class Trace(metaclass=NoPublicConstructor):
             if _active is not self:
                 raise RuntimeError("this trace is not active")
             _active = None
+            _hotpath.provide(trace=None)
             records = self._drain() if self.device_records else np.zeros(0, _RECORD)
         doc = self._build(records)
         if self.path is not None:

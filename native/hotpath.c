@@ -69,13 +69,13 @@ static PyObject *slow_replay;    /* graph.Graph._launch: the Python path of Grap
 static PyObject *launch_failed;  /* launch._launch_failed(sub, stream, token, kernel, args, rc) */
 static PyObject *slow_await;     /* completion._await(c): the Python path of Completion's await */
 static PyObject *error_for;      /* errors.error_for(code, message, label) */
-static PyObject *tracing;        /* the aiocann.tracing module (its _active) */
+static PyObject *trace;          /* tracing's active Trace, or NULL/None (tracing.py provides it) */
 static PyObject *current_stream; /* _context._current_stream (a ContextVar) */
 static PyObject *empty_tuple;
 static uint64_t epoch = 1; /* ArgsInfo caches of an older epoch are stale (invalidate()) */
 
 static PyObject *s_sub, *s_fast, *s_unuse_idle, *s_resolve_late, *s_wake_next, *s_failed, *s_wrong_thread,
-    *s_active, *s_on_submit, *s_on_resolve, *s_create_future, *s_await, *s_done, *s_set_result, *s_wake,
+    *s_on_submit, *s_on_resolve, *s_create_future, *s_await, *s_done, *s_set_result, *s_wake,
     *s_special, *s_error, *s_unuse, *s_label, *s_get, *s_blocks, *s_stream, *s_config, *s_resolve,
     *s_graph_fast, *s_replay_started, *s_last, *s_replay_failed, *s_graph;
 static PyObject *CancelledError, *get_running_loop; /* asyncio's */
@@ -338,18 +338,15 @@ static int lane_resolve(Lane *self, PyObject *key, int code, PyObject *message)
     if (self->waiters && PyObject_IsTrue(self->waiters) == 1 && call_method0((PyObject *)self, s_wake_next) < 0)
         save(&err);
     PyErr_Clear(); /* PyObject_IsTrue's, if any */
-    PyObject *active = tracing ? PyObject_GetAttr(tracing, s_active) : (Py_INCREF(Py_None), Py_None);
-    if (!active) {
-        save(&err);
-    } else {
-        if (active != Py_None) {
-            PyObject *pc = PyLong_FromLong(code);
-            PyObject *r = pc ? PyObject_CallMethodObjArgs(active, s_on_resolve, c, pc, NULL) : NULL;
-            Py_XDECREF(pc);
-            if (!r)
-                save(&err);
-            Py_XDECREF(r);
-        }
+    if (trace && trace != Py_None) {
+        PyObject *active = trace;
+        Py_INCREF(active);
+        PyObject *pc = PyLong_FromLong(code);
+        PyObject *r = pc ? PyObject_CallMethodObjArgs(active, s_on_resolve, c, pc, NULL) : NULL;
+        Py_XDECREF(pc);
+        if (!r)
+            save(&err);
+        Py_XDECREF(r);
         Py_DECREF(active);
     }
     if (code && !error_for) {
@@ -1076,17 +1073,16 @@ static int lane_track(Lane *l, PyObject *s, PyObject *tok, PyObject *c)
     l->in_flight++;
     Py_INCREF(c);
     SETREF(l->last, c);
-    PyObject *active = PyObject_GetAttr(tracing, s_active);
-    if (!active)
-        return -1;
     int rc = 0;
-    if (active != Py_None) {
+    if (trace && trace != Py_None) {
+        PyObject *active = trace;
+        Py_INCREF(active);
         PyObject *r = PyObject_CallMethodObjArgs(active, s_on_submit, s, c, NULL);
         if (!r)
             rc = -1;
         Py_XDECREF(r);
+        Py_DECREF(active);
     }
-    Py_DECREF(active);
     return rc;
 }
 
@@ -1096,7 +1092,7 @@ static int lane_track(Lane *l, PyObject *s, PyObject *tok, PyObject *c)
 static PyObject *launch_fast(Call *self)
 {
     PyObject *kernel = self->a, *args = self->b, *blocks = self->c;
-    if (!(CompletionType && StreamType && KernelArgsType && OPEN && tracing && launch_failed && c_launch))
+    if (!(CompletionType && StreamType && KernelArgsType && OPEN && launch_failed && c_launch))
         return NULL; /* not everything was provided yet: the Python path */
     if ((self->e && self->e != Py_None) || (PyObject *)Py_TYPE(args) != KernelArgsType || !PyLong_CheckExact(blocks))
         return NULL;
@@ -1162,7 +1158,7 @@ out:
 static PyObject *replay_fast(Call *self)
 {
     PyObject *graph = self->a;
-    if (!(CompletionType && StreamType && OPEN && tracing && c_replay))
+    if (!(CompletionType && StreamType && OPEN && c_replay))
         return NULL;
     PyObject *native = PyObject_GetAttr(graph, s_graph_fast);
     if (!native) {
@@ -1622,10 +1618,10 @@ static PyObject *hot_invalidate(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(igno
 static PyObject *hot_provide(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
 {
     static const char *const objects[] = {"completion", "stream", "kernel_args", "open", "slow_launch",
-                                          "slow_replay", "launch_failed", "slow_await", "error_for", "tracing",
+                                          "slow_replay", "launch_failed", "slow_await", "error_for", "trace",
                                           "current_stream", NULL};
     PyObject **slots[] = {&CompletionType, &StreamType, &KernelArgsType, &OPEN, &slow_launch, &slow_replay,
-                          &launch_failed, &slow_await, &error_for, &tracing, &current_stream};
+                          &launch_failed, &slow_await, &error_for, &trace, &current_stream};
     static const char *const addresses[] = {"launch_fn", "replay_fn", "drain_fn", "free_fn", NULL};
     void **fns[] = {(void **)&c_launch, (void **)&c_replay, (void **)&c_drain, (void **)&c_free};
     if (PyTuple_Size(args) != 0) {
@@ -1668,7 +1664,7 @@ static PyObject *hot_provide(PyObject *Py_UNUSED(m), PyObject *args, PyObject *k
 static PyObject *hot_is_set_up(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
 {
     return PyBool_FromLong(CompletionType && StreamType && KernelArgsType && OPEN && slow_launch && slow_replay &&
-                           launch_failed && slow_await && error_for && tracing && current_stream && c_launch &&
+                           launch_failed && slow_await && error_for && current_stream && c_launch &&
                            c_replay && c_drain && c_free);
 }
 
@@ -1755,7 +1751,6 @@ PyMODINIT_FUNC PyInit__hotpath(void)
     INTERN(s_wake_next, "_wake_next");
     INTERN(s_failed, "_failed");
     INTERN(s_wrong_thread, "wrong_thread");
-    INTERN(s_active, "_active");
     INTERN(s_on_submit, "_on_submit");
     INTERN(s_on_resolve, "_on_resolve");
     INTERN(s_create_future, "create_future");
