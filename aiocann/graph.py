@@ -219,7 +219,7 @@ class Graph(metaclass=NoPublicConstructor):
         # done or on this stream, and the stream open with room, its await makes one C call
         # (the replay and its completion) and makes the Completion, with no coroutine frame;
         # otherwise it awaits _launch, the same in Python with the checks and the waits.
-        return _replay(self, stream)
+        return _replay(self, stream, self._native)
 
     async def _launch(self, stream: Stream | None) -> Completion:
         if self._state != "ready":

@@ -77,7 +77,7 @@ static uint64_t epoch = 1; /* ArgsInfo caches of an older epoch are stale (inval
 static PyObject *s_sub, *s_fast, *s_unuse_idle, *s_resolve_late, *s_wake_next, *s_failed, *s_wrong_thread,
     *s_on_submit, *s_on_resolve, *s_create_future, *s_await, *s_done, *s_set_result, *s_wake,
     *s_special, *s_error, *s_unuse, *s_label, *s_get, *s_blocks, *s_stream, *s_config, *s_resolve,
-    *s_graph_fast, *s_replay_started, *s_last, *s_replay_failed, *s_graph;
+    *s_replay_started, *s_last, *s_replay_failed, *s_graph;
 static PyObject *CancelledError, *get_running_loop; /* asyncio's */
 
 /* Something the path needs was not provided (provide()): its module is not imported yet. */
@@ -989,7 +989,7 @@ static PyType_Spec argsinfo_spec = {"aiocann._hotpath.ArgsInfo", sizeof(ArgsInfo
 /* ---------------------------------------------------------------- the awaitables of launch() and replay() */
 typedef struct {
     PyObject_HEAD
-    PyObject *a, *b, *c, *d, *e; /* launch: kernel, args, blocks, stream, config; replay: graph, stream */
+    PyObject *a, *b, *c, *d, *e; /* launch: kernel, args, blocks, stream, config; replay: graph, stream, native */
     PyObject *inner;             /* the Python path's coroutine, while it runs (state 1) */
     char replay;
     char state; /* 0: not started, 1: the Python path runs, 2: finished */
@@ -1149,32 +1149,23 @@ out:
     return c;
 }
 
-/* Graph.launch()'s fast path: a ready graph (graph._native: the model's and its registered
- * model's addresses, and the open device it belongs to), no replay of it in flight on another
+/* Graph.launch()'s fast path: a ready graph (native: the model's and its registered model's
+ * addresses, and the open device it belongs to -- None unless ready), no replay of it in flight on another
  * stream (graph._last: None, or this stream or its lane), an open stream of that device with
  * room. One C call replays it and queues its completion; graph._replay_started(lane) then does
  * the graph's bookkeeping and says what the Completion keeps and runs when done. Same returns
  * as launch_fast. */
 static PyObject *replay_fast(Call *self)
 {
-    PyObject *graph = self->a;
-    if (!(CompletionType && StreamType && OPEN && c_replay))
-        return NULL;
-    PyObject *native = PyObject_GetAttr(graph, s_graph_fast);
-    if (!native) {
-        PyErr_Clear();
-        return NULL;
-    }
-    if (!PyTuple_Check(native) || PyTuple_Size(native) != 3) {
-        Py_DECREF(native);
-        return NULL;
-    }
+    PyObject *graph = self->a, *native = self->c;
+    if (!(CompletionType && StreamType && OPEN && c_replay) || !native || !PyTuple_Check(native) ||
+        PyTuple_Size(native) != 3)
+        return NULL; /* not ready (None), or not everything provided: the Python path */
     unsigned long long model = PyLong_AsUnsignedLongLong(PyTuple_GetItem(native, 0));
     unsigned long long cqm = PyLong_AsUnsignedLongLong(PyTuple_GetItem(native, 1));
     PyObject *owner = PyTuple_GetItem(native, 2);
     if (PyErr_Occurred()) {
         PyErr_Clear();
-        Py_DECREF(native);
         return NULL;
     }
     PyObject *s = the_stream(self->b);
@@ -1221,7 +1212,6 @@ out:
     Py_XDECREF(last);
     Py_XDECREF((PyObject *)l);
     Py_XDECREF(s);
-    Py_DECREF(native);
     return c;
 }
 
@@ -1446,13 +1436,13 @@ static PyObject *hot_launch(PyObject *Py_UNUSED(m), PyObject *const *argv, Py_ss
     return (PyObject *)c;
 }
 
-/* replay(graph, stream): Graph.launch's awaitable. */
+/* replay(graph, stream, native): Graph.launch's awaitable. */
 static PyObject *hot_replay(PyObject *Py_UNUSED(m), PyObject *const *argv, Py_ssize_t nargs)
 {
     if (!slow_replay)
         return missing("graph.py"), NULL;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "replay(graph, stream)");
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "replay(graph, stream, native)");
         return NULL;
     }
     Call *c = call_new();
@@ -1463,6 +1453,8 @@ static PyObject *hot_replay(PyObject *Py_UNUSED(m), PyObject *const *argv, Py_ss
     c->a = argv[0];
     Py_INCREF(argv[1]);
     c->b = argv[1];
+    Py_INCREF(argv[2]);
+    c->c = argv[2];
     return (PyObject *)c;
 }
 
@@ -1672,7 +1664,7 @@ static PyMethodDef hot_methods[] = {
     {"is_set_up", hot_is_set_up, METH_NOARGS, "Whether everything was provided (tests)."},
     {"launch", (PyCFunction)(void (*)(void))hot_launch, METH_FASTCALL | METH_KEYWORDS, launch_doc},
     {"replay", (PyCFunction)(void (*)(void))hot_replay, METH_FASTCALL,
-     "replay(graph, stream): the awaitable of Graph.launch (replay and its completion, one C call)."},
+     "replay(graph, stream, native): the awaitable of Graph.launch (replay and its completion, one C call)."},
     {"drain", hot_drain, METH_VARARGS,
      "drain(dispatcher, cq, streams, tokens, status, messages, batch) -> (drained, resolved)."},
     {"invalidate", hot_invalidate, METH_NOARGS,
@@ -1766,7 +1758,6 @@ PyMODINIT_FUNC PyInit__hotpath(void)
     INTERN(s_stream, "stream");
     INTERN(s_config, "config");
     INTERN(s_resolve, "_resolve");
-    INTERN(s_graph_fast, "_native");
     INTERN(s_replay_started, "_replay_started");
     INTERN(s_last, "_last");
     INTERN(s_replay_failed, "_replay_failed");
