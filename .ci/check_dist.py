@@ -32,11 +32,13 @@ def tracked() -> set[str]:
 
 
 def wheel_needs() -> list[str]:
-    """Patterns the wheel must match: the modules, the two native libraries, the headers,
+    """Patterns the wheel must match: the modules (and the C module's stub), the two
+    extensions and the simulator library, the headers,
     the shipped kernels, what the CLI runs, the licence and the pytest entry point."""
-    needs = [f"{p}" for p in sorted(tracked()) if p.startswith("aiocann/") and p.endswith((".py", "py.typed"))]
+    needs = [f"{p}" for p in sorted(tracked()) if p.startswith("aiocann/") and p.endswith((".py", ".pyi", "py.typed"))]
     needs += [
         "aiocann/_native.*.so",
+        "aiocann/_hotpath.*.so",
         "aiocann/lib/libascendcl.so",
         "aiocann/include/kernel_operator.h",
         "aiocann/include/aclsim_kernel.h",
