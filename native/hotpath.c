@@ -312,6 +312,10 @@ static int call_method0(PyObject *obj, PyObject *name)
  * Completion comes here. Returns -1 with an exception set (from on_done, or accounting). */
 static int lane_resolve(Lane *self, PyObject *key, int code, PyObject *message)
 {
+    if (!self->pending || !PyDict_Check(self->pending)) {
+        PyErr_SetString(PyExc_TypeError, "Lane.pending must be a dict");
+        return -1;
+    }
     PyObject *c = PyDict_GetItemWithError(self->pending, key);
     if (!c) {
         if (PyErr_Occurred())
@@ -509,8 +513,18 @@ static PyObject *completion_make(PyObject *stream, PyObject *lane, PyObject *lab
 static int wake(Completion *c, PyObject *waiters)
 {
     Lane *lane = (Lane *)c->lane;
-    if (lane->loop == Py_None) {
-        PyObject *r = PyObject_CallMethodObjArgs(lane->flavour, s_wake, waiters, NULL);
+    int lane_ok = lane && PyObject_TypeCheck((PyObject *)lane, (PyTypeObject *)LaneType);
+    if (!lane_ok || !lane->loop || lane->loop == Py_None || !PyList_Check(waiters)) {
+        /* trio (or anything but a Lane's asyncio loop): the flavour wakes its own waiters */
+        PyObject *flavour = lane_ok ? (Py_XINCREF(lane->flavour), lane->flavour)
+                                    : (lane ? PyObject_GetAttrString((PyObject *)lane, "flavour") : NULL);
+        if (!flavour) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "a Completion's lane has no flavour");
+            return -1;
+        }
+        PyObject *r = PyObject_CallMethodObjArgs(flavour, s_wake, waiters, NULL);
+        Py_DECREF(flavour);
         if (!r)
             return -1;
         Py_DECREF(r);
@@ -1056,6 +1070,7 @@ static Lane *ready_lane(PyObject *s)
     }
     Lane *l = (Lane *)sub;
     if (!PyObject_TypeCheck(sub, (PyTypeObject *)LaneType) || l->mode != OPEN || l->qs == NULL ||
+        !l->pending || !PyDict_Check(l->pending) ||
         l->thread != PyThread_get_thread_ident() || l->in_flight >= l->max_in_flight ||
         (l->waiters && PyObject_Size(l->waiters) != 0)) {
         PyErr_Clear();
