@@ -721,7 +721,10 @@ bool sim_capture_event_op(sim_stream *s, sim_event *e, const sim_task_ops *type,
     bool capturing = st && st->model;
     bool external = e->flags == ACL_EVENT_EXTERNAL;
     /* (An updating stream refuses event tasks when they are submitted: sim_capture_route.) */
-    if (type == &sim_task_event_record) { /* ApiImpl::EventRecord */
+    if (capturing && e->flags == ACL_EVENT_IPC) { /* ApiErrorDecorator::EventRecord / StreamWaitEvent */
+        *rc = sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                        "IPC events are not supported on a capturing stream");
+    } else if (type == &sim_task_event_record) { /* ApiImpl::EventRecord */
         if (!capturing)
             taken = false; /* a plain record, even of an event a capture recorded */
         else if (external)

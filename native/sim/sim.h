@@ -37,6 +37,8 @@
  *   abort.c        aclrtStreamAbort, aclrtDeviceTaskAbort
  *   event.c        events: records, waits, timestamps; the event tasks
  *   event_query.c  event queries that need only public event state (ids, wait status, ...)
+ *   ipc_event.c    IPC events: the shared page records and waits of several processes use,
+ *                  aclrtIpcGetEventHandle / aclrtIpcOpenEventHandle
  *   callback.c     report subscription, host callbacks (the callback task), aclrtProcessReport
  *   host_func.c    aclrtLaunchHostFunc (run on the runtime's own callback threads) and the
  *                  host-function subscription calls, over callback.c's machinery
@@ -867,7 +869,30 @@ struct sim_event {
      * which host waiters then get (under lock). */
     uint64_t lost_gen;
     aclError lost_code;
+    /* issue 23: an ACL_EVENT_IPC event's shared state (ipc_event.c), set at creation: its
+     * records and waits use it instead of the generations above. */
+    struct sim_ipc_event *ipc;
 };
+
+/* ipc_event.c (issue 23): the shared page of an IPC event, mapped by every process holding it.
+ * Records take a generation at submission (take) and publish it when executed (complete); a
+ * wait captures the latest one still pending (pending: 0 when none) and blocks its stream on
+ * the page's futex until it is done, or the stream is aborted; sync is the host's wait. */
+typedef struct sim_ipc_event sim_ipc_event;
+aclError sim_ipc_event_supported(const char *func); /* 207000 on a chip without IPC events */
+aclError sim_ipc_event_setup(sim_event *e, const char *func); /* the creator's page and export */
+void sim_ipc_event_release(sim_ipc_event *ie);                /* NULL: nothing */
+void sim_ipc_event_unshare(sim_ipc_event *ie); /* aclrtDestroyEvent: the handle opens no more */
+uint32_t sim_ipc_event_take(sim_ipc_event *ie);
+void sim_ipc_event_complete(sim_ipc_event *ie, uint32_t gen);
+uint32_t sim_ipc_event_pending(sim_ipc_event *ie);
+bool sim_ipc_event_complete_now(sim_ipc_event *ie);
+aclError sim_ipc_event_wait(sim_stream *s, sim_ipc_event *ie, uint32_t gen, uint32_t timeout_s, char *msg,
+                            size_t msglen);
+aclError sim_ipc_event_sync(sim_ipc_event *ie, sim_context *ctx, int32_t timeout_ms, const char *func);
+/* event.c: a new IPC event of the current context -- the creator's (ie NULL) or one opened
+ * from a handle (ie: the opened page, owned by the event on success). */
+aclError sim_event_create_ipc(aclrtEvent *event, sim_ipc_event *ie, const char *func);
 
 /* Its tasks (record, reset, wait: sim_task_event_*) are event.c's. A stream-side wait blocks
  * its worker until the record it names has executed; it ends early, with success, when the

@@ -2,8 +2,8 @@
  * aiocann simulator: runtime functions declared with their real prototypes that the simulator
  * does not simulate yet (issue 23) -- labels and label switches, model building by stream
  * binding (aclmdlRIBuildBegin ... aclmdlRIEndTask, condition handles and tasks, capture into a
- * built model, the JSON dump of a model), stream switch and activation (tasks of such models),
- * and IPC events. A program that calls them links against the toolkit and learns at run time:
+ * built model, the JSON dump of a model), and stream switch and activation (tasks of such
+ * models). A program that calls them links against the toolkit and learns at run time:
  * each checks its arguments as the real ACL layer does (NULLs 100000) and then returns
  * ACL_ERROR_RT_FEATURE_NOT_SUPPORT (207000) with a recent-error message that names what is not
  * simulated. These are gaps of the simulator, listed as such in docs/fidelity.md -- not the
@@ -15,7 +15,6 @@
     sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the simulator does not simulate %s yet", what)
 #define LABELS "labels (model-building stream control)"
 #define BUILD "model building by stream binding (aclmdlRIBuildBegin)"
-#define IPC_EVENTS "IPC events (events shared between processes)"
 
 SIM_API aclError aclrtCreateLabel(aclrtLabel *label)
 {
@@ -141,17 +140,4 @@ SIM_API aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream)
     SIM_CHECK_NOT_NULL(activeStream);
     SIM_CHECK_NOT_NULL(stream);
     return NOT_YET("stream activation tasks (models built by stream binding)");
-}
-
-SIM_API aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle)
-{
-    SIM_CHECK_NOT_NULL(handle);
-    SIM_CHECK_NOT_NULL(event);
-    return NOT_YET(IPC_EVENTS);
-}
-SIM_API aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event)
-{
-    (void)handle;
-    SIM_CHECK_NOT_NULL(event);
-    return NOT_YET(IPC_EVENTS);
 }
