@@ -121,6 +121,13 @@ typedef struct run_item {
     uint32_t stream; /* capture stream index: its bound stream is what a failure report names */
 } run_item;
 
+/* issue 23: an ACL_EVENT_RECORD_EXTERNAL record or ACL_EVENT_WAIT_EXTERNAL wait captured into a
+ * model (CaptureModel::externalRecordEventItems_ / externalWaitEventItems_). */
+typedef struct ext_item {
+    sim_event *e; /* +1 */
+    bool record;
+} ext_item;
+
 struct sim_model {
     sim_obj obj;
     sim_context *ctx;          /* +1: the origin stream's */
@@ -146,6 +153,11 @@ struct sim_model {
     pthread_mutex_t run_lock;  /* task-group slots and `running` */
     pthread_cond_t run_cv;
     int running;               /* replays submitted and not finished (CaptureModel::refCount_) */
+    /* issue 23: its external records and waits, in capture order; each captured one's task
+     * names its place (u.event.gen = index + 1), each replay the generations its
+     * aclmdlRIExecuteAsync took for them (u.model.ext_gen). */
+    ext_item *ext;
+    uint32_t n_ext, cap_ext;
 };
 
 struct sim_taskgrp {
@@ -260,6 +272,9 @@ static void model_destroy(sim_obj *o)
             sim_obj_put(&m->streams[i].bound->obj);
         }
     }
+    for (uint32_t i = 0; i < m->n_ext; i++)
+        sim_obj_put(&m->ext[i].e->obj);
+    free(m->ext);
     free(m->entries);
     free(m->streams);
     free(m->events);
@@ -706,6 +721,58 @@ static aclError capture_external(struct sim_capstate *st, sim_event *e, const si
     aclError rc = capture_task(st, t, func, &id);
     if (rc)
         sim_task_free(t); /* drops the event reference; the capture lock is outer to its lock */
+    return rc;
+}
+
+/* issue 23: aclrtRecordEventWithFlag(ACL_EVENT_RECORD_EXTERNAL) / aclrtStreamWaitEventWithFlag(
+ * ACL_EVENT_WAIT_EXTERNAL) -- ApiImpl::EventRecord / StreamWaitEvent: only on a capturing stream
+ * (107029 otherwise), then SubmitExternalEventTaskCommon: CaptureModel::
+ * CheckExternalEventConstraints (one external record and one external wait per event and graph,
+ * and not both: 107000), a record / wait task of the model (CreateExternalRecordPlaceholder /
+ * CreateExternalWaitPlaceholder) that each replay refreshes: the record becomes the event's
+ * newest record when the model is executed (PrepareExternalRecordsForReplay,
+ * CommitExternalEventRecords), the wait waits for the record the event had then
+ * (PrepareExternalWaitsForReplay: none recorded, nothing to wait for). */
+aclError sim_capture_external_flag_op(sim_stream *s, sim_event *e, bool record, const char *func)
+{
+    aclError rc = ACL_SUCCESS;
+    pthread_mutex_lock(&g_lock);
+    struct sim_capstate *st = state_of(s);
+    sim_model *m = st ? st->model : NULL;
+    uint32_t same = UINT32_MAX, other = UINT32_MAX;
+    for (uint32_t i = 0; m && i < m->n_ext; i++)
+        if (m->ext[i].e == e)
+            *(m->ext[i].record == record ? &same : &other) = i;
+    if (!m) {
+        rc = sim_fail_(func, ACL_ERROR_RT_STREAM_NOT_CAPTURED, "ACL_EVENT_%s_EXTERNAL: stream %u is not in the capture "
+                       "stage (external records and waits are for captured graphs)", record ? "RECORD" : "WAIT", s->id);
+    } else if (same != UINT32_MAX) {
+        rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
+                       "the same event can be used with ACL_EVENT_%s_EXTERNAL only once in the same graph",
+                       record ? "RECORD" : "WAIT");
+    } else if (other != UINT32_MAX) {
+        rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "the same event cannot be used for both "
+                       "ACL_EVENT_RECORD_EXTERNAL and ACL_EVENT_WAIT_EXTERNAL in the same graph");
+    } else if (!grow((void **)&m->ext, &m->cap_ext, m->n_ext + 1, sizeof *m->ext)) {
+        rc = sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for the capture");
+    } else {
+        sim_task *t = sim_task_new(record ? &sim_task_event_record : &sim_task_event_wait);
+        if (!t) {
+            rc = sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+        } else {
+            sim_obj_get(&e->obj);
+            t->u.event.event = e;
+            t->u.event.gen = m->n_ext + 1;
+            uint32_t id;
+            if ((rc = capture_task(st, t, func, &id))) {
+                sim_task_free(t);
+            } else {
+                sim_obj_get(&e->obj);
+                m->ext[m->n_ext++] = (ext_item){e, record};
+            }
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
     return rc;
 }
 
@@ -1186,10 +1253,22 @@ SIM_API aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
     }
     if (!rc) {
         sim_task *t = sim_task_new(&sim_task_model);
+        /* issue 23: the external records and waits of this replay take their generations now
+         * (CaptureModel::PreModelExecute); the list is fixed once the model is ready. */
+        uint64_t *gens = t && m->n_ext ? calloc(m->n_ext, sizeof *gens) : NULL;
+        if (t && m->n_ext && !gens) {
+            sim_task_free(t);
+            t = NULL;
+        }
         if (t) {
             sim_obj_get(&m->obj);
             t->u.model.model = m; /* released with the task: running-- (sim_capture_task_release) */
+            for (uint32_t i = 0; i < m->n_ext; i++)
+                gens[i] = sim_event_external_take(m->ext[i].e, m->ext[i].record);
+            t->u.model.ext_gen = gens;
             rc = sim_stream_submit(s, t, __func__, NULL);
+            for (uint32_t i = 0; rc && i < m->n_ext; i++) /* refused: those records never happen */
+                sim_event_external_untake(m->ext[i].e, gens[i], m->ext[i].record);
         } else {
             pthread_mutex_lock(&m->run_lock);
             m->running--;
@@ -1285,7 +1364,7 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
             stop = true;
         if (stop) { /* discarded after a failure in stop mode or an abort; records still trigger */
             if (t->ops->replay_discard)
-                t->ops->replay_discard(t);
+                t->ops->replay_discard(rt, t);
         } else {
             bool trace = sim_trace_on();
             uint64_t t0 = trace ? sim_now_ns() : 0;
@@ -1323,7 +1402,7 @@ static void sim_capture_discard(sim_stream *s, sim_task *rt, bool stop_abort)
     for (size_t i = 0; i < m->nrun; i++) {
         const sim_task *t = m->run[i].task;
         if (t && t->ops->replay_discard)
-            t->ops->replay_discard(t);
+            t->ops->replay_discard(rt, t);
     }
 }
 
@@ -1347,6 +1426,7 @@ static aclError sim_capture_apply_update(sim_stream *s, sim_task *t, char *msg, 
 static void release_model(sim_task *t)
 {
     sim_model *m = t->u.model.model;
+    free(t->u.model.ext_gen);
     pthread_mutex_lock(&m->run_lock);
     if (--m->running == 0)
         pthread_cond_broadcast(&m->run_cv);

@@ -168,7 +168,10 @@ static aclError submit(aclrtEvent event, aclrtStream stream, const sim_task_ops 
         sim_obj_put(&e->obj);
         return rc;
     }
-    if (sim_capture_event_op(s, e, type, func, &rc)) {
+    if ((type == &sim_task_event_record && flag == ACL_EVENT_RECORD_EXTERNAL) ||
+        sim_capture_event_op(s, e, type, func, &rc)) {
+        if (type == &sim_task_event_record && flag == ACL_EVENT_RECORD_EXTERNAL) /* issue 23: graphs only */
+            rc = sim_capture_external_flag_op(s, e, true, func);
         sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
         return rc;
@@ -244,6 +247,12 @@ static aclError wait_submit(aclrtStream stream, aclrtEvent event, uint32_t timeo
     }
     sim_stream *s = sim_stream_for_work(stream, func, &rc);
     if (!s) {
+        sim_obj_put(&e->obj);
+        return rc;
+    }
+    if (flag == ACL_EVENT_WAIT_EXTERNAL) { /* issue 23: in captured graphs only (capture.c) */
+        rc = sim_capture_external_flag_op(s, e, false, func);
+        sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
         return rc;
     }
@@ -398,10 +407,44 @@ static aclError run_record(sim_stream *s, sim_task *t, char *msg, size_t msglen)
     return ACL_SUCCESS;
 }
 
+/* issue 23: the generation a replay's external record or wait got from its aclmdlRIExecuteAsync
+ * (capture.c), or 0 with *ext false for the other captured event tasks. */
+static uint64_t external_gen(const sim_task *rt, const sim_task *t, bool *ext)
+{
+    *ext = t->u.event.gen && rt && rt->u.model.ext_gen;
+    return *ext ? rt->u.model.ext_gen[t->u.event.gen - 1] : 0;
+}
+
+uint64_t sim_event_external_take(sim_event *e, bool record)
+{
+    pthread_mutex_lock(&e->lock);
+    uint64_t gen = record ? ++e->record_gen : e->record_gen;
+    pthread_mutex_unlock(&e->lock);
+    return gen;
+}
+
+void sim_event_external_untake(sim_event *e, uint64_t gen, bool record)
+{
+    if (!record)
+        return;
+    pthread_mutex_lock(&e->lock);
+    bool latest = e->record_gen == gen;
+    if (latest) /* as a refused aclrtRecordEvent: never happened */
+        e->record_gen--;
+    pthread_mutex_unlock(&e->lock);
+    if (!latest) /* a later record was taken meanwhile: whoever waits for this one goes on */
+        sim_event_execute_record(e, gen);
+}
+
 static aclError replay_record(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
 {
-    (void)s, (void)rt, (void)msg, (void)msglen;
-    sim_event_record_now(t->u.event.event);
+    (void)s, (void)msg, (void)msglen;
+    bool ext;
+    uint64_t gen = external_gen(rt, t, &ext);
+    if (ext) /* the record its execution committed (CommitExternalEventRecords) */
+        sim_event_execute_record(t->u.event.event, gen);
+    else
+        sim_event_record_now(t->u.event.event);
     return ACL_SUCCESS;
 }
 
@@ -432,7 +475,15 @@ static void discard_record(sim_stream *s, sim_task *t, bool stop_abort)
 }
 
 /* A replay that stops (a failure in stop mode, an abort) still triggers the records it skips. */
-static void replay_discard_record(const sim_task *t) { sim_event_record_now(t->u.event.event); }
+static void replay_discard_record(const sim_task *rt, const sim_task *t)
+{
+    bool ext;
+    uint64_t gen = external_gen(rt, t, &ext);
+    if (ext)
+        sim_event_execute_record(t->u.event.event, gen);
+    else
+        sim_event_record_now(t->u.event.event);
+}
 
 static aclError run_reset(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
@@ -463,7 +514,12 @@ static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 
 static aclError replay_wait(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
 {
-    (void)rt, (void)msg, (void)msglen;
+    bool ext;
+    uint64_t gen = external_gen(rt, t, &ext);
+    if (ext) /* the record the event had when the model was executed; none: nothing to wait for.
+              * (Its waits_done count has no reader: EXTERNAL needs an Ex event, which refuses
+              * aclrtQueryEventWaitStatus.) No timeout: an EXTERNAL wait's is 0. */
+        return gen ? sim_event_execute_wait(s, t->u.event.event, gen, 0, msg, msglen) : ACL_SUCCESS;
     sim_event_wait_set(s, t->u.event.event);
     return ACL_SUCCESS;
 }

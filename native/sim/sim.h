@@ -587,7 +587,8 @@ typedef struct sim_task {
         } copy;
         struct {
             struct sim_event *event; /* holds a ref */
-            uint64_t gen;
+            uint64_t gen;            /* a captured EXTERNAL-flag record/wait: 1 + its index in
+                                      * the model's external list (capture.c) */
             uint32_t timeout_s;      /* a wait's: aclrtSetOpWaitTimeout at submission, 0 = never */
         } event;
         struct {
@@ -598,6 +599,8 @@ typedef struct sim_task {
         } callback;
         struct {
             struct sim_model *model;   /* holds a ref */
+            uint64_t *ext_gen;         /* issue 23: the generations of its external records and
+                                        * waits, taken by aclmdlRIExecuteAsync (owned) */
         } model;
         struct {
             struct sim_model *model;   /* holds a ref: the slot is the model's */
@@ -646,7 +649,7 @@ struct sim_task_ops {
     aclError (*run)(sim_stream *s, sim_task *t, char *msg, size_t msglen);
     aclError (*replay)(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen);
     void (*discard)(sim_stream *s, sim_task *t, bool stop_abort);
-    void (*replay_discard)(const sim_task *t);
+    void (*replay_discard)(const sim_task *rt, const sim_task *t);
     void (*release)(sim_task *t);
     bool (*defers_reports)(const sim_stream *s, const sim_task *t);
     void (*trace)(const sim_task *t, aclsimTraceRecord *r);
@@ -824,6 +827,14 @@ bool sim_capture_route(sim_stream *s, sim_task **t, const char *func, aclError *
  * on s, before event.c does it: true when capture takes it (captured or refused, outcome in
  * *rc); false to do it as usual. */
 bool sim_capture_event_op(sim_stream *s, sim_event *e, const sim_task_ops *kind, const char *func, aclError *rc);
+/* issue 23: an ACL_EVENT_RECORD_EXTERNAL record (record) or ACL_EVENT_WAIT_EXTERNAL wait of e on
+ * s: captured as an external one (107029 when s is not capturing). */
+aclError sim_capture_external_flag_op(sim_stream *s, sim_event *e, bool record, const char *func);
+/* event.c: the generation an execution of a model takes for an external record of e (a new
+ * record) or wait on e (the newest record, 0 for none); and its undoing when the execution is
+ * refused. */
+uint64_t sim_event_external_take(sim_event *e, bool record);
+void sim_event_external_untake(sim_event *e, uint64_t gen, bool record);
 /* 107027 when s is capturing (synchronize, query or destroy it), else 0. */
 aclError sim_capture_stream_busy(sim_stream *s, const char *func);
 /* 107027 when any stream of context c is capturing (aclrtSynchronizeDevice), else 0. */
