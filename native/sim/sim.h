@@ -341,6 +341,7 @@ typedef struct sim_job {
      * many blocks can run at once (a barrier needs all of them running). */
     atomic_uint sync_arrived, sync_gen;
     uint32_t concurrency;
+    int sat_mode;               /* issue 23: its stream's float overflow mode (kernel_rt.c) */
 } sim_job;
 
 /* One AI core: a slot that runs one block at a time. Normally its own thread runs the blocks;
@@ -722,6 +723,9 @@ struct sim_stream {
      * worker discards what is left instead of running it (sim_task_ops.discard); attributes
      * kept for aclrtSet/GetStreamAttribute, guarded by lock. */
     atomic_bool discard;
+    /* issue 23: the float overflow mode (aclrtFloatOverflowMode) the process had when the
+     * stream was created (Stream::SetSatMode); its kernels compute in it. */
+    int sat_mode;
     /* issue 21: the stream is being shut down (sim_stream_shutdown): a wait for an event record
      * that will never happen (sim_event_record_lost) gives up instead of holding it for good. */
     atomic_bool closing;
@@ -1164,6 +1168,8 @@ void sim_op_timeout_reset(void);
 /* issue 21: aclrtSetDeviceSatMode's process-wide mode back to the chip's default (aclFinalize;
  * device_query.c). */
 void sim_sat_mode_reset(void);
+/* The process's float overflow mode now (aclrtFloatOverflowMode): what a new stream takes. */
+int sim_sat_mode_current(void);
 /* Whether the driver supports millisecond operator timeouts (Runtime::IsSupportOpTimeoutMs). */
 bool sim_op_timeout_ms_mode(void);
 

@@ -647,6 +647,7 @@ sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priori
     s->is_default = is_default;
     s->priority = priority;
     s->flags = flags;
+    s->sat_mode = sim_sat_mode_current(); /* issue 23: kept for the stream's life */
     s->id = d->next_stream_id++; /* d->lock is held by every caller */
     s->last_task = UINT16_MAX;   /* the first task gets id 0 */
     sim_mutex_init(&s->lock);
