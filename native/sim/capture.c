@@ -1265,10 +1265,8 @@ SIM_API aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
             t->u.model.model = m; /* released with the task: running-- (sim_capture_task_release) */
             for (uint32_t i = 0; i < m->n_ext; i++)
                 gens[i] = sim_event_external_take(m->ext[i].e, m->ext[i].record);
-            t->u.model.ext_gen = gens;
+            t->u.model.ext_gen = gens; /* a refused task is freed: release_model undoes them */
             rc = sim_stream_submit(s, t, __func__, NULL);
-            for (uint32_t i = 0; rc && i < m->n_ext; i++) /* refused: those records never happen */
-                sim_event_external_untake(m->ext[i].e, gens[i], m->ext[i].record);
         } else {
             pthread_mutex_lock(&m->run_lock);
             m->running--;
@@ -1346,6 +1344,7 @@ static aclError replay_one(sim_stream *s, const sim_task *rt, const sim_task *t,
 static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_t msglen)
 {
     sim_model *m = rt->u.model.model;
+    rt->u.model.ran = true; /* its external records happen (or are discarded) here */
     char buf[512];
     aclError first = ACL_SUCCESS;
     bool stop = false;
@@ -1399,6 +1398,7 @@ static void sim_capture_discard(sim_stream *s, sim_task *rt, bool stop_abort)
 {
     (void)s, (void)stop_abort;
     sim_model *m = rt->u.model.model;
+    rt->u.model.ran = true;
     for (size_t i = 0; i < m->nrun; i++) {
         const sim_task *t = m->run[i].task;
         if (t && t->ops->replay_discard)
@@ -1426,6 +1426,9 @@ static aclError sim_capture_apply_update(sim_stream *s, sim_task *t, char *msg, 
 static void release_model(sim_task *t)
 {
     sim_model *m = t->u.model.model;
+    /* Refused by its stream (never run nor discarded): its external records never happen. */
+    for (uint32_t i = 0; t->u.model.ext_gen && !t->u.model.ran && i < m->n_ext; i++)
+        sim_event_external_untake(m->ext[i].e, t->u.model.ext_gen[i], m->ext[i].record);
     free(t->u.model.ext_gen);
     pthread_mutex_lock(&m->run_lock);
     if (--m->running == 0)

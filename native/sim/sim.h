@@ -602,6 +602,7 @@ typedef struct sim_task {
             struct sim_model *model;   /* holds a ref */
             uint64_t *ext_gen;         /* issue 23: the generations of its external records and
                                         * waits, taken by aclmdlRIExecuteAsync (owned) */
+            bool ran;                  /* run or discarded by its stream (its worker writes it) */
         } model;
         struct {
             struct sim_model *model;   /* holds a ref: the slot is the model's */
