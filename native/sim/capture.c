@@ -63,8 +63,9 @@ typedef struct sim_model sim_model;
 
 /* rtStreamCaptureMode: GLOBAL < THREAD_LOCAL < RELAXED, and MAX for none. */
 enum { MODE_GLOBAL, MODE_THREAD_LOCAL, MODE_RELAXED, MODE_NONE };
-/* RtCaptureModelStatus as used here: CAPTURE_ACTIVE, CAPTURE_INVALIDATED, READY. */
-enum { M_CAPTURING, M_INVALIDATED, M_READY };
+/* RtCaptureModelStatus as used here: CAPTURE_ACTIVE, CAPTURE_INVALIDATED, READY; and, issue 23,
+ * a model built by stream binding before aclmdlRIBuildEnd (model_build.c). */
+enum { M_CAPTURING, M_INVALIDATED, M_READY, M_BUILDING };
 /* StreamTaskGroupStatus. */
 enum { GRP_NONE, GRP_SAMPLE, GRP_UPDATE };
 
@@ -146,6 +147,8 @@ struct sim_model {
     pthread_mutex_t run_lock;  /* task-group slots and `running` */
     pthread_cond_t run_cv;
     int running;               /* replays submitted and not finished (CaptureModel::refCount_) */
+    sim_built *built;          /* issue 23: built by stream binding, its program (model_build.c) */
+    uint32_t id;               /* aclmdlRIDebugJsonPrint's model id: models made so far */
 };
 
 struct sim_taskgrp {
@@ -265,6 +268,8 @@ static void model_destroy(sim_obj *o)
     free(m->events);
     free(m->groups);
     free(m->run);
+    if (m->built)
+        sim_build_free(m->built);
     pthread_mutex_destroy(&m->run_lock);
     pthread_cond_destroy(&m->run_cv);
     sim_obj_put(&m->ctx->obj);
@@ -279,6 +284,8 @@ static sim_model *model_new(sim_context *ctx, const char *func, aclError *rc)
         return NULL;
     }
     sim_obj_init(&m->obj, SIM_KIND_MODEL, model_destroy);
+    static uint32_t next_id;
+    m->id = next_id++; /* under the capture lock */
     sim_obj_get(&ctx->obj);
     m->ctx = ctx;
     m->mode = MODE_NONE;
@@ -1119,7 +1126,14 @@ SIM_API aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, uint
     if (!(rc = model_in_current_context(m, __func__))) {
         pthread_mutex_lock(&g_lock);
         uint32_t n = m->status == M_READY ? m->nstreams : 0;
-        if (!streams) {
+        if (m->built) { /* issue 23: the streams bound to it (Model::ModelGetStreams) */
+            n = sim_build_streams(m->built, streams, streams ? *numStreams : 0);
+            if (!streams)
+                *numStreams = n;
+            else
+                for (uint32_t i = n; i < *numStreams; i++)
+                    streams[i] = NULL;
+        } else if (!streams) {
             *numStreams = n;
         } else {
             for (uint32_t i = 0; i < *numStreams; i++)
@@ -1172,6 +1186,8 @@ SIM_API aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
         pthread_mutex_lock(&g_lock);
         if (!m->open)
             rc = sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "model %p was destroyed", modelRI);
+        else if (m->status == M_BUILDING) /* issue 23: simulator choice of code */
+            rc = sim_fail(ACL_ERROR_RT_MODEL_EXECUTE, "the model is still being built: call aclmdlRIBuildEnd first");
         else if (m->status != M_READY)
             rc = sim_fail(ACL_ERROR_RT_MODEL_CAPTURED, "the model is still capturing: end the capture first");
         if (!rc) {
@@ -1210,7 +1226,7 @@ SIM_API aclError aclmdlRIDestroy(aclmdlRI modelRI)
         return rc;
     if (!(rc = model_in_current_context(m, __func__))) {
         pthread_mutex_lock(&g_lock);
-        if (m->status != M_READY) /* Context::ModelDestroy */
+        if (m->status != M_READY && m->status != M_BUILDING) /* Context::ModelDestroy */
             rc = sim_fail(ACL_ERROR_RT_MODEL_CAPTURED, "the model is still capturing: end the capture first");
         pthread_mutex_unlock(&g_lock);
     }
@@ -1264,6 +1280,8 @@ static aclError replay_one(sim_stream *s, const sim_task *rt, const sim_task *t,
 static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_t msglen)
 {
     sim_model *m = rt->u.model.model;
+    if (m->built) /* issue 23: a model built by stream binding runs its own program */
+        return sim_build_replay(s, rt, m->built, msg, msglen);
     char buf[512];
     aclError first = ACL_SUCCESS;
     bool stop = false;
@@ -1602,7 +1620,7 @@ void sim_capture_context_gone(sim_context *c)
         next = m->next;
         if (m->ctx != c)
             continue;
-        if (m->status != M_READY) {
+        if (m->status != M_READY && m->status != M_BUILDING) {
             m->mode = MODE_NONE;
             capture_exit(m);
         }
@@ -1610,4 +1628,59 @@ void sim_capture_context_gone(sim_context *c)
     }
     pthread_mutex_unlock(&g_lock);
     put_dropped(dropped);
+}
+
+/* ------------------------------------------------------------------ built models --------- */
+
+/* issue 23: what model_build.c needs of the model object (sim.h). */
+
+struct sim_model *sim_model_get(aclmdlRI h, const char *func, aclError *rc)
+{
+    return model_lookup(h, func, rc);
+}
+
+void sim_model_put(struct sim_model *m) { sim_obj_put(&m->obj); }
+
+aclError sim_model_in_current_context(struct sim_model *m, const char *func) { return model_in_current_context(m, func); }
+
+struct sim_model *sim_model_new_built(sim_context *ctx, sim_built *b, const char *func, aclError *rc)
+{
+    pthread_mutex_lock(&g_lock);
+    sim_model *m = model_new(ctx, func, rc);
+    if (m) {
+        m->status = M_BUILDING;
+        m->built = b;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return m;
+}
+
+aclmdlRI sim_model_handle(struct sim_model *m) { return m->obj.handle; }
+
+sim_built *sim_model_built(struct sim_model *m) { return m->built; }
+
+uint32_t sim_model_id(struct sim_model *m) { return m->id; }
+
+void sim_model_set_ready(struct sim_model *m)
+{
+    pthread_mutex_lock(&g_lock);
+    if (m->status == M_BUILDING)
+        m->status = M_READY;
+    pthread_mutex_unlock(&g_lock);
+}
+
+void sim_capture_model_visit(struct sim_model *m, void (*fn)(void *arg, uint32_t stream_id, const sim_task *t),
+                             void *arg)
+{
+    pthread_mutex_lock(&g_lock);
+    bool ready = m->status == M_READY && !m->built;
+    pthread_mutex_unlock(&g_lock);
+    if (!ready) /* a capture in progress has no replay list yet */
+        return;
+    pthread_mutex_lock(&m->run_lock); /* task-group kernels an update may swap */
+    for (size_t i = 0; i < m->nrun; i++) {
+        const run_item *it = &m->run[i];
+        fn(arg, m->streams[it->stream].bound->id, it->slot ? it->slot->k->task : it->task);
+    }
+    pthread_mutex_unlock(&m->run_lock);
 }

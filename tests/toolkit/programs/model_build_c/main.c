@@ -1,0 +1,390 @@
+/*
+ * Models built by stream binding, labels, stream switch and activation (issue 23), called from
+ * C as CANN's label and model-building samples call them: the branch a replay takes is seen in
+ * what its kernels computed -- test_kernels.c's add_value (out[index] += value) runs on the
+ * bound streams, and out tells which launches ran. Every result code is checked, every failure
+ * printed with its line; the program exits with the number of failed checks and prints
+ * "[SUCCESS]" when there are none. Built and run by tests/toolkit/test_model_build.py.
+ * argv[1]: a kernel binary holding test_kernels.c; argv[2]: a directory for the JSON dumps.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "acl/acl.h"
+
+static int g_failures;
+
+#define EXPECT(cond)                                                                 \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "[FAILED] line %d: %s\n", __LINE__, #cond);              \
+            g_failures++;                                                            \
+        }                                                                            \
+    } while (0)
+#define EXPECT_RC(call, want)                                                        \
+    do {                                                                             \
+        aclError rc_ = (call);                                                       \
+        if (rc_ != (aclError)(want)) {                                               \
+            fprintf(stderr, "[FAILED] line %d: %s returned %d, want %d (%s)\n", __LINE__, #call, rc_, \
+                    (int)(want), aclGetRecentErrMsg() ? aclGetRecentErrMsg() : "");  \
+            g_failures++;                                                            \
+        }                                                                            \
+    } while (0)
+#define OK(call) EXPECT_RC(call, ACL_SUCCESS)
+
+static aclrtFuncHandle g_add;
+static int32_t *g_out;       /* device: what the kernels computed */
+static aclrtStream g_exec;   /* an ordinary stream the models run on */
+
+/* The argument blocks of aclrtLaunchKernel live in device memory, read when the kernel runs,
+ * so each launch keeps its own for the program's life. */
+static void add(aclrtStream s, uint32_t index, int32_t value)
+{
+    struct {
+        int32_t *out;
+        uint32_t index, pad;
+        int32_t value;
+    } args = {g_out, index, 0, value};
+    void *dev;
+    OK(aclrtMalloc(&dev, sizeof args, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMemcpy(dev, sizeof args, &args, sizeof args, ACL_MEMCPY_HOST_TO_DEVICE));
+    OK(aclrtLaunchKernel(g_add, 1, dev, sizeof args, s));
+}
+
+static void put_u32(void *dev, uint32_t v) { OK(aclrtMemcpy(dev, 4, &v, 4, ACL_MEMCPY_HOST_TO_DEVICE)); }
+
+/* Runs model m once on g_exec from out = 0 and copies out[0..3] back. */
+static aclError run(aclmdlRI m, int32_t out[4])
+{
+    OK(aclrtMemset(g_out, 16, 0, 16));
+    OK(aclmdlRIExecuteAsync(m, g_exec));
+    aclError rc = aclrtSynchronizeStream(g_exec);
+    OK(aclrtMemcpy(out, 16, g_out, 16, ACL_MEMCPY_DEVICE_TO_HOST));
+    return rc;
+}
+
+static aclrtStream persistent(void)
+{
+    aclrtStream s = NULL;
+    OK(aclrtCreateStreamWithConfig(&s, 0, ACL_STREAM_PERSISTENT));
+    return s;
+}
+
+/* ------------------------------------------------------------------ labels */
+
+static void test_label_switch(const char *dump_dir)
+{
+    aclrtStream ls = persistent();
+    aclmdlRI m;
+    OK(aclmdlRIBuildBegin(&m, 0));
+    OK(aclmdlRIBindStream(m, ls, ACL_MODEL_STREAM_FLAG_HEAD));
+    aclrtLabel labels[2];
+    OK(aclrtCreateLabel(&labels[0]));
+    OK(aclrtCreateLabel(&labels[1]));
+    /* A label must be in a list before it is set (Label::Set). */
+    EXPECT_RC(aclrtSetLabel(labels[0], ls), ACL_ERROR_RT_INTERNAL_ERROR);
+    aclrtLabelList list;
+    OK(aclrtCreateLabelList(labels, 2, &list));
+    uint32_t *index;
+    OK(aclrtMalloc((void **)&index, 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtSwitchLabelByIndex(index, 2, list, ls));
+    add(ls, 3, 100); /* after the switch: never runs */
+    OK(aclrtSetLabel(labels[0], ls));
+    add(ls, 0, 1);
+    OK(aclrtSetLabel(labels[1], ls));
+    add(ls, 1, 10);
+    EXPECT_RC(aclrtSetLabel(labels[1], ls), ACL_ERROR_RT_INTERNAL_ERROR); /* set once */
+    OK(aclmdlRIEndTask(m, ls));
+    EXPECT_RC(aclmdlRIEndTask(m, ls), ACL_ERROR_RT_INTERNAL_ERROR); /* one end task per model */
+    int32_t out[4];
+    EXPECT_RC(aclmdlRIExecuteAsync(m, g_exec), ACL_ERROR_RT_MODEL_EXECUTE); /* not built yet */
+    OK(aclmdlRIBuildEnd(m, NULL));
+    EXPECT_RC(aclrtMemsetAsync(g_out, 16, 0, 16, ls), ACL_ERROR_RT_STREAM_MODEL); /* the build is over */
+
+    put_u32(index, 0);
+    OK(run(m, out));
+    EXPECT(out[0] == 1 && out[1] == 10 && out[3] == 0); /* label 0, then on through label 1 */
+    put_u32(index, 1);
+    OK(run(m, out));
+    EXPECT(out[0] == 0 && out[1] == 10 && out[3] == 0);
+    put_u32(index, 7); /* beyond the last label: the last one */
+    OK(run(m, out));
+    EXPECT(out[0] == 0 && out[1] == 10 && out[3] == 0);
+    put_u32(index, 0); /* the same model, again: the index is read at each run */
+    for (int i = 0; i < 3; i++) {
+        OK(run(m, out));
+        EXPECT(out[0] == 1 && out[1] == 10);
+    }
+
+    /* The JSON dump: a trace-event array naming the tasks of the model's stream. */
+    char path[512];
+    snprintf(path, sizeof path, "%s/label_model.json", dump_dir);
+    OK(aclmdlRIDebugJsonPrint(m, path, 0));
+    FILE *f = fopen(path, "r");
+    EXPECT(f != NULL);
+    if (f) {
+        char buf[8192];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+        EXPECT(buf[0] == '[' && strstr(buf, "\"Task Type\":\"STREAM_LABEL_SWITCH_BY_INDEX\"") &&
+               strstr(buf, "\"Task Type\":\"LABEL_SET\"") && strstr(buf, "\"name\":\"add_value\"") &&
+               strstr(buf, "\"Task Type\":\"MODEL_END_GRAPH\""));
+    }
+    EXPECT_RC(aclmdlRIDebugJsonPrint(m, "/nonexistent-dir/x.json", 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_RC(aclmdlRIDebugJsonPrint(m, NULL, 0), ACL_ERROR_INVALID_PARAM);
+
+    aclrtStream got[2] = {NULL, NULL};
+    uint32_t n = 0;
+    OK(aclmdlRIGetStreams(m, NULL, &n));
+    EXPECT(n == 1);
+    n = 2;
+    OK(aclmdlRIGetStreams(m, got, &n));
+    EXPECT(got[0] == ls && got[1] == NULL);
+
+    EXPECT_RC(aclrtDestroyStream(ls), ACL_ERROR_RT_STREAM_MODEL); /* bound */
+    OK(aclmdlRIUnbindStream(m, ls));
+    EXPECT_RC(aclmdlRIUnbindStream(m, ls), ACL_ERROR_RT_STREAM_MODEL);
+    OK(aclmdlRIDestroy(m));
+    OK(aclrtDestroyLabelList(list));
+    OK(aclrtDestroyLabel(labels[0]));
+    OK(aclrtDestroyLabel(labels[1]));
+    EXPECT_RC(aclrtDestroyLabel(labels[1]), ACL_ERROR_RT_INVALID_HANDLE);
+    OK(aclrtFree(index));
+    OK(aclrtDestroyStream(ls));
+}
+
+/* A label set in one model and switched to from another: the replay fails, nothing crashes. */
+static void test_label_across_models(void)
+{
+    aclrtStream a = persistent(), b = persistent();
+    aclmdlRI ma, mb;
+    OK(aclmdlRIBuildBegin(&ma, 0));
+    OK(aclmdlRIBuildBegin(&mb, 0));
+    OK(aclmdlRIBindStream(ma, a, ACL_MODEL_STREAM_FLAG_HEAD));
+    OK(aclmdlRIBindStream(mb, b, ACL_MODEL_STREAM_FLAG_HEAD));
+    EXPECT_RC(aclmdlRIBindStream(mb, a, ACL_MODEL_STREAM_FLAG_HEAD), ACL_ERROR_RT_STREAM_MODEL); /* one model */
+    aclrtLabel l;
+    OK(aclrtCreateLabel(&l));
+    aclrtLabelList list;
+    OK(aclrtCreateLabelList(&l, 1, &list));
+    OK(aclrtSetLabel(l, a));
+    EXPECT_RC(aclrtSetLabel(l, b), ACL_ERROR_RT_INTERNAL_ERROR); /* set on another stream already */
+    add(a, 0, 1);
+    uint32_t *index;
+    OK(aclrtMalloc((void **)&index, 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    put_u32(index, 0);
+    OK(aclrtSwitchLabelByIndex(index, 1, list, b));
+    add(b, 1, 1);
+    OK(aclmdlRIBuildEnd(ma, NULL));
+    OK(aclmdlRIBuildEnd(mb, NULL));
+    int32_t out[4];
+    EXPECT_RC(run(mb, out), ACL_ERROR_RT_INTERNAL_ERROR);
+    EXPECT(out[0] == 0 && out[1] == 1); /* the failed switch jumps nowhere: the stream goes on */
+    OK(run(ma, out));
+    EXPECT(out[0] == 1);
+    /* Destroying a model unbinds its streams (Model::TearDown). */
+    OK(aclmdlRIDestroy(ma));
+    OK(aclmdlRIDestroy(mb));
+    OK(aclrtDestroyStream(a));
+    OK(aclrtDestroyStream(b));
+    OK(aclrtDestroyLabelList(list));
+    OK(aclrtDestroyLabel(l));
+    OK(aclrtFree(index));
+}
+
+/* A label switch back to an earlier label loops for good, as on the device: the stream that
+ * runs the model can still be aborted. */
+static void test_endless_loop_is_stoppable(void)
+{
+    aclrtStream s = persistent(), exec;
+    OK(aclrtCreateStream(&exec));
+    aclmdlRI m;
+    OK(aclmdlRIBuildBegin(&m, 0));
+    OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    aclrtLabel l;
+    OK(aclrtCreateLabel(&l));
+    aclrtLabelList list;
+    OK(aclrtCreateLabelList(&l, 1, &list));
+    uint32_t *index;
+    OK(aclrtMalloc((void **)&index, 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    put_u32(index, 0);
+    OK(aclrtSetLabel(l, s));
+    add(s, 0, 1);
+    OK(aclrtSwitchLabelByIndex(index, 1, list, s));
+    OK(aclmdlRIBuildEnd(m, NULL));
+    OK(aclrtMemset(g_out, 16, 0, 16));
+    OK(aclmdlRIExecuteAsync(m, exec));
+    EXPECT_RC(aclrtSynchronizeStreamWithTimeout(exec, 100), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    OK(aclrtStreamAbort(exec));
+    int32_t out[4];
+    OK(aclrtMemcpy(out, 16, g_out, 16, ACL_MEMCPY_DEVICE_TO_HOST));
+    EXPECT(out[0] > 10); /* it looped */
+    (void)aclrtSynchronizeStream(exec);
+    OK(aclmdlRIDestroy(m));
+    OK(aclrtDestroyStream(exec));
+    OK(aclrtDestroyStream(s));
+    OK(aclrtDestroyLabelList(list));
+    OK(aclrtDestroyLabel(l));
+    OK(aclrtFree(index));
+}
+
+/* ------------------------------------------------------------------ stream switch, activation */
+
+static void test_switch_and_activate(void)
+{
+    aclrtStream head = persistent(), yes = persistent(), side = persistent();
+    aclmdlRI m;
+    OK(aclmdlRIBuildBegin(&m, 0));
+    OK(aclmdlRIBindStream(m, head, ACL_MODEL_STREAM_FLAG_HEAD));
+    OK(aclmdlRIBindStream(m, yes, ACL_MODEL_STREAM_FLAG_DEFAULT));
+    OK(aclmdlRIBindStream(m, side, ACL_MODEL_STREAM_FLAG_DEFAULT));
+    int32_t *lr;
+    OK(aclrtMalloc((void **)&lr, 8, ACL_MEM_MALLOC_HUGE_FIRST));
+    add(head, 0, 1);
+    OK(aclrtActiveStream(side, head));
+    OK(aclrtSwitchStream(&lr[0], ACL_RT_GREATER, &lr[1], ACL_RT_SWITCH_INT32, yes, NULL, head));
+    add(head, 1, 1); /* only when the switch does not jump */
+    add(yes, 2, 1);
+    add(side, 3, 1);
+    OK(aclmdlRIEndTask(m, head));
+    OK(aclmdlRIBuildEnd(m, NULL));
+    int32_t out[4], v[2] = {5, 3};
+    OK(aclrtMemcpy(lr, 8, v, 8, ACL_MEMCPY_HOST_TO_DEVICE)); /* 5 > 3: to `yes` */
+    OK(run(m, out));
+    EXPECT(out[0] == 1 && out[1] == 0 && out[2] == 1 && out[3] == 1);
+    v[0] = -5; /* signed: -5 > 3 does not hold */
+    OK(aclrtMemcpy(lr, 8, v, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    OK(run(m, out));
+    EXPECT(out[0] == 1 && out[1] == 1 && out[2] == 0 && out[3] == 1);
+
+    /* The checks: a falseStream, a condition, a data type, streams that are not a model's. */
+    aclrtStream plain;
+    OK(aclrtCreateStream(&plain));
+    EXPECT_RC(aclrtSwitchStream(&lr[0], ACL_RT_EQUAL, &lr[1], ACL_RT_SWITCH_INT32, yes, yes, head),
+              ACL_ERROR_INVALID_PARAM);
+    EXPECT_RC(aclrtSwitchStream(&lr[0], (aclrtCondition)6, &lr[1], ACL_RT_SWITCH_INT32, yes, NULL, head),
+              ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_RC(aclrtSwitchStream(&lr[0], ACL_RT_EQUAL, &lr[1], (aclrtCompareDataType)2, yes, NULL, head),
+              ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_RC(aclrtSwitchStream(&lr[0], ACL_RT_EQUAL, &lr[1], ACL_RT_SWITCH_INT64, plain, NULL, head),
+              ACL_ERROR_RT_STREAM_MODEL);
+    EXPECT_RC(aclrtSwitchStream(&lr[0], ACL_RT_EQUAL, &lr[1], ACL_RT_SWITCH_INT64, yes, NULL, plain),
+              ACL_ERROR_RT_STREAM_MODEL);
+    EXPECT_RC(aclrtSwitchStream(NULL, ACL_RT_EQUAL, &lr[1], ACL_RT_SWITCH_INT64, yes, NULL, plain),
+              ACL_ERROR_INVALID_PARAM);
+    EXPECT_RC(aclrtActiveStream(plain, head), ACL_ERROR_RT_STREAM_MODEL);
+    EXPECT_RC(aclrtActiveStream(side, plain), ACL_ERROR_RT_STREAM_MODEL);
+    EXPECT_RC(aclrtActiveStream(NULL, head), ACL_ERROR_INVALID_PARAM);
+    OK(aclmdlRIDestroy(m)); /* with its streams bound: they are unbound */
+    OK(aclrtDestroyStream(head));
+    OK(aclrtDestroyStream(yes));
+    OK(aclrtDestroyStream(side));
+    OK(aclrtDestroyStream(plain));
+    OK(aclrtFree(lr));
+}
+
+/* ------------------------------------------------------------------ bad input */
+
+static void test_bad_input(void)
+{
+    aclmdlRI m;
+    EXPECT_RC(aclmdlRIBuildBegin(NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_RC(aclmdlRIBuildBegin(&m, 1), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclmdlRIBuildBegin(&m, 0));
+    aclrtStream plain, s = persistent();
+    OK(aclrtCreateStream(&plain));
+    EXPECT_RC(aclmdlRIBindStream(m, plain, ACL_MODEL_STREAM_FLAG_HEAD), ACL_ERROR_RT_PARAM_INVALID); /* persistent only */
+    EXPECT_RC(aclmdlRIBindStream(m, s, 5), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_RC(aclmdlRIBindStream(NULL, s, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_RC(aclmdlRIUnbindStream(m, s), ACL_ERROR_RT_STREAM_MODEL);
+    EXPECT_RC(aclmdlRIEndTask(m, s), ACL_ERROR_RT_INTERNAL_ERROR); /* not bound to it */
+    EXPECT_RC(aclmdlRIBuildEnd(m, (void *)1), ACL_ERROR_INVALID_PARAM);
+    OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    aclrtEvent e;
+    OK(aclrtCreateEvent(&e));
+    EXPECT_RC(aclrtRecordEvent(e, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT); /* not simulated on a bound stream */
+    OK(aclrtSynchronizeEvent(e)); /* the refused record is not waited for */
+    OK(aclrtDestroyEvent(e));
+    uint32_t *index;
+    OK(aclrtMalloc((void **)&index, 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    aclrtLabel l;
+    OK(aclrtCreateLabel(&l));
+    aclrtLabelList list;
+    EXPECT_RC(aclrtCreateLabelList(&l, 0, &list), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_RC(aclrtCreateLabelList(NULL, 1, &list), ACL_ERROR_INVALID_PARAM);
+    aclrtLabel twice[2] = {l, l};
+    EXPECT_RC(aclrtCreateLabelList(twice, 2, &list), ACL_ERROR_RT_INTERNAL_ERROR);
+    OK(aclrtCreateLabelList(&l, 1, &list));
+    EXPECT_RC(aclrtSetLabel(l, plain), ACL_ERROR_RT_STREAM_MODEL);
+    EXPECT_RC(aclrtSwitchLabelByIndex(index, 1, list, plain), ACL_ERROR_RT_STREAM_MODEL);
+    EXPECT_RC(aclrtSwitchLabelByIndex(index, 0, list, s), ACL_ERROR_RT_PARAM_INVALID);
+    uint32_t host_index = 0;
+    EXPECT_RC(aclrtSwitchLabelByIndex(&host_index, 1, list, s), ACL_ERROR_RT_PARAM_INVALID); /* device memory */
+    EXPECT_RC(aclrtSwitchLabelByIndex(index, 1, NULL, s), ACL_ERROR_INVALID_PARAM);
+    /* The model is destroyed with its stream bound and unfinished: the stream is free again. */
+    OK(aclmdlRIDestroy(m));
+    EXPECT_RC(aclmdlRIBindStream(m, s, 0), ACL_ERROR_RT_INVALID_HANDLE);
+    OK(aclrtMemsetAsync(g_out, 16, 0, 16, s)); /* an ordinary stream again */
+    OK(aclrtSynchronizeStream(s));
+    /* A captured model is not built: binding to it is refused. */
+    aclrtStream cs;
+    OK(aclrtCreateStream(&cs));
+    OK(aclmdlRICaptureBegin(cs, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    add(cs, 0, 1);
+    aclmdlRI captured;
+    OK(aclmdlRICaptureEnd(cs, &captured));
+    EXPECT_RC(aclmdlRIBindStream(captured, s, 0), ACL_ERROR_RT_PARAM_INVALID);
+    char path[] = "/tmp/aiocann-captured-XXXXXX";
+    int fd = mkstemp(path);
+    EXPECT(fd >= 0);
+    OK(aclmdlRIDebugJsonPrint(captured, path, 0)); /* the dump works for captured models too */
+    FILE *f = fdopen(fd, "r");
+    char buf[2048] = {0};
+    if (f) {
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+    }
+    EXPECT(strstr(buf, "\"name\":\"add_value\"") != NULL);
+    remove(path);
+    OK(aclmdlRIDestroy(captured));
+    OK(aclrtDestroyStream(cs));
+    OK(aclrtDestroyLabelList(list));
+    OK(aclrtDestroyLabel(l));
+    EXPECT_RC(aclrtDestroyLabelList(list), ACL_ERROR_RT_INVALID_HANDLE);
+    OK(aclrtFree(index));
+    OK(aclrtDestroyStream(s));
+    OK(aclrtDestroyStream(plain));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: main KERNELS DUMP_DIR\n");
+        return 2;
+    }
+    OK(aclInit(NULL));
+    OK(aclrtSetDevice(0));
+    aclrtBinHandle bin;
+    OK(aclrtBinaryLoadFromFile(argv[1], NULL, &bin));
+    OK(aclrtBinaryGetFunction(bin, "add_value", &g_add));
+    OK(aclrtMalloc((void **)&g_out, 16, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtCreateStream(&g_exec));
+    test_label_switch(argv[2]);
+    test_label_across_models();
+    test_switch_and_activate();
+    test_endless_loop_is_stoppable();
+    test_bad_input();
+    OK(aclrtDestroyStream(g_exec));
+    OK(aclrtFree(g_out));
+    OK(aclrtBinaryUnLoad(bin));
+    OK(aclrtResetDeviceForce(0));
+    OK(aclFinalize());
+    if (g_failures == 0)
+        printf("[SUCCESS] models built by stream binding\n");
+    return g_failures;
+}
