@@ -172,18 +172,26 @@ bool sim_build_is_bound(sim_stream *s)
     return atomic_load_explicit(&s->mbind, memory_order_acquire) != NULL || s->bound;
 }
 
-void sim_build_free(sim_built *b)
+/* Model::TearDown unbinds what is still bound: at aclmdlRIDestroy, so the streams are free
+ * when it returns (a replay still running keeps what they recorded until sim_build_free). */
+void sim_build_unbind_all(sim_built *b)
 {
     pthread_mutex_lock(&g_lock);
     for (uint32_t i = 0; i < b->n; i++) {
         sim_stream *s = b->streams[i].stream;
         struct sim_mbind *mb = atomic_load_explicit(&s->mbind, memory_order_relaxed);
-        if (mb && mb->b == b) { /* Model::TearDown unbinds what is still bound */
+        atomic_store(&b->streams[i].unbound, true);
+        if (mb && mb->b == b) {
             atomic_store_explicit(&s->mbind, NULL, memory_order_release);
             free(mb);
         }
     }
     pthread_mutex_unlock(&g_lock);
+}
+
+void sim_build_free(sim_built *b)
+{
+    sim_build_unbind_all(b);
     for (uint32_t i = 0; i < b->n; i++) {
         mstream *ms = &b->streams[i];
         for (size_t k = 0; k < ms->n; k++)
@@ -660,6 +668,7 @@ static const char *type_name(const sim_task *t)
         {&sim_task_callback, "HOST_FUNC_CALLBACK"}, {&k_end_graph, "MODEL_END_GRAPH"},
         {&sim_task_label_set, "LABEL_SET"}, {&sim_task_label_switch, "STREAM_LABEL_SWITCH_BY_INDEX"},
         {&sim_task_stream_switch, "STREAM_SWITCH"}, {&sim_task_stream_active, "STREAM_ACTIVE"},
+        {&sim_task_cond, "CAPTURE_CONDITION"},
     };
     for (size_t i = 0; i < sizeof k_names / sizeof k_names[0]; i++)
         if (k_names[i].ops == t->ops)

@@ -47,6 +47,8 @@
  *                  streams record their tasks, the replay's schedule; aclmdlRIDebugJsonPrint
  *   label.c        labels and label lists: aclrtSetLabel, aclrtSwitchLabelByIndex (their tasks)
  *   stream_switch.c  aclrtSwitchStream, aclrtActiveStream: a model's stream control tasks
+ *   cond.c         condition handles and condition tasks of captured models (IF/WHILE/SWITCH
+ *                  on a device value; the sub-models aclmdlRICaptureToModelRIBegin fills)
  *   notify.c       notifies: stream-ordered record and wait-and-reset, IPC export/import
  *   overflow.c     overflow detection: the stream switch, the device's overflow status
  *
@@ -195,6 +197,7 @@ typedef enum sim_kind {
     SIM_KIND_TASKGRP = 8,     /* aclrtTaskGrp (capture.c) */
     SIM_KIND_LABEL = 9,       /* aclrtLabel (label.c; issue 23) */
     SIM_KIND_LABEL_LIST = 10, /* aclrtLabelList (label.c) */
+    SIM_KIND_COND = 11,       /* aclmdlRICondHandle (cond.c) */
     /* issue 11: numbered down from the top of the 4-bit kind space (at most 15), clear of
      * kinds added upwards. Memory family: */
     SIM_KIND_PHYS = 12,       /* aclrtDrvMemHandle: a physical memory handle (vmm.c) */
@@ -871,6 +874,7 @@ aclError sim_build_add(sim_stream *s, sim_task *t, const char *func, sim_build_p
 /* s is a model's stream: bound by aclmdlRIBindStream, or a captured model's own
  * (Stream::IsModelStream). */
 bool sim_build_is_bound(sim_stream *s);
+void sim_build_unbind_all(sim_built *b);                          /* the model is destroyed */
 void sim_build_free(sim_built *b);                                /* the model is gone */
 uint32_t sim_build_streams(sim_built *b, aclrtStream *out, uint32_t max); /* bound streams */
 /* The replay of a built model on s, as part of model task rt. */
@@ -896,6 +900,25 @@ uint32_t sim_model_id(struct sim_model *m);
  * captured on. */
 void sim_capture_model_visit(struct sim_model *m, void (*fn)(void *arg, uint32_t stream_id, const sim_task *t),
                              void *arg);
+
+/* Condition tasks (cond.c; issue 23): a captured task that, at replay, runs a sub-model chosen
+ * by an 8-byte value in device memory (IF, WHILE, SWITCH). capture.c keeps the sub-models and
+ * handles in their parent model. */
+struct sim_cond;
+extern const sim_task_ops sim_task_cond;
+void sim_cond_launch(struct sim_cond *c);  /* a run of its model begins: the default value */
+void sim_cond_close(struct sim_cond *c);   /* its model is destroyed: the handle closes */
+void sim_cond_release(struct sim_cond *c); /* its model is gone: the handle and memory go */
+bool sim_model_capturing(struct sim_model *m);
+/* Hands c (the caller's reference) to capturing model m. */
+aclError sim_model_add_cond(struct sim_model *m, struct sim_cond *c, const char *func);
+/* Captures condition task t on capturing stream s, whose model must be parent, after making n
+ * empty sub-models of parent (+1 each in subs[]). Takes t. */
+aclError sim_capture_cond_task(sim_stream *s, struct sim_model *parent, sim_task *t, uint32_t n,
+                               struct sim_model **subs, const char *func);
+/* Replays ready model m inside replay task rt on s (a condition task's branch): its failures
+ * are returned, not reported. */
+aclError sim_capture_replay_model(sim_stream *s, const sim_task *rt, struct sim_model *m, char *msg, size_t msglen);
 
 /* ------------------------------------------------------------------ events (event.c) ----- */
 

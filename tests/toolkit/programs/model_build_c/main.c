@@ -54,6 +54,25 @@ static void add(aclrtStream s, uint32_t index, int32_t value)
     OK(aclrtLaunchKernel(g_add, 1, dev, sizeof args, s));
 }
 
+/* The argument block of one add, made before a capture (a capture refuses synchronous copies
+ * on the thread that began it, unless RELAXED), launched during it. */
+static void *add_args(uint32_t index, int32_t value)
+{
+    struct {
+        int32_t *out;
+        uint32_t index, pad;
+        int32_t value;
+    } args = {g_out, index, 0, value};
+    void *dev;
+    OK(aclrtMalloc(&dev, sizeof args, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMemcpy(dev, sizeof args, &args, sizeof args, ACL_MEMCPY_HOST_TO_DEVICE));
+    return dev;
+}
+
+static void launch(aclrtStream s, void *args) { OK(aclrtLaunchKernel(g_add, 1, args, 24, s)); }
+
+static void put_u64(void *dev, uint64_t v) { OK(aclrtMemcpy(dev, 8, &v, 8, ACL_MEMCPY_HOST_TO_DEVICE)); }
+
 static void put_u32(void *dev, uint32_t v) { OK(aclrtMemcpy(dev, 4, &v, 4, ACL_MEMCPY_HOST_TO_DEVICE)); }
 
 /* Runs model m once on g_exec from out = 0 and copies out[0..3] back. */
@@ -287,6 +306,198 @@ static void test_switch_and_activate(void)
     OK(aclrtFree(lr));
 }
 
+/* ------------------------------------------------------------------ condition tasks */
+
+/* Begins a capture on s and returns its model. */
+static aclmdlRI begin(aclrtStream s)
+{
+    aclmdlRI m = NULL;
+    aclmdlRICaptureStatus st;
+    OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    OK(aclmdlRICaptureGetInfo(s, &st, &m));
+    return m;
+}
+
+static void test_cond_if_and_switch(void)
+{
+    aclrtStream s, sub;
+    OK(aclrtCreateStream(&s));
+    OK(aclrtCreateStream(&sub));
+    void *a0 = add_args(0, 1), *a1 = add_args(1, 1), *a2 = add_args(2, 1), *a3 = add_args(3, 1);
+    /* IF with two branches, its value set by the program (flag 0). */
+    aclmdlRI m = begin(s);
+    aclmdlRICondHandle h;
+    OK(aclmdlRICondHandleCreate(m, 0, 0, &h));
+    uint64_t *cond = NULL;
+    OK(aclmdlRICondHandleGetCondPtr(h, &cond));
+    aclmdlRI br[2] = {NULL, NULL};
+    aclmdlRICondTaskParams p = {h, ACL_MODEL_RI_COND_TYPE_IF, 2, br};
+    launch(s, a3); /* before the condition: always */
+    OK(aclmdlRIAddCondTask(p, s, 0));
+    EXPECT(br[0] != NULL && br[1] != NULL);
+    EXPECT_RC(aclmdlRIAddCondTask(p, s, 0), ACL_ERROR_RT_PARAM_INVALID); /* a handle serves one task */
+    aclmdlRI ended;
+    EXPECT_RC(aclmdlRIDestroy(br[0]), ACL_ERROR_RT_FEATURE_NOT_SUPPORT); /* goes with its parent */
+    OK(aclmdlRICaptureToModelRIBegin(sub, br[0], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    launch(sub, a0);
+    OK(aclmdlRICaptureEnd(sub, &ended));
+    EXPECT(ended == br[0]);
+    EXPECT_RC(aclmdlRICaptureToModelRIBegin(sub, br[0], ACL_MODEL_RI_CAPTURE_MODE_RELAXED), ACL_ERROR_RT_MODEL_CAPTURED);
+    OK(aclmdlRICaptureToModelRIBegin(sub, br[1], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    launch(sub, a1);
+    OK(aclmdlRICaptureEnd(sub, &ended));
+    OK(aclmdlRICaptureEnd(s, &m));
+    int32_t out[4];
+    put_u64(cond, 7); /* not 0: branch 0 */
+    OK(run(m, out));
+    EXPECT(out[0] == 1 && out[1] == 0 && out[3] == 1);
+    put_u64(cond, 0); /* 0: branch 1 */
+    OK(run(m, out));
+    EXPECT(out[0] == 0 && out[1] == 1 && out[3] == 1);
+    OK(aclmdlRIDestroy(m));
+    EXPECT_RC(aclmdlRICondHandleGetCondPtr(h, &cond), ACL_ERROR_RT_INVALID_HANDLE); /* gone with the model */
+
+    /* SWITCH over three branches, its value starting every run at the default (2). */
+    m = begin(s);
+    OK(aclmdlRICondHandleCreate(m, 2, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &h));
+    OK(aclmdlRICondHandleGetCondPtr(h, &cond));
+    aclmdlRI cases[3];
+    aclmdlRICondTaskParams sp = {h, ACL_MODEL_RI_COND_TYPE_SWITCH, 3, cases};
+    OK(aclmdlRIAddCondTask(sp, s, 0));
+    void *args[3] = {a0, a1, a2};
+    for (int i = 0; i < 3; i++) {
+        OK(aclmdlRICaptureToModelRIBegin(sub, cases[i], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+        launch(sub, args[i]);
+        OK(aclmdlRICaptureEnd(sub, &ended));
+    }
+    OK(aclmdlRICaptureEnd(s, &m));
+    put_u64(cond, 0); /* overwritten by the default when the run begins */
+    OK(run(m, out));
+    EXPECT(out[0] == 0 && out[1] == 0 && out[2] == 1);
+    OK(aclmdlRIDestroy(m));
+
+    /* SWITCH with a value past its branches runs none (flag 0: the program's value). */
+    m = begin(s);
+    OK(aclmdlRICondHandleCreate(m, 0, 0, &h));
+    OK(aclmdlRICondHandleGetCondPtr(h, &cond));
+    aclmdlRI one[1];
+    aclmdlRICondTaskParams op = {h, ACL_MODEL_RI_COND_TYPE_SWITCH, 1, one};
+    OK(aclmdlRIAddCondTask(op, s, 0));
+    OK(aclmdlRICaptureToModelRIBegin(sub, one[0], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    launch(sub, a0);
+    OK(aclmdlRICaptureEnd(sub, &ended));
+    OK(aclmdlRICaptureEnd(s, &m));
+    put_u64(cond, 1);
+    OK(run(m, out));
+    EXPECT(out[0] == 0);
+    put_u64(cond, 0);
+    OK(run(m, out));
+    EXPECT(out[0] == 1);
+    OK(aclmdlRIDestroy(m));
+    OK(aclrtDestroyStream(sub));
+    OK(aclrtDestroyStream(s));
+}
+
+static void test_cond_while(void)
+{
+    aclrtStream s, sub, exec;
+    OK(aclrtCreateStream(&s));
+    OK(aclrtCreateStream(&sub));
+    OK(aclrtCreateStream(&exec));
+    void *a0 = add_args(0, 1), *a1 = add_args(1, 1);
+    uint64_t *zero;
+    OK(aclrtMalloc((void **)&zero, 8, ACL_MEM_MALLOC_HUGE_FIRST));
+    put_u64(zero, 0);
+    /* WHILE: the body adds and then clears the value, so it runs once per run. */
+    aclmdlRI m = begin(s);
+    aclmdlRICondHandle h;
+    OK(aclmdlRICondHandleCreate(m, 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &h));
+    uint64_t *cond;
+    OK(aclmdlRICondHandleGetCondPtr(h, &cond));
+    aclmdlRI body[1];
+    aclmdlRICondTaskParams p = {h, ACL_MODEL_RI_COND_TYPE_WHILE, 1, body};
+    OK(aclmdlRIAddCondTask(p, s, 0));
+    aclmdlRI ended;
+    EXPECT_RC(aclmdlRICaptureEnd(s, &ended), ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING); /* its body is empty */
+    m = begin(s);
+    OK(aclmdlRICondHandleCreate(m, 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &h));
+    OK(aclmdlRICondHandleGetCondPtr(h, &cond));
+    p.handle = h;
+    OK(aclmdlRIAddCondTask(p, s, 0));
+    OK(aclmdlRICaptureToModelRIBegin(sub, body[0], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    launch(sub, a0);
+    OK(aclrtMemcpyAsync(cond, 8, zero, 8, ACL_MEMCPY_DEVICE_TO_DEVICE, sub));
+    OK(aclmdlRICaptureEnd(sub, &ended));
+    OK(aclmdlRICaptureEnd(s, &m));
+    int32_t out[4];
+    for (int i = 0; i < 2; i++) { /* the default starts each run at 1 again */
+        OK(run(m, out));
+        EXPECT(out[0] == 1);
+    }
+    OK(aclmdlRIDestroy(m));
+
+    /* A WHILE whose body never clears the value loops for good; its stream can be aborted. */
+    m = begin(s);
+    OK(aclmdlRICondHandleCreate(m, 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &h));
+    aclmdlRICondTaskParams q = {h, ACL_MODEL_RI_COND_TYPE_WHILE, 1, body};
+    OK(aclmdlRIAddCondTask(q, s, 0));
+    OK(aclmdlRICaptureToModelRIBegin(sub, body[0], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    launch(sub, a1);
+    OK(aclmdlRICaptureEnd(sub, &ended));
+    OK(aclmdlRICaptureEnd(s, &m));
+    OK(aclrtMemset(g_out, 16, 0, 16));
+    OK(aclmdlRIExecuteAsync(m, exec));
+    EXPECT_RC(aclrtSynchronizeStreamWithTimeout(exec, 100), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    OK(aclrtStreamAbort(exec));
+    OK(aclrtMemcpy(out, 16, g_out, 16, ACL_MEMCPY_DEVICE_TO_HOST));
+    EXPECT(out[1] > 10);
+    (void)aclrtSynchronizeStream(exec);
+    OK(aclmdlRIDestroy(m));
+    OK(aclrtFree(zero));
+    OK(aclrtDestroyStream(exec));
+    OK(aclrtDestroyStream(sub));
+    OK(aclrtDestroyStream(s));
+}
+
+static void test_cond_misuse(void)
+{
+    aclrtStream s, other;
+    OK(aclrtCreateStream(&s));
+    OK(aclrtCreateStream(&other));
+    aclmdlRICondHandle h;
+    aclmdlRI built;
+    OK(aclmdlRIBuildBegin(&built, 0));
+    EXPECT_RC(aclmdlRICondHandleCreate(built, 0, 0, &h), ACL_ERROR_RT_PARAM_INVALID); /* not a captured model */
+    OK(aclmdlRIDestroy(built));
+    aclmdlRI m = begin(s);
+    EXPECT_RC(aclmdlRICondHandleCreate(m, 0, (aclmdlRICondHandleFlag)2, &h), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclmdlRICondHandleCreate(m, 0, 0, &h));
+    aclmdlRI br[2];
+    aclmdlRICondTaskParams p = {h, ACL_MODEL_RI_COND_TYPE_WHILE, 2, br};
+    EXPECT_RC(aclmdlRIAddCondTask(p, s, 0), ACL_ERROR_RT_PARAM_INVALID); /* WHILE has 1 branch */
+    p.type = ACL_MODEL_RI_COND_TYPE_IF;
+    p.size = 3;
+    EXPECT_RC(aclmdlRIAddCondTask(p, s, 0), ACL_ERROR_RT_PARAM_INVALID); /* IF has 1 or 2 */
+    p.size = 1;
+    EXPECT_RC(aclmdlRIAddCondTask(p, other, 0), ACL_ERROR_RT_STREAM_NOT_CAPTURED);
+    p.modelRIArray = NULL;
+    EXPECT_RC(aclmdlRIAddCondTask(p, s, 0), ACL_ERROR_INVALID_PARAM);
+    p.modelRIArray = br;
+    OK(aclmdlRIAddCondTask(p, s, 0)); /* the refusals left the handle usable */
+    OK(aclmdlRICaptureToModelRIBegin(other, br[0], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    aclmdlRI ended;
+    OK(aclmdlRICaptureEnd(other, &ended));
+    OK(aclmdlRICaptureEnd(s, &m));
+    EXPECT_RC(aclmdlRICondHandleCreate(m, 0, 0, &h), ACL_ERROR_RT_PARAM_INVALID); /* not capturing */
+    int32_t out[4];
+    OK(run(m, out)); /* an empty branch runs nothing */
+    OK(aclmdlRIDestroy(m));
+    EXPECT_RC(aclmdlRICaptureToModelRIBegin(other, br[0], ACL_MODEL_RI_CAPTURE_MODE_RELAXED),
+              ACL_ERROR_RT_INVALID_HANDLE); /* gone with its parent */
+    OK(aclrtDestroyStream(other));
+    OK(aclrtDestroyStream(s));
+}
+
 /* ------------------------------------------------------------------ bad input */
 
 static void test_bad_input(void)
@@ -379,6 +590,9 @@ int main(int argc, char **argv)
     test_switch_and_activate();
     test_endless_loop_is_stoppable();
     test_bad_input();
+    test_cond_if_and_switch();
+    test_cond_while();
+    test_cond_misuse();
     OK(aclrtDestroyStream(g_exec));
     OK(aclrtFree(g_out));
     OK(aclrtBinaryUnLoad(bin));
