@@ -218,12 +218,6 @@ ACL_FUNC_VISIBILITY aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *t
 /* END GENERATED "random" */
 
 /* ---- labels and model building */
-/* aclmdlRIBindStream's flag: a head stream runs when the model runs; a default one waits to be
- * activated (aclrtActiveStream, aclrtSwitchStream, a label switch). The values of
- * RT_MODEL_STREAM_FLAG_HEAD and RT_MODEL_STREAM_FLAG_DEFAULT (runtime/rts/rts_model.h). */
-#define ACL_MODEL_STREAM_FLAG_HEAD 0x0U
-#define ACL_MODEL_STREAM_FLAG_DEFAULT 0x7FFFFFFFU
-
 typedef void *aclmdlRICondHandle;
 
 typedef enum {

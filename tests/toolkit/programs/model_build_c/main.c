@@ -15,6 +15,11 @@
 
 #include "acl/acl.h"
 
+/* aclmdlRIBindStream's flags, named as acl_rt.h's comment names them (the header at hicann/runtime
+ * 681ef7610 does not define them): the values of RT_MODEL_STREAM_FLAG_HEAD / _DEFAULT. */
+#define ACL_MODEL_STREAM_FLAG_HEAD 0x0U
+#define ACL_MODEL_STREAM_FLAG_DEFAULT 0x7FFFFFFFU
+
 static int g_failures;
 
 #define EXPECT(cond)                                                                 \
