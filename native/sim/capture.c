@@ -45,6 +45,11 @@
  *    model. They are ids and handles only (stream.c sim_stream_create_bound): the replay runs
  *    on the executing stream, as above.
  *
+ *  - Issue 23: a model built by stream binding is this model object with model_build.c's
+ *    program (`built`); a condition task's sub-models (cond.c) are models of their parent,
+ *    filled by aclmdlRICaptureToModelRIBegin, ended before the parent's capture can end
+ *    (107045), destroyed with the parent only, and replayed inside the condition task.
+ *
  * State. The capture lock guards every capture-time structure: models being captured, the
  * `cap` state of streams and events, task groups. A replay takes none of it: a model's replay
  * list is fixed when its capture ends, except the kernels of its task groups, which updates

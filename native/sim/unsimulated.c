@@ -4,8 +4,8 @@
  * stream switch and activation, condition tasks are model_build.c's, label.c's,
  * stream_switch.c's and cond.c's.) A program that calls them links against the toolkit and
  * learns at run time: each checks its arguments as the real ACL layer does (NULLs 100000) and
- * then returns ACL_ERROR_RT_FEATURE_NOT_SUPPORT (207000) with a recent-error message that names what is not
- * simulated. These are gaps of the simulator, listed as such in docs/fidelity.md -- not the
+ * then returns ACL_ERROR_RT_FEATURE_NOT_SUPPORT (207000) with a recent-error message that names
+ * what is not simulated. These are gaps of the simulator, listed as such in docs/fidelity.md -- not the
  * real runtime's behaviour.
  */
 #include "sim.h"

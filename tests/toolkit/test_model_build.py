@@ -10,6 +10,7 @@ tries. CMake is needed (.ci/run installs it when the machine lacks it).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -28,8 +29,6 @@ def _toolkit() -> Path:
 
 def _env(toolkit: Path) -> dict[str, str]:
     """The environment after `source set_env.sh`, as the samples' run.sh run."""
-    import os
-
     base = {k: v for k, v in os.environ.items() if not k.startswith(("ASCEND", "SOC_VERSION"))}
     script = f'set -euo pipefail; source "{toolkit}/set_env.sh"; env -0'
     out = subprocess.run(["bash", "-c", script], env=base, capture_output=True, check=True).stdout
@@ -42,13 +41,24 @@ def test_models_built_by_stream_binding_from_c(tmp_path: Path, test_kernels_path
     env = _env(toolkit)
     build = tmp_path / "build"
     for cmd in (
-        ["cmake", "-S", str(HERE / "programs" / "model_build_c"), "-B", str(build), f"-DASCEND_CANN_PACKAGE_PATH={toolkit}"],
+        [
+            "cmake",
+            "-S",
+            str(HERE / "programs" / "model_build_c"),
+            "-B",
+            str(build),
+            f"-DASCEND_CANN_PACKAGE_PATH={toolkit}",
+        ],
         ["cmake", "--build", str(build)],
     ):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
         assert p.returncode == 0, f"{' '.join(cmd)}:\n{p.stdout}\n{p.stderr}"
     p = subprocess.run(
-        [str(build / "main"), str(test_kernels_path), str(tmp_path)], env=env, capture_output=True, text=True, timeout=60
+        [str(build / "main"), str(test_kernels_path), str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert p.returncode == 0 and "[SUCCESS]" in p.stdout, p.stdout + p.stderr
     # The dump is JSON: the trace events of the label model's one stream, in order.
