@@ -79,6 +79,7 @@ enum { GRP_NONE, GRP_SAMPLE, GRP_UPDATE };
 static const char *const k_mode_names[] = {"GLOBAL", "THREAD_LOCAL", "RELAXED", "none"};
 
 static sim_model *model_lookup(aclmdlRI modelRI, const char *func, aclError *rc);
+static void capture_exit(sim_model *m);
 static aclError model_in_current_context(sim_model *m, const char *func);
 
 /* A captured kernel of a task group, which an update may replace while replays run it: the
@@ -343,8 +344,15 @@ static void model_close(sim_model *m, sim_model **dropped)
     sim_handle_close(m->obj.handle, SIM_KIND_MODEL); /* its reference becomes the caller's */
     m->next = *dropped;
     *dropped = m;
-    for (uint32_t i = 0; i < m->nsubs; i++) /* its sub-models go with it (they hold no capture) */
-        model_close(m->subs[i], dropped);
+    for (uint32_t i = 0; i < m->nsubs; i++) { /* its sub-models go with it, captures and all */
+        sim_model *sub = m->subs[i];
+        if (sub->status == M_CAPTURING || sub->status == M_INVALIDATED) {
+            sub->mode = MODE_NONE; /* the begin thread's count stays, as after a wrong-thread end */
+            capture_exit(sub);
+            sub->status = M_EMPTY;
+        }
+        model_close(sub, dropped);
+    }
     /* issue 23: its streams are free and its condition handles dead at once, not when the last
      * reference (a replay task a worker has yet to release) goes. */
     for (uint32_t i = 0; i < m->nconds; i++)

@@ -499,6 +499,17 @@ static void test_cond_misuse(void)
     OK(aclmdlRIDestroy(m));
     EXPECT_RC(aclmdlRICaptureToModelRIBegin(other, br[0], ACL_MODEL_RI_CAPTURE_MODE_RELAXED),
               ACL_ERROR_RT_INVALID_HANDLE); /* gone with its parent */
+    /* A parent whose capture ends while a branch still captures fails (107045) and goes; so
+     * does the branch's capture, which then has nothing to end. */
+    m = begin(s);
+    OK(aclmdlRICondHandleCreate(m, 0, 0, &h));
+    p.handle = h;
+    OK(aclmdlRIAddCondTask(p, s, 0));
+    OK(aclmdlRICaptureToModelRIBegin(other, br[0], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    EXPECT_RC(aclmdlRICaptureEnd(s, &ended), ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING);
+    EXPECT_RC(aclmdlRICaptureEnd(other, &ended), ACL_ERROR_RT_STREAM_NOT_CAPTURED);
+    OK(aclrtMemsetAsync(g_out, 16, 0, 16, other)); /* an ordinary stream again */
+    OK(aclrtSynchronizeStream(other));
     OK(aclrtDestroyStream(other));
     OK(aclrtDestroyStream(s));
 }
