@@ -96,7 +96,9 @@
  *
  * Locking order (outer to inner): g_rt.lock > device->lock > capture lock (capture.c) >
  * stream->lock > event->lock / subscriber->lock / pool->lock / model run lock > handle table
- * lock. No lock is held while a kernel block, a copy or a user callback runs.
+ * lock. No lock is held while a kernel block, a copy or a user callback runs. Issue 23: the
+ * capture lock and label.c's label lock are each outer to model_build.c's build lock, which is
+ * never held with a stream lock; cond.c's cond lock is a leaf.
  */
 #ifndef AIOCANN_SIM_H_
 #define AIOCANN_SIM_H_
