@@ -757,6 +757,10 @@ static aclError capture_external(struct sim_capstate *st, sim_event *e, const si
 
 bool sim_capture_event_op(sim_stream *s, sim_event *e, const sim_task_ops *type, const char *func, aclError *rc)
 {
+    if (atomic_load_explicit(&s->mbind, memory_order_acquire)) { /* issue 23: a stream bound to a model */
+        *rc = sim_build_event_op(s, e, type, func);
+        return true;
+    }
     if (!atomic_load_explicit(&s->cap, memory_order_acquire) && !atomic_load_explicit(&e->cap, memory_order_acquire))
         return false;
     bool taken = true;

@@ -21,8 +21,8 @@
  *  - Recording: every task launched on a bound stream is recorded in its model instead of
  *    running (sim_stream_submit routes it here) -- kernels, copies, memsets, host callbacks,
  *    and the control tasks of label.c and stream_switch.c. Event records, resets and waits on a
- *    bound stream are refused with 207000 (not simulated: a replay runs the model's streams one
- *    after the other, and a wait for another stream of the same replay could never be met).
+ *    bound stream are recorded as operations on the event done at each replay, as capture.c
+ *    records an ACL_EVENT_EXTERNAL event's (sim_build_event_op).
  *  - aclmdlRIEndTask adds the model's end-of-graph task (one per model: a second is 507000);
  *    aclmdlRIBuildEnd ends the build: the model can run, its streams take no more work.
  *  - Replay (simulator choice on scheduling; the hardware runs the model's streams at once):
@@ -30,7 +30,8 @@
  *    first task; a stream activated during the replay runs after the one running now, from its
  *    first task (activating a stream that is running or waiting to run changes nothing); a
  *    jump -- a true stream switch, a label switch -- ends the running stream there and runs the
- *    target next (from its first task, or from the label). A replay that loops forever (a
+ *    target next (from its first task, or from the label); a wait for an event not yet set
+ *    gives way to the streams waiting to run, and blocks when none of them moves. A replay that loops forever (a
  *    label switch back to an earlier label) runs until its stream is aborted or destroyed, as
  *    the hardware's does. A failed task fails the replay as capture.c's replays fail (the
  *    report names the bound stream and the task).
@@ -108,6 +109,11 @@ static uint32_t next_task_id(mstream *ms)
     return ((uint32_t)ms->flip << 16) | id;
 }
 
+static bool is_event_op(const sim_task *t)
+{
+    return t->ops == &sim_task_event_record || t->ops == &sim_task_event_reset || t->ops == &sim_task_event_wait;
+}
+
 /* Records t on mb's stream (build lock held). Takes t on success. */
 static aclError add_locked(sim_stream *s, struct sim_mbind *mb, sim_task *t, const char *func, sim_build_pos *where)
 {
@@ -121,10 +127,6 @@ static aclError add_locked(sim_stream *s, struct sim_mbind *mb, sim_task *t, con
     if (t->ops == &sim_task_model) /* ApiErrorDecorator::ModelExecute */
         return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
                          "stream %u is bound to a model: a model cannot be executed on a model's stream", s->id);
-    if (t->ops == &sim_task_event_record || t->ops == &sim_task_event_reset || t->ops == &sim_task_event_wait)
-        return sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                         "the simulator does not simulate event records, resets and waits on a stream bound to a "
-                         "model (aclmdlRIBindStream)");
     if (ms->n == ms->cap) {
         size_t cap = ms->cap ? ms->cap * 2 : 16;
         sim_task **p = realloc(ms->tasks, cap * sizeof *p);
@@ -144,7 +146,12 @@ bool sim_build_route(sim_stream *s, sim_task *t, const char *func, aclError *rc,
 {
     pthread_mutex_lock(&g_lock);
     struct sim_mbind *mb = atomic_load_explicit(&s->mbind, memory_order_relaxed);
-    if (mb) {
+    if (mb && is_event_op(t)) {
+        /* An event task with a generation fixed at submission: the stream was bound after
+         * event.c asked the event hook (sim_build_event_op), and it is refused (event.c then
+         * takes the record back). */
+        *rc = sim_fail_(func, ACL_ERROR_RT_STREAM_MODEL, "stream %u was bound to a model meanwhile", s->id);
+    } else if (mb) {
         *rc = add_locked(s, mb, t, func, NULL);
         if (!*rc)
             *task_id = t->task_id;
@@ -165,6 +172,20 @@ aclError sim_build_add(sim_stream *s, sim_task *t, const char *func, sim_build_p
     if (rc)
         sim_task_free(t);
     return rc;
+}
+
+aclError sim_build_event_op(sim_stream *s, sim_event *e, const sim_task_ops *kind, const char *func)
+{
+    /* As capture.c captures an ACL_EVENT_EXTERNAL event's operations: the task acts on the
+     * event's state when a replay reaches it (event.c's replay ops: a record sets the event, a
+     * reset clears it, a wait holds until it is set). Nothing is submitted now, so the event's
+     * own generations do not move. */
+    sim_task *t = sim_task_new(kind);
+    if (!t)
+        return sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
+    sim_obj_get(&e->obj);
+    t->u.event.event = e;
+    return sim_build_add(s, t, func, NULL);
 }
 
 bool sim_build_is_bound(sim_stream *s)
@@ -315,6 +336,15 @@ aclError sim_build_run_jump(const sim_build_pos *to, char *msg, size_t msglen)
     return start(r, to->index, to->pos, true, msg, msglen);
 }
 
+/* The event's flag a replayed wait waits for (event.c's sim_event_wait_set) is set. */
+static bool event_set(sim_event *e)
+{
+    pthread_mutex_lock(&e->lock);
+    bool set = e->done_gen > e->reset_gen;
+    pthread_mutex_unlock(&e->lock);
+    return set;
+}
+
 static aclError replay_one(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
 {
     if (t->ops->replay)
@@ -350,6 +380,7 @@ aclError sim_build_replay(sim_stream *s, const sim_task *rt, sim_built *b, char 
     aclError first = ACL_SUCCESS;
     bool stop = false;
     uint64_t steps = 0;
+    size_t yields = 0; /* waits that gave way in a row */
     while (!stop && r.n) {
         run_ent cur = r.q[0];
         memmove(r.q, r.q + 1, --r.n * sizeof *r.q);
@@ -365,6 +396,15 @@ aclError sim_build_replay(sim_stream *s, const sim_task *rt, sim_built *b, char 
             if (steps % 4096 == 0)
                 sched_yield(); /* a loop of control tasks alone gives the other workers their turn */
             const sim_task *t = ms->tasks[pc];
+            /* A wait for an event not set yet gives its turn to the streams waiting to run (one
+             * of them may record it); once every one of them has given way since the last task
+             * ran, the wait blocks (the record may come from outside the model). */
+            if (t->ops == &sim_task_event_wait && r.n && yields <= r.n && !event_set(t->u.event.event)) {
+                yields++;
+                enqueue(&r, (run_ent){cur.index, pc}, false);
+                break;
+            }
+            yields = 0;
             r.stop_current = false;
             bool trace = sim_trace_on();
             uint64_t t0 = trace ? sim_now_ns() : 0;

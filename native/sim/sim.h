@@ -871,6 +871,9 @@ typedef struct sim_build_pos {
 /* sim_stream_submit's hook for a stream whose `mbind` is set: records t in its model (true,
  * outcome in *rc, t taken either way), or false when the stream is no longer bound. */
 bool sim_build_route(sim_stream *s, sim_task *t, const char *func, aclError *rc, uint32_t *task_id);
+/* An event record, reset or wait (kind as sim_capture_event_op's) on bound stream s: recorded in
+ * the model as an operation on the event done at each replay (capture.c's event hook). */
+aclError sim_build_event_op(sim_stream *s, sim_event *e, const sim_task_ops *kind, const char *func);
 /* Records t on bound stream s and says where (107005 when s is not bound); takes t. */
 aclError sim_build_add(sim_stream *s, sim_task *t, const char *func, sim_build_pos *where);
 /* s is a model's stream: bound by aclmdlRIBindStream, or a captured model's own

@@ -514,6 +514,34 @@ static void test_cond_misuse(void)
     OK(aclrtDestroyStream(s));
 }
 
+/* Events between a model's streams: a wait gives way to the stream that records. */
+static void test_events_between_streams(void)
+{
+    aclrtStream h1 = persistent(), h2 = persistent();
+    aclrtEvent e;
+    OK(aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC));
+    aclmdlRI m;
+    OK(aclmdlRIBuildBegin(&m, 0));
+    OK(aclmdlRIBindStream(m, h1, ACL_MODEL_STREAM_FLAG_HEAD));
+    OK(aclmdlRIBindStream(m, h2, ACL_MODEL_STREAM_FLAG_HEAD));
+    OK(aclrtStreamWaitEvent(h1, e)); /* h1 runs first and waits for h2's record */
+    OK(aclrtResetEvent(e, h1));
+    add(h1, 0, 1);
+    add(h2, 1, 1);
+    OK(aclrtRecordEvent(e, h2));
+    OK(aclmdlRIBuildEnd(m, NULL));
+    int32_t out[4];
+    for (int i = 0; i < 2; i++) {
+        OK(run(m, out));
+        EXPECT(out[0] == 1 && out[1] == 1);
+    }
+    OK(aclrtSynchronizeEvent(e));
+    OK(aclmdlRIDestroy(m));
+    OK(aclrtDestroyEvent(e));
+    OK(aclrtDestroyStream(h1));
+    OK(aclrtDestroyStream(h2));
+}
+
 /* ------------------------------------------------------------------ bad input */
 
 static void test_bad_input(void)
@@ -533,9 +561,9 @@ static void test_bad_input(void)
     OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
     aclrtEvent e;
     OK(aclrtCreateEvent(&e));
-    EXPECT_RC(aclrtRecordEvent(e, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT); /* not simulated on a bound stream */
-    OK(aclrtSynchronizeEvent(e)); /* the refused record is not waited for */
-    OK(aclrtDestroyEvent(e));
+    OK(aclrtRecordEvent(e, s)); /* recorded in the model: it happens when the model runs */
+    OK(aclrtSynchronizeEvent(e)); /* nothing to wait for now */
+    OK(aclrtDestroyEvent(e)); /* the model holds the event until it goes */
     uint32_t *index;
     OK(aclrtMalloc((void **)&index, 4, ACL_MEM_MALLOC_HUGE_FIRST));
     aclrtLabel l;
@@ -604,6 +632,7 @@ int main(int argc, char **argv)
     test_label_switch(argv[2]);
     test_label_across_models();
     test_switch_and_activate();
+    test_events_between_streams();
     test_endless_loop_is_stoppable();
     test_bad_input();
     test_cond_if_and_switch();
