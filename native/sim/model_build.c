@@ -748,6 +748,9 @@ static void json_task(void *arg, uint32_t stream_id, const sim_task *t)
             stream_id, (unsigned long long)o->ts++);
     fprintf(o->f, "\"args\":{\"Model Id\":%u,\"Stream Id\":%u,\"Task Id\":%u,\"Task Type\":\"%s\"", o->model_id,
             stream_id, t->task_id & 0xFFFFu, type);
+    uint32_t active = sim_stream_control_target(t);
+    if (active != UINT32_MAX) /* the real dump's, for STREAM_ACTIVE tasks */
+        fprintf(o->f, ",\"Active Stream Id\":%u", active);
     if (t->ops == &sim_task_kernel)
         fprintf(o->f, ",\"Numblocks\":%u", t->u.kernel.num_blocks);
     fputs("}}", o->f);

@@ -890,6 +890,8 @@ aclError sim_build_run_stream(sim_stream *target, bool jump, char *msg, size_t m
 aclError sim_build_run_jump(const sim_build_pos *to, char *msg, size_t msglen);
 extern const sim_task_ops sim_task_label_set, sim_task_label_switch;      /* label.c */
 extern const sim_task_ops sim_task_stream_switch, sim_task_stream_active; /* stream_switch.c */
+/* The id of the stream a switch or activation task starts; UINT32_MAX for another task. */
+uint32_t sim_stream_control_target(const sim_task *t);
 /* capture.c: the model object. get: +1, or 107017; in_current_context: 107004 when not. */
 struct sim_model *sim_model_get(aclmdlRI h, const char *func, aclError *rc);
 void sim_model_put(struct sim_model *m);

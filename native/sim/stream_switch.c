@@ -102,6 +102,13 @@ const sim_task_ops sim_task_stream_active = {
     .release = release_target,
 };
 
+uint32_t sim_stream_control_target(const sim_task *t)
+{
+    if (t->ops != &sim_task_stream_switch && t->ops != &sim_task_stream_active)
+        return UINT32_MAX;
+    return ((const sim_stream *)t->u.op.obj)->id;
+}
+
 /* Both streams resolved (+1 each) and checked as ApiImpl::StreamSwitchEx / StreamActive do. */
 static aclError two_streams(aclrtStream other, aclrtStream stream, const char *what, sim_stream **o, sim_stream **s,
                             const char *func)

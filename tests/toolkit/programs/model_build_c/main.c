@@ -276,6 +276,25 @@ static void test_switch_and_activate(void)
     add(side, 3, 1);
     OK(aclmdlRIEndTask(m, head));
     OK(aclmdlRIBuildEnd(m, NULL));
+    char path[] = "/tmp/aiocann-switch-XXXXXX";
+    int fd = mkstemp(path);
+    EXPECT(fd >= 0);
+    OK(aclmdlRIDebugJsonPrint(m, path, 0));
+    char buf[4096] = {0}, want[64];
+    FILE *f = fdopen(fd, "r");
+    if (f) {
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+    }
+    remove(path);
+    int32_t side_id, yes_id;
+    OK(aclrtStreamGetId(side, &side_id));
+    OK(aclrtStreamGetId(yes, &yes_id));
+    snprintf(want, sizeof want, "\"Task Type\":\"STREAM_ACTIVE\",\"Active Stream Id\":%d", side_id);
+    EXPECT(strstr(buf, want) != NULL);
+    snprintf(want, sizeof want, "\"Task Type\":\"STREAM_SWITCH\",\"Active Stream Id\":%d", yes_id);
+    EXPECT(strstr(buf, want) != NULL);
     int32_t out[4], v[2] = {5, 3};
     OK(aclrtMemcpy(lr, 8, v, 8, ACL_MEMCPY_HOST_TO_DEVICE)); /* 5 > 3: to `yes` */
     OK(run(m, out));
