@@ -401,6 +401,7 @@ def test_hicann_runtime_examples(capsys: pytest.CaptureFixture[str]) -> None:
         "1_basic_features/context/0_context_query",
         "2_advanced_features/built_in_task/0_reduce_task",
         "2_advanced_features/built_in_task/1_random_num_task",
+        "2_advanced_features/label/0_simple_label",
         "3_memory_advanced/allocator/0_custom_allocator",
     ):
         if name in runtime_only:
