@@ -44,16 +44,18 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import AsyncIterator, Generator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import errors
 from ._context import StreamBase, stream_or_current
-from ._factory import NoPublicConstructor
-from ._lib import as_int, bind_context, check, ffi, in_context, last_error_message, lib
+from ._factory import NoPublicConstructor, create
+from ._lib import as_int, check, ffi, last_error_message, lib
 from .completion import Completion
 
 if TYPE_CHECKING:
+    from ._core import DeviceCore
+    from ._submission import Submissions
     from .device import Device
     from .memory import DeviceArray
     from .stream import Stream
@@ -72,9 +74,9 @@ class CapturedWork(Completion):
     _factory = "a submission inside stream.capture()"
     __slots__ = ("graph",)
 
-    def __init__(self, graph: Graph, label: str) -> None:  # no device work to track
+    def __init__(self, graph: Graph, stream: Stream, label: str) -> None:  # no device work to track
         self.graph = graph
-        self._stream = graph._stream
+        self._stream = stream
         self.label = label
 
     def done(self) -> bool:
@@ -94,19 +96,55 @@ class CapturedWork(Completion):
         return f"<CapturedWork {self.label} in {self.graph!r}>"
 
 
-def _destroy(device: Device, handle: Any, arrays: list[DeviceArray]) -> None:
+def _destroy(core: DeviceCore, handle: Any, record: _GraphRecord) -> None:
     """Destroy the model and release the arrays it held: Graph._destroy, or the graph's
     finalizer when it is collected unclosed (no replay is in flight then: each holds it)."""
-    in_context(device._ctx, lambda: lib.aclmdlRIDestroy(handle))
-    if arrays:
-        device._soon(lambda: _unhold(arrays))
+    core.in_context(lambda: lib.aclmdlRIDestroy(handle))
+    if record.arrays:
+        core.soon(record.unhold)
 
 
-def _unhold(arrays: list[DeviceArray]) -> None:
-    held = list(arrays)
-    arrays.clear()  # in place: the finalizer holds this list
-    for a in held:
-        a._unhold()
+class _GraphRecord:
+    """What a graph's captured work uses, held for the graph's lifetime -- and the graph as the
+    stream's lane sees it while the stream captures into it or updates one of its task groups
+    (``Submissions.capture`` / ``updating``): the lane hands it what that work keeps
+    (``record``). The graph's finalizer holds this record, not the graph, so that a graph
+    dropped unclosed still releases what it held."""
+
+    __slots__ = ("graph", "stream", "keep", "arrays", "abandoned", "replaying", "updates")
+
+    def __init__(self, graph: Graph, stream: Stream) -> None:
+        self.graph = weakref.ref(graph)
+        self.stream = stream  # the capturing stream (CapturedWork names it)
+        self.keep: list[Any] = []
+        # The arrays the recorded work uses, each held busy (DeviceArray._hold) until the graph
+        # is destroyed or its capture fails.
+        self.arrays: list[DeviceArray] = []
+        self.abandoned = False  # a replay was abandoned with its stream: never destroyed
+        # The graph, held while replays are in flight: a replay's Completion keeps this record,
+        # and a replay abandoned with its stream keeps it -- and so the model -- for good.
+        self.replaying: Graph | None = None
+        self.updates = 0  # streams updating one of its task groups now (TaskGroup.update)
+
+    def record(self, label: str, keep: Any, arrays: tuple[DeviceArray, ...]) -> CapturedWork:
+        """Work was just recorded into the graph (captured, or launched into a task group's
+        update): hold what it uses for the graph's lifetime."""
+        graph = self.graph()
+        assert graph is not None  # the capture or update block holds it
+        self.keep.append(keep)
+        for a in arrays:
+            a._hold()
+        self.arrays.extend(arrays)
+        return create(CapturedWork, graph, self.stream, label)
+
+    def replay_abandoned(self) -> None:
+        self.abandoned = True
+
+    def unhold(self) -> None:
+        held = list(self.arrays)
+        self.arrays.clear()
+        for a in held:
+            a._unhold()
 
 
 class Graph(metaclass=NoPublicConstructor):
@@ -115,39 +153,26 @@ class Graph(metaclass=NoPublicConstructor):
 
     _factory = "async with stream.capture() as graph"
 
-    def __init__(self, stream: Stream) -> None:
-        self._device: Device = stream._device
-        self._stream = stream
+    def __init__(self, lane: Submissions, stream: Stream) -> None:
+        self._device: Device = stream.device
+        self._core: DeviceCore = lane.core
+        self._lane = lane  # of the capturing stream
         self._handle: Any = None
         self._state = "capturing"  # capturing -> ready -> closed
-        self._keep: list[Any] = []
-        # The arrays the recorded work uses, each held busy (DeviceArray._hold) until the graph
-        # is destroyed or its capture fails.
-        self._arrays: list[DeviceArray] = []
+        self._rec = _GraphRecord(self, stream)
         self._replays = 0
         self._close_requested = False
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._groups: list[TaskGroup] = []
-        self._updates = 0  # streams updating one of its task groups now (TaskGroup.update)
-        self._abandoned = False  # a replay was abandoned with its stream: never destroyed
         self._cqm: Any = None  # the model registered with the completion queue (see above)
         self._order: Any = None  # the event that orders replays across streams, made when needed
-        self._last: Stream | None = None  # the stream of the newest replay in flight
+        self._last: Submissions | None = None  # the lane of the newest replay in flight
 
-    # -- capture (the stream's submission owner calls these) ----------------------------------
-
-    def _record(self, label: str, keep: Any, arrays: tuple[DeviceArray, ...]) -> CapturedWork:
-        """Work was just recorded into the graph (captured, or launched into a task group's
-        update): hold what it uses for the graph's lifetime."""
-        self._keep.append(keep)
-        for a in arrays:
-            a._hold()
-        self._arrays.extend(arrays)
-        return CapturedWork._create(self, label)
+    # -- capture (_capture below) -------------------------------------------------------------
 
     def _captured(self, handle: Any) -> None:
         rc = ffi.new("aclError*")
-        cqm = lib.aiocann_cq_model_new(self._stream._sub.dispatcher.cq, handle, rc)
+        cqm = lib.aiocann_cq_model_new(self._lane.dispatcher.cq, handle, rc)
         if cqm == ffi.NULL:  # its failures could not be told: refuse the graph, not run it blind
             lib.aclmdlRIDestroy(handle)
             self._abandon()
@@ -155,20 +180,17 @@ class Graph(metaclass=NoPublicConstructor):
         self._cqm = cqm
         self._handle = handle
         self._state = "ready"
-        # The finalizer holds the arrays list, not the graph: a graph dropped unclosed still
+        # The finalizer holds the record, not the graph: a graph dropped unclosed still
         # releases what it held.
-        self._finalizer = weakref.finalize(self, _destroy, self._device, handle, self._arrays)
+        self._finalizer = weakref.finalize(self, _destroy, self._core, handle, self._rec)
         self._finalizer.atexit = False
-        self._device._graphs.add(self)
+        self._core.graphs.add(self)
 
     def _abandon(self) -> None:
         """The capture failed: the model was destroyed before it ever ran."""
         self._state = "closed"
-        self._keep.clear()
-        self._unhold()
-
-    def _unhold(self) -> None:
-        _unhold(self._arrays)
+        self._rec.keep.clear()
+        self._rec.unhold()
 
     # -- public -----------------------------------------------------------------------------
 
@@ -186,17 +208,18 @@ class Graph(metaclass=NoPublicConstructor):
         later (``aclmdlRICaptureTaskGrpBegin`` / ``End``)."""
         if self._state != "capturing":
             raise RuntimeError("task groups are formed during capture")
-        s = self._stream
-        s._device._bind()
-        check(lib.aclmdlRICaptureTaskGrpBegin(s._handle), "aclmdlRICaptureTaskGrpBegin")
-        grp = TaskGroup._create(self)
+        lane = self._lane
+        self._core.bind()
+        check(lib.aclmdlRICaptureTaskGrpBegin(lane.handle), "aclmdlRICaptureTaskGrpBegin")
+        handle: list[Any] = [None]
+        grp = TaskGroup._create(self, handle)
         try:
             yield grp
         finally:
             out = ffi.new("aclrtTaskGrp *")
-            s._device._bind()
-            check(lib.aclmdlRICaptureTaskGrpEnd(s._handle, out), "aclmdlRICaptureTaskGrpEnd")
-            grp._handle = out[0]
+            self._core.bind()
+            check(lib.aclmdlRICaptureTaskGrpEnd(lane.handle, out), "aclmdlRICaptureTaskGrpEnd")
+            handle[0] = out[0]
             self._groups.append(grp)
 
     async def launch(self, *, stream: Stream | None = None) -> Completion:
@@ -211,43 +234,46 @@ class Graph(metaclass=NoPublicConstructor):
         if self._state != "ready":
             raise errors.ClosedError(f"{self!r} is not ready (still capturing, or closed)")
         s = stream_or_current(stream)
-        if s._device is not self._device:
+        if s.device is not self._device:
             raise ValueError(f"{self!r} belongs to Device({self._device.index}), not {s.device!r}")
-        sub = await s._admit()
+        sub = await s._sub.enter()
         if self._state != "ready":  # closed while the replay waited: the model is destroyed
             sub.decline()
             raise errors.ClosedError(f"{self!r} was closed while its replay waited for {s!r}")
-        self._after_previous_replay(s)
-        rc = lib.aclmdlRIExecuteAsync(self._handle, s._handle)
+        self._after_previous_replay(sub)
+        rc = lib.aclmdlRIExecuteAsync(self._handle, sub.handle)
         self._replays += 1
+        self._rec.replaying = self  # the replay's Completion keeps the record, and so the graph
         try:
-            done = sub.complete_after(rc, "aclmdlRIExecuteAsync", "graph", self, model=self._cqm)
+            done = sub.complete_after(rc, "aclmdlRIExecuteAsync", "graph", self._rec, model=self._cqm,
+                                      on_done=self._replayed)  # fmt: skip
         except BaseException:
-            self._replays -= 1
+            self._replayed()
             raise
-        self._last = s
-        done._on_done = self._replayed
+        self._last = sub
         return done
 
-    def _after_previous_replay(self, s: Stream) -> None:
-        """Make a replay on ``s`` wait for the previous replay still in flight on another
-        stream, so that replays of this graph never overlap (see the module docstring): an
-        event recorded behind that replay's completion, which holds its stream until it ran."""
+    def _after_previous_replay(self, sub: Submissions) -> None:
+        """Make a replay on ``sub``'s stream wait for the previous replay still in flight on
+        another stream, so that replays of this graph never overlap (see the module docstring):
+        an event recorded behind that replay's completion, which holds its stream until it ran."""
         last = self._last
-        if not self._replays or last is None or last is s or last._state not in ("open", "updating"):
+        if not self._replays or last is None or last is sub or not last.submitting() or last.capture is not None:
             return
-        s._device._bind()
+        self._core.bind()
         if self._order is None:
             out = ffi.new("aclrtEvent*")
             check(lib.aclrtCreateEventWithFlag(out, lib.ACL_EVENT_SYNC), "aclrtCreateEventWithFlag")
             self._order = out[0]
-        check(lib.aclrtRecordEvent(self._order, last._handle), "aclrtRecordEvent")
-        check(lib.aclrtStreamWaitEvent(s._handle, self._order), "aclrtStreamWaitEvent")
+        check(lib.aclrtRecordEvent(self._order, last.handle), "aclrtRecordEvent")
+        check(lib.aclrtStreamWaitEvent(sub.handle, self._order), "aclrtStreamWaitEvent")
 
     def _replayed(self) -> None:
         self._replays -= 1
         if not self._replays:
             self._last = None
+            if not self._rec.abandoned:
+                self._rec.replaying = None
         if self._close_requested and not self._replays:
             self._destroy()
 
@@ -257,7 +283,7 @@ class Graph(metaclass=NoPublicConstructor):
             return
         if self._state == "capturing":
             raise RuntimeError("leave the capture block first")
-        if self._updates:
+        if self._rec.updates:
             # What the update block launches is recorded into this graph, and held by it: a
             # graph destroyed meanwhile would hold that for good (and the update would reach a
             # destroyed model).
@@ -270,11 +296,8 @@ class Graph(metaclass=NoPublicConstructor):
         """The device is closing: its streams are drained, destroy now -- unless a replay was
         abandoned with its stream (Stream.aclose): the device may still run it, so the model
         and everything it holds stay as they are."""
-        if self._state == "ready" and not self._abandoned:
+        if self._state == "ready" and not self._rec.abandoned:
             self._destroy()
-
-    def _replay_abandoned(self) -> None:
-        self._abandoned = True
 
     def _destroy(self) -> None:
         self._state = "closed"
@@ -285,11 +308,78 @@ class Graph(metaclass=NoPublicConstructor):
             self._cqm = None
         if self._order is not None:
             order, self._order = self._order, None
-            in_context(self._device._ctx, lambda: lib.aclrtDestroyEvent(order))
+            self._core.in_context(lambda: lib.aclrtDestroyEvent(order))
         self._last = None
-        self._unhold()  # no replay is in flight: the arrays are no longer busy for the graph
+        self._rec.unhold()  # no replay is in flight: the arrays are no longer busy for the graph
         # (the finalizer released them already; this is for a graph that never got one)
-        self._keep.clear()
+        self._rec.keep.clear()
+
+    @asynccontextmanager
+    async def _capture(self, mode: CaptureMode) -> AsyncIterator[Graph]:
+        """The capture block (``Stream.capture``, ``_capture``): the lane records into this
+        graph until it ends."""
+        if mode not in _MODES:
+            raise ValueError(f"mode must be one of {', '.join(_MODES)}, not {mode!r}")
+        lane, core = self._lane, self._core
+        if lane.mode.value != "open":
+            raise errors.ClosedError(f"{lane.stream!r} is not open")
+        core.bind()
+        # Work submitted before the capture keeps its completion callbacks; only what follows is
+        # recorded. The completion callbacks already queued are not part of the capture.
+        check(lib.aclmdlRICaptureBegin(lane.handle, _MODES[mode]), "aclmdlRICaptureBegin")
+        lane.begin_capture(self._rec)
+        ok = False
+        try:
+            yield self
+            ok = True
+        finally:
+            if lane.capture is self._rec:  # else the device's closing ended the capture (_interrupt)
+                lane.end_capture()
+                out = ffi.new("aclmdlRI *")
+                core.bind()
+                rc = lib.aclmdlRICaptureEnd(lane.handle, out)
+                if rc or not ok:
+                    if out[0] != ffi.NULL:
+                        lib.aclmdlRIDestroy(out[0])
+                    self._abandon()
+                    if ok:
+                        check(rc, "aclmdlRICaptureEnd")
+                else:
+                    self._captured(out[0])
+        if self._state == "closed":  # the body succeeded, but the capture was ended under it
+            raise errors.ClosedError(f"{self._device!r} was closed during the capture: the graph was discarded")
+
+    @asynccontextmanager
+    async def _update(self, group: Any, s: Stream) -> AsyncIterator[None]:
+        """``TaskGroup.update``: launches on ``s`` meanwhile update the task group ``group``."""
+        if self._state != "ready" or group is None or self._close_requested:
+            raise errors.ClosedError(f"{self!r} is not ready")
+        if not isinstance(s, StreamBase):  # only Stream derives from it (_context.py)
+            raise TypeError(f"stream must be a Stream (dev.stream()), not {type(s).__name__}")
+        if s.device is not self._device:
+            raise ValueError(f"{self!r} belongs to Device({self._device.index}), not {s.device!r}")
+        sub, rec = s._sub, self._rec
+        sub.begin_update(rec)  # raises ClosedError unless the stream is open
+        try:
+            sub.core.bind()
+            check(lib.aclmdlRICaptureTaskUpdateBegin(sub.handle, group), "aclmdlRICaptureTaskUpdateBegin")
+        except BaseException:
+            sub.end_update()
+            raise
+        # Launches on the stream now update the group's kernels: they take launch()'s slow
+        # path, which hands the graph what they use.
+        rec.updates += 1
+        try:
+            yield
+        finally:
+            interrupted = sub.updating is not rec  # the device's closing ended the update (_interrupt)
+            if not interrupted:
+                rec.updates -= 1
+                sub.end_update()
+                sub.core.bind()
+                check(lib.aclmdlRICaptureTaskUpdateEnd(sub.handle), "aclmdlRICaptureTaskUpdateEnd")
+        if interrupted:  # the body succeeded, but the update was ended under it
+            raise errors.ClosedError(f"{self._device!r} was closed during the update: it was not applied")
 
     def __repr__(self) -> str:
         return f"<Graph device={self._device.index} {self._state}>"
@@ -300,101 +390,40 @@ class TaskGroup(metaclass=NoPublicConstructor):
 
     _factory = "async with graph.group() as group (during capture)"
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, handle: list[Any]) -> None:
         self._graph = graph
-        self._handle: Any = None
+        self._handle = handle  # [aclrtTaskGrp], set when the group's capture ends
 
-    @asynccontextmanager
-    async def update(self, *, stream: Stream) -> AsyncIterator[None]:
+    def update(self, *, stream: Stream) -> AbstractAsyncContextManager[None]:
         """Re-launch the group's kernels (same order, new args or blocks) on ``stream``; the
         graph's kernels are replaced when the stream reaches them (replays after that run the
         new ones). ``aclmdlRICaptureTaskUpdateBegin`` / ``End``."""
-        g = self._graph
-        if g._state != "ready" or self._handle is None or g._close_requested:
-            raise errors.ClosedError(f"{g!r} is not ready")
-        s = stream
-        if not isinstance(s, StreamBase):  # only Stream derives from it (_context.py)
-            raise TypeError(f"stream must be a Stream (dev.stream()), not {type(s).__name__}")
-        if s._device is not g._device:
-            raise ValueError(f"{g!r} belongs to Device({g._device.index}), not {s.device!r}")
-        sub = s._sub
-        sub.begin_update(g)  # raises ClosedError unless the stream is open
-        try:
-            s._device._bind()
-            check(lib.aclmdlRICaptureTaskUpdateBegin(s._handle, self._handle), "aclmdlRICaptureTaskUpdateBegin")
-        except BaseException:
-            sub.end_update()
-            raise
-        # Launches on the stream now update the group's kernels: they take launch()'s slow
-        # path, which hands the graph what they use.
-        g._updates += 1
-        try:
-            yield
-        finally:
-            interrupted = sub.updating is not g  # the device's closing ended the update (_interrupt)
-            if not interrupted:
-                g._updates -= 1
-                sub.end_update()
-                s._device._bind()
-                check(lib.aclmdlRICaptureTaskUpdateEnd(s._handle), "aclmdlRICaptureTaskUpdateEnd")
-        if interrupted:  # the body succeeded, but the update was ended under it
-            raise errors.ClosedError(f"{s._device!r} was closed during the update: it was not applied")
+        return self._graph._update(self._handle[0], stream)
 
 
-@asynccontextmanager
-async def _capture(stream: Stream, mode: CaptureMode = "global") -> AsyncIterator[Graph]:
+def _capture(stream: Stream, lane: Submissions, mode: CaptureMode = "global") -> AbstractAsyncContextManager[Graph]:
     """``Stream.capture()``: see the module docstring."""
-    if mode not in _MODES:
-        raise ValueError(f"mode must be one of {', '.join(_MODES)}, not {mode!r}")
-    if stream._state != "open":
-        raise errors.ClosedError(f"{stream!r} is not open")
-    dev = stream._device
-    dev._bind()
-    # Work submitted before the capture keeps its completion callbacks; only what follows is
-    # recorded. The completion callbacks already queued are not part of the capture.
-    check(lib.aclmdlRICaptureBegin(stream._handle, _MODES[mode]), "aclmdlRICaptureBegin")
-    graph = Graph._create(stream)
-    sub = stream._sub
-    sub.begin_capture(graph)
-    ok = False
-    try:
-        yield graph
-        ok = True
-    finally:
-        if sub.capture is graph:  # else the device's closing ended the capture (_interrupt)
-            sub.end_capture()
-            out = ffi.new("aclmdlRI *")
-            dev._bind()
-            rc = lib.aclmdlRICaptureEnd(stream._handle, out)
-            if rc or not ok:
-                if out[0] != ffi.NULL:
-                    lib.aclmdlRIDestroy(out[0])
-                graph._abandon()
-                if ok:
-                    check(rc, "aclmdlRICaptureEnd")
-            else:
-                graph._captured(out[0])
-    if graph._state == "closed":  # the body succeeded, but the capture was ended under it
-        raise errors.ClosedError(f"{dev!r} was closed during the capture: the graph was discarded")
+    return create(Graph, lane, stream)._capture(mode)
 
 
-def _interrupt(stream: Stream) -> None:
-    """The device is closing while ``stream`` captures a graph or updates a task group (in a
+def _interrupt(lane: Submissions) -> None:
+    """The device is closing while ``lane``'s stream captures a graph or updates a task group (in a
     task that is still inside that block): end it now -- the runtime would refuse to drain or
     destroy the stream until then -- and discard the capture (its graph never ran: what it held
     goes back) or the unfinished update. The block, when its task resumes, raises
     ClosedError."""
-    sub = stream._sub
-    bind_context(stream._device._ctx)  # the device is closing: _bind() would refuse
-    graph, updated = sub.interrupt()
-    if graph is not None:
+    lane.core.bind_closing()  # the device is closing: bind() would refuse
+    captured, updated = lane.interrupt()
+    if captured is not None:
         out = ffi.new("aclmdlRI *")
-        if lib.aclmdlRICaptureEnd(stream._handle, out):
+        if lib.aclmdlRICaptureEnd(lane.handle, out):
             last_error_message()  # e.g. the capture was invalidated already: ended either way
         if out[0] != ffi.NULL:
             lib.aclmdlRIDestroy(out[0])
-        graph._abandon()
+        graph = captured.graph()
+        if graph is not None:
+            graph._abandon()
     if updated is not None:
-        updated._updates -= 1
-        if lib.aclmdlRICaptureTaskUpdateEnd(stream._handle):
+        updated.updates -= 1
+        if lib.aclmdlRICaptureTaskUpdateEnd(lane.handle):
             last_error_message()  # an update with kernels still to launch is refused: ended anyway

@@ -251,11 +251,13 @@ def _is_open(s: Stream) -> bool:
 
 
 def _pending(s: Stream) -> list[str]:
-    return [c.label for c in s._sub.pending.values()] if s._sub is not None else []
+    lane = s._sub
+    return [c.label for c in lane.pending.values()] if lane is not None else []
 
 
 def _unreported(s: Stream) -> AclError | None:
-    return s._sub.unreported if s._sub is not None else None
+    lane = s._sub
+    return lane.unreported if lane is not None else None
 
 
 _checked_device: Callable[..., Device] | None = None
