@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from asyncio import _get_running_loop
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -94,7 +95,7 @@ class AsyncioFlavour(Flavour):
         self.loop = loop
 
     def on_own_loop(self) -> bool:
-        return asyncio._get_running_loop() is self.loop
+        return _get_running_loop() is self.loop
 
     def wake(self, waiters: list[Any]) -> None:
         for w in waiters:

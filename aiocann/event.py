@@ -181,7 +181,8 @@ class Event(metaclass=NoPublicConstructor):
             raise TypeError(f"elapsed_ms() takes the start Event, not {type(start).__name__}")
         self._core.bind()
         ms = ffi.new("float*")
-        check(lib.aclrtEventElapsedTime(ms, start._rec.live_handle(), self._live_handle()), "aclrtEventElapsedTime")
+        begin = as_pointer(start.handle, "aclrtEvent")  # raises ClosedError once closed
+        check(lib.aclrtEventElapsedTime(ms, begin, self._live_handle()), "aclrtEventElapsedTime")
         return float(ms[0])
 
     def __sub__(self, start: Event) -> float:

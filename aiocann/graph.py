@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import AsyncIterator, Generator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import errors
@@ -105,17 +105,42 @@ def _destroy(core: DeviceCore, handle: Any, record: _GraphRecord) -> None:
 
 
 class _GraphRecord:
-    """What a graph's captured work uses, held for the graph's lifetime -- and the graph as the
-    stream's lane sees it while the stream captures into it or updates one of its task groups
-    (``Submissions.capture`` / ``updating``): the lane hands it what that work keeps
-    (``record``). The graph's finalizer holds this record, not the graph, so that a graph
-    dropped unclosed still releases what it held."""
+    """The state of one graph, which its public face (:class:`Graph`), its task groups, the
+    capture block and the stream's lane share: the lane sees the graph through it while the
+    stream captures into it or updates one of its task groups (``Submissions.capture`` /
+    ``updating``) and hands it what that work keeps (``record``). What the captured work uses
+    is held here for the graph's lifetime; the graph's finalizer holds this record, not the
+    graph, so that a graph dropped unclosed still releases what it held."""
 
-    __slots__ = ("graph", "stream", "keep", "arrays", "abandoned", "replaying", "updates")
+    __slots__ = (
+        "graph",
+        "lane",
+        "core",
+        "device",
+        "stream",
+        "state",
+        "close_requested",
+        "handle",
+        "cqm",
+        "finalizer",
+        "keep",
+        "arrays",
+        "abandoned",
+        "replaying",
+        "updates",
+    )
 
-    def __init__(self, graph: Graph, stream: Stream) -> None:
-        self.graph = weakref.ref(graph)
+    def __init__(self, lane: Submissions, stream: Stream) -> None:
+        self.graph: weakref.ref[Graph] | None = None  # set by the Graph made of it
+        self.lane = lane  # of the capturing stream
+        self.core: DeviceCore = lane.core
+        self.device: Device = stream.device
         self.stream = stream  # the capturing stream (CapturedWork names it)
+        self.state = "capturing"  # capturing -> ready -> closed
+        self.close_requested = False
+        self.handle: Any = None  # the aclmdlRI, once captured
+        self.cqm: Any = None  # the model registered with the completion queue (see above)
+        self.finalizer: weakref.finalize[Any, Any] | None = None
         self.keep: list[Any] = []
         # The arrays the recorded work uses, each held busy (DeviceArray._hold) until the graph
         # is destroyed or its capture fails.
@@ -126,16 +151,42 @@ class _GraphRecord:
         self.replaying: Graph | None = None
         self.updates = 0  # streams updating one of its task groups now (TaskGroup.update)
 
+    def the_graph(self) -> Graph:
+        graph = self.graph() if self.graph is not None else None
+        assert graph is not None  # whoever asks (a capture or update block, a replay) holds it
+        return graph
+
     def record(self, label: str, keep: Any, arrays: tuple[DeviceArray, ...]) -> CapturedWork:
         """Work was just recorded into the graph (captured, or launched into a task group's
         update): hold what it uses for the graph's lifetime."""
-        graph = self.graph()
-        assert graph is not None  # the capture or update block holds it
         self.keep.append(keep)
         for a in arrays:
             a._hold()
         self.arrays.extend(arrays)
-        return create(CapturedWork, graph, self.stream, label)
+        return create(CapturedWork, self.the_graph(), self.stream, label)
+
+    def captured(self, handle: Any) -> None:
+        """The capture ended with the model ``handle``: the graph is ready to replay."""
+        rc = ffi.new("aclError*")
+        cqm = lib.aiocann_cq_model_new(self.lane.dispatcher.cq, handle, rc)
+        if cqm == ffi.NULL:  # its failures could not be told: refuse the graph, not run it blind
+            lib.aclmdlRIDestroy(handle)
+            self.abandon()
+            check(rc[0], "aclmdlRIGetStreams")
+        self.cqm = cqm
+        self.handle = handle
+        self.state = "ready"
+        graph = self.the_graph()
+        self.finalizer = weakref.finalize(graph, _destroy, self.core, handle, self)
+        self.finalizer.atexit = False
+        self.core.graphs.add(graph)
+
+    def abandon(self) -> None:
+        """The capture failed, or was ended by the device's closing: the model was destroyed
+        before it ever ran."""
+        self.state = "closed"
+        self.keep.clear()
+        self.unhold()
 
     def replay_abandoned(self) -> None:
         self.abandoned = True
@@ -153,44 +204,18 @@ class Graph(metaclass=NoPublicConstructor):
 
     _factory = "async with stream.capture() as graph"
 
-    def __init__(self, lane: Submissions, stream: Stream) -> None:
-        self._device: Device = stream.device
-        self._core: DeviceCore = lane.core
-        self._lane = lane  # of the capturing stream
-        self._handle: Any = None
-        self._state = "capturing"  # capturing -> ready -> closed
-        self._rec = _GraphRecord(self, stream)
+    def __init__(self, rec: _GraphRecord) -> None:
+        rec.graph = weakref.ref(self)
+        self._rec = rec
         self._replays = 0
-        self._close_requested = False
-        self._finalizer: weakref.finalize[Any, Any] | None = None
         self._groups: list[TaskGroup] = []
-        self._cqm: Any = None  # the model registered with the completion queue (see above)
         self._order: Any = None  # the event that orders replays across streams, made when needed
         self._last: Submissions | None = None  # the lane of the newest replay in flight
 
-    # -- capture (_capture below) -------------------------------------------------------------
-
-    def _captured(self, handle: Any) -> None:
-        rc = ffi.new("aclError*")
-        cqm = lib.aiocann_cq_model_new(self._lane.dispatcher.cq, handle, rc)
-        if cqm == ffi.NULL:  # its failures could not be told: refuse the graph, not run it blind
-            lib.aclmdlRIDestroy(handle)
-            self._abandon()
-            check(rc[0], "aclmdlRIGetStreams")
-        self._cqm = cqm
-        self._handle = handle
-        self._state = "ready"
-        # The finalizer holds the record, not the graph: a graph dropped unclosed still
-        # releases what it held.
-        self._finalizer = weakref.finalize(self, _destroy, self._core, handle, self._rec)
-        self._finalizer.atexit = False
-        self._core.graphs.add(self)
-
-    def _abandon(self) -> None:
-        """The capture failed: the model was destroyed before it ever ran."""
-        self._state = "closed"
-        self._rec.keep.clear()
-        self._rec.unhold()
+    @property
+    def _state(self) -> str:
+        """capturing -> ready -> closed (the record's)."""
+        return self._rec.state
 
     # -- public -----------------------------------------------------------------------------
 
@@ -198,26 +223,26 @@ class Graph(metaclass=NoPublicConstructor):
     def handle(self) -> int:
         """The ``aclmdlRI`` as an int (the value pyACL's ``acl.mdl`` functions take). Raises
         ClosedError while capturing and once closed."""
-        if self._state != "ready":
+        if self._rec.state != "ready":
             raise errors.ClosedError(f"{self!r} is not ready")
-        return as_int(self._handle)
+        return as_int(self._rec.handle)
 
     @asynccontextmanager
     async def group(self) -> AsyncIterator[TaskGroup]:
         """During capture: the launches inside form a task group that ``update()`` can change
         later (``aclmdlRICaptureTaskGrpBegin`` / ``End``)."""
-        if self._state != "capturing":
+        if self._rec.state != "capturing":
             raise RuntimeError("task groups are formed during capture")
-        lane = self._lane
-        self._core.bind()
+        lane = self._rec.lane
+        self._rec.core.bind()
         check(lib.aclmdlRICaptureTaskGrpBegin(lane.handle), "aclmdlRICaptureTaskGrpBegin")
         handle: list[Any] = [None]
-        grp = TaskGroup._create(self, handle)
+        grp = create(TaskGroup, self, self._rec, handle)
         try:
             yield grp
         finally:
             out = ffi.new("aclrtTaskGrp *")
-            self._core.bind()
+            self._rec.core.bind()
             check(lib.aclmdlRICaptureTaskGrpEnd(lane.handle, out), "aclmdlRICaptureTaskGrpEnd")
             handle[0] = out[0]
             self._groups.append(grp)
@@ -231,21 +256,21 @@ class Graph(metaclass=NoPublicConstructor):
         :raises ClosedError: the graph is still capturing or was closed.
         :raises ValueError: a stream of another Device.
         """
-        if self._state != "ready":
+        if self._rec.state != "ready":
             raise errors.ClosedError(f"{self!r} is not ready (still capturing, or closed)")
         s = stream_or_current(stream)
-        if s.device is not self._device:
-            raise ValueError(f"{self!r} belongs to Device({self._device.index}), not {s.device!r}")
-        sub = await s._sub.enter()
-        if self._state != "ready":  # closed while the replay waited: the model is destroyed
+        if s.device is not self._rec.device:
+            raise ValueError(f"{self!r} belongs to Device({self._rec.device.index}), not {s.device!r}")
+        sub = await _lane_of(s).enter()
+        if self._rec.state != "ready":  # closed while the replay waited: the model is destroyed
             sub.decline()
             raise errors.ClosedError(f"{self!r} was closed while its replay waited for {s!r}")
         self._after_previous_replay(sub)
-        rc = lib.aclmdlRIExecuteAsync(self._handle, sub.handle)
+        rc = lib.aclmdlRIExecuteAsync(self._rec.handle, sub.handle)
         self._replays += 1
         self._rec.replaying = self  # the replay's Completion keeps the record, and so the graph
         try:
-            done = sub.complete_after(rc, "aclmdlRIExecuteAsync", "graph", self._rec, model=self._cqm,
+            done = sub.complete_after(rc, "aclmdlRIExecuteAsync", "graph", self._rec, model=self._rec.cqm,
                                       on_done=self._replayed)  # fmt: skip
         except BaseException:
             self._replayed()
@@ -260,7 +285,7 @@ class Graph(metaclass=NoPublicConstructor):
         last = self._last
         if not self._replays or last is None or last is sub or not last.submitting() or last.capture is not None:
             return
-        self._core.bind()
+        self._rec.core.bind()
         if self._order is None:
             out = ffi.new("aclrtEvent*")
             check(lib.aclrtCreateEventWithFlag(out, lib.ACL_EVENT_SYNC), "aclrtCreateEventWithFlag")
@@ -274,21 +299,21 @@ class Graph(metaclass=NoPublicConstructor):
             self._last = None
             if not self._rec.abandoned:
                 self._rec.replaying = None
-        if self._close_requested and not self._replays:
+        if self._rec.close_requested and not self._replays:
             self._destroy()
 
     def close(self) -> None:
         """Destroy the model (``aclmdlRIDestroy``) -- once the replays in flight are done."""
-        if self._state == "closed":
+        if self._rec.state == "closed":
             return
-        if self._state == "capturing":
+        if self._rec.state == "capturing":
             raise RuntimeError("leave the capture block first")
         if self._rec.updates:
             # What the update block launches is recorded into this graph, and held by it: a
             # graph destroyed meanwhile would hold that for good (and the update would reach a
             # destroyed model).
             raise RuntimeError("leave the task group's update block first")
-        self._close_requested = True
+        self._rec.close_requested = True
         if not self._replays:
             self._destroy()
 
@@ -296,69 +321,52 @@ class Graph(metaclass=NoPublicConstructor):
         """The device is closing: its streams are drained, destroy now -- unless a replay was
         abandoned with its stream (Stream.aclose): the device may still run it, so the model
         and everything it holds stay as they are."""
-        if self._state == "ready" and not self._rec.abandoned:
+        if self._rec.state == "ready" and not self._rec.abandoned:
             self._destroy()
 
     def _destroy(self) -> None:
-        self._state = "closed"
-        if self._finalizer is not None:
-            self._finalizer()  # binds the device's context itself (also while it closes)
-        if self._cqm is not None:  # no replay is in flight: nothing can be reported on it any more
-            lib.aiocann_cq_model_free(self._cqm)
-            self._cqm = None
+        self._rec.state = "closed"
+        if self._rec.finalizer is not None:
+            self._rec.finalizer()  # binds the device's context itself (also while it closes)
+        if self._rec.cqm is not None:  # no replay is in flight: nothing can be reported on it any more
+            lib.aiocann_cq_model_free(self._rec.cqm)
+            self._rec.cqm = None
         if self._order is not None:
             order, self._order = self._order, None
-            self._core.in_context(lambda: lib.aclrtDestroyEvent(order))
+            self._rec.core.in_context(lambda: lib.aclrtDestroyEvent(order))
         self._last = None
         self._rec.unhold()  # no replay is in flight: the arrays are no longer busy for the graph
         # (the finalizer released them already; this is for a graph that never got one)
         self._rec.keep.clear()
 
-    @asynccontextmanager
-    async def _capture(self, mode: CaptureMode) -> AsyncIterator[Graph]:
-        """The capture block (``Stream.capture``, ``_capture``): the lane records into this
-        graph until it ends."""
-        if mode not in _MODES:
-            raise ValueError(f"mode must be one of {', '.join(_MODES)}, not {mode!r}")
-        lane, core = self._lane, self._core
-        if lane.mode.value != "open":
-            raise errors.ClosedError(f"{lane.stream!r} is not open")
-        core.bind()
-        # Work submitted before the capture keeps its completion callbacks; only what follows is
-        # recorded. The completion callbacks already queued are not part of the capture.
-        check(lib.aclmdlRICaptureBegin(lane.handle, _MODES[mode]), "aclmdlRICaptureBegin")
-        lane.begin_capture(self._rec)
-        ok = False
-        try:
-            yield self
-            ok = True
-        finally:
-            if lane.capture is self._rec:  # else the device's closing ended the capture (_interrupt)
-                lane.end_capture()
-                out = ffi.new("aclmdlRI *")
-                core.bind()
-                rc = lib.aclmdlRICaptureEnd(lane.handle, out)
-                if rc or not ok:
-                    if out[0] != ffi.NULL:
-                        lib.aclmdlRIDestroy(out[0])
-                    self._abandon()
-                    if ok:
-                        check(rc, "aclmdlRICaptureEnd")
-                else:
-                    self._captured(out[0])
-        if self._state == "closed":  # the body succeeded, but the capture was ended under it
-            raise errors.ClosedError(f"{self._device!r} was closed during the capture: the graph was discarded")
+    def __repr__(self) -> str:
+        return f"<Graph device={self._rec.device.index} {self._rec.state}>"
+
+
+class TaskGroup(metaclass=NoPublicConstructor):
+    """Captured launches that can be updated between replays. From ``graph.group()``."""
+
+    _factory = "async with graph.group() as group (during capture)"
+
+    def __init__(self, graph: Graph, rec: _GraphRecord, handle: list[Any]) -> None:
+        self._graph = graph
+        self._rec = rec
+        self._handle = handle  # [aclrtTaskGrp], set when the group's capture ends
 
     @asynccontextmanager
-    async def _update(self, group: Any, s: Stream) -> AsyncIterator[None]:
-        """``TaskGroup.update``: launches on ``s`` meanwhile update the task group ``group``."""
-        if self._state != "ready" or group is None or self._close_requested:
-            raise errors.ClosedError(f"{self!r} is not ready")
+    async def update(self, *, stream: Stream) -> AsyncIterator[None]:
+        """Re-launch the group's kernels (same order, new args or blocks) on ``stream``; the
+        graph's kernels are replaced when the stream reaches them (replays after that run the
+        new ones). ``aclmdlRICaptureTaskUpdateBegin`` / ``End``."""
+        g, rec, group = self._graph, self._rec, self._handle[0]
+        if rec.state != "ready" or group is None or rec.close_requested:
+            raise errors.ClosedError(f"{g!r} is not ready")
+        s = stream
         if not isinstance(s, StreamBase):  # only Stream derives from it (_context.py)
             raise TypeError(f"stream must be a Stream (dev.stream()), not {type(s).__name__}")
-        if s.device is not self._device:
-            raise ValueError(f"{self!r} belongs to Device({self._device.index}), not {s.device!r}")
-        sub, rec = s._sub, self._rec
+        if s.device is not rec.device:
+            raise ValueError(f"{g!r} belongs to Device({rec.device.index}), not {s.device!r}")
+        sub = _lane_of(s)
         sub.begin_update(rec)  # raises ClosedError unless the stream is open
         try:
             sub.core.bind()
@@ -379,39 +387,58 @@ class Graph(metaclass=NoPublicConstructor):
                 sub.core.bind()
                 check(lib.aclmdlRICaptureTaskUpdateEnd(sub.handle), "aclmdlRICaptureTaskUpdateEnd")
         if interrupted:  # the body succeeded, but the update was ended under it
-            raise errors.ClosedError(f"{self._device!r} was closed during the update: it was not applied")
-
-    def __repr__(self) -> str:
-        return f"<Graph device={self._device.index} {self._state}>"
+            raise errors.ClosedError(f"{rec.device!r} was closed during the update: it was not applied")
 
 
-class TaskGroup(metaclass=NoPublicConstructor):
-    """Captured launches that can be updated between replays. From ``graph.group()``."""
-
-    _factory = "async with graph.group() as group (during capture)"
-
-    def __init__(self, graph: Graph, handle: list[Any]) -> None:
-        self._graph = graph
-        self._handle = handle  # [aclrtTaskGrp], set when the group's capture ends
-
-    def update(self, *, stream: Stream) -> AbstractAsyncContextManager[None]:
-        """Re-launch the group's kernels (same order, new args or blocks) on ``stream``; the
-        graph's kernels are replaced when the stream reaches them (replays after that run the
-        new ones). ``aclmdlRICaptureTaskUpdateBegin`` / ``End``."""
-        return self._graph._update(self._handle[0], stream)
+def _lane_of(stream: Stream) -> Submissions:
+    """The stream's lane, which the graph's replays and updates go through."""
+    return stream._sub
 
 
-def _capture(stream: Stream, lane: Submissions, mode: CaptureMode = "global") -> AbstractAsyncContextManager[Graph]:
-    """``Stream.capture()``: see the module docstring."""
-    return create(Graph, lane, stream)._capture(mode)
+@asynccontextmanager
+async def _capture(stream: Stream, lane: Submissions, mode: CaptureMode = "global") -> AsyncIterator[Graph]:
+    """``Stream.capture()``: see the module docstring. The lane records into the graph until
+    the block ends."""
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {', '.join(_MODES)}, not {mode!r}")
+    if lane.mode.value != "open":
+        raise errors.ClosedError(f"{stream!r} is not open")
+    core = lane.core
+    core.bind()
+    # Work submitted before the capture keeps its completion callbacks; only what follows is
+    # recorded. The completion callbacks already queued are not part of the capture.
+    check(lib.aclmdlRICaptureBegin(lane.handle, _MODES[mode]), "aclmdlRICaptureBegin")
+    rec = _GraphRecord(lane, stream)
+    graph = create(Graph, rec)
+    lane.begin_capture(rec)
+    ok = False
+    try:
+        yield graph
+        ok = True
+    finally:
+        if lane.capture is rec:  # else the device's closing ended the capture (_interrupt)
+            lane.end_capture()
+            out = ffi.new("aclmdlRI *")
+            core.bind()
+            rc = lib.aclmdlRICaptureEnd(lane.handle, out)
+            if rc or not ok:
+                if out[0] != ffi.NULL:
+                    lib.aclmdlRIDestroy(out[0])
+                rec.abandon()
+                if ok:
+                    check(rc, "aclmdlRICaptureEnd")
+            else:
+                rec.captured(out[0])
+    if rec.state == "closed":  # the body succeeded, but the capture was ended under it
+        raise errors.ClosedError(f"{rec.device!r} was closed during the capture: the graph was discarded")
 
 
 def _interrupt(lane: Submissions) -> None:
-    """The device is closing while ``lane``'s stream captures a graph or updates a task group (in a
-    task that is still inside that block): end it now -- the runtime would refuse to drain or
-    destroy the stream until then -- and discard the capture (its graph never ran: what it held
-    goes back) or the unfinished update. The block, when its task resumes, raises
-    ClosedError."""
+    """The device is closing while ``lane``'s stream captures a graph or updates a task group
+    (in a task that is still inside that block): end it now -- the runtime would refuse to
+    drain or destroy the stream until then -- and discard the capture (its graph never ran:
+    what it held goes back) or the unfinished update. The block, when its task resumes,
+    raises ClosedError."""
     lane.core.bind_closing()  # the device is closing: bind() would refuse
     captured, updated = lane.interrupt()
     if captured is not None:
@@ -420,9 +447,7 @@ def _interrupt(lane: Submissions) -> None:
             last_error_message()  # e.g. the capture was invalidated already: ended either way
         if out[0] != ffi.NULL:
             lib.aclmdlRIDestroy(out[0])
-        graph = captured.graph()
-        if graph is not None:
-            graph._abandon()
+        captured.abandon()
     if updated is not None:
         updated.updates -= 1
         if lib.aclmdlRICaptureTaskUpdateEnd(lane.handle):

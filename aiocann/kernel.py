@@ -126,7 +126,7 @@ class Binary(metaclass=NoPublicConstructor):
             h = ffi.new("aclrtFuncHandle*")
             check(lib.aclrtBinaryGetFunction(self._live_handle(), exact.encode(), h), "aclrtBinaryGetFunction")
             sig = self.signatures.get(exact) if self.signatures else None
-            kernel = self._kernels[name] = create(Kernel, self, exact, h[0], sig)
+            kernel = self._kernels[name] = create(Kernel, self, exact, h[0], sig, self._finalizer)
         return kernel
 
     def _exact_name(self, name: str) -> str:
@@ -211,8 +211,16 @@ class Kernel(metaclass=NoPublicConstructor):
 
     _factory = "binary.function(name)"
 
-    def __init__(self, binary: Binary, name: str, handle: Any, signature: tuple[ParamSpec, ...] | None):
+    def __init__(
+        self,
+        binary: Binary,
+        name: str,
+        handle: Any,
+        signature: tuple[ParamSpec, ...] | None,
+        loaded: weakref.finalize[Any, Any],
+    ):
         self.binary = binary
+        self._loaded = loaded  # the binary's unloader: alive while the binary is loaded
         self.name = name
         self._handle = handle
         self.signature = signature
@@ -220,7 +228,7 @@ class Kernel(metaclass=NoPublicConstructor):
         self._npu = core_of(binary.device).acl
 
     def _live_handle(self) -> Any:
-        if self.binary._handle is None:
+        if not self._loaded.alive:
             raise errors.ClosedError(f"kernel {self.name}: binary {self.binary.label} was unloaded")
         return self._handle
 
@@ -495,7 +503,7 @@ class ArgsBuilder(metaclass=NoPublicConstructor):
                 for arr in uploaded:
                     arr.close()
                 raise
-        return KernelArgs._build(self.kernel, entries)
+        return create(KernelArgs, self.kernel, entries)
 
 
 def _same_device(kernel: Kernel, array: DeviceArray) -> None:
@@ -519,8 +527,8 @@ class KernelArgs(metaclass=NoPublicConstructor):
 
     _factory = "await kernel.args()...  (an ArgsBuilder)"
 
-    def __init__(self) -> None:
-        self.kernel: Kernel
+    def __init__(self, kernel: Kernel, entries: list[tuple[str, Any]]) -> None:
+        self.kernel = kernel
         self._handle: Any = None
         self._memory: tuple[np.ndarray, np.ndarray] | None = None
         self._params: list[Any] = []
@@ -533,11 +541,9 @@ class KernelArgs(metaclass=NoPublicConstructor):
         # The handle while an argument points to a closed array (see _array_closed): _handle is
         # None then, so every launch path -- the hot one checks _handle anyway -- refuses them.
         self._parked: Any = None
+        self._build(kernel, entries)
 
-    @classmethod
-    def _build(cls, kernel: Kernel, entries: list[tuple[str, Any]]) -> KernelArgs:
-        self = cls._create()
-        self.kernel = kernel
+    def _build(self, kernel: Kernel, entries: list[tuple[str, Any]]) -> None:
         fn = as_pointer(kernel.handle, "aclrtFuncHandle")  # raises ClosedError once unloaded
         core_of(kernel.binary.device).bind()
         payloads: list[bytes | None] = []
@@ -592,7 +598,6 @@ class KernelArgs(metaclass=NoPublicConstructor):
                 self._placeholder_data[i] = view
         check(lib.aclrtKernelArgsFinalize(handle), "aclrtKernelArgsFinalize")
         self._handle = handle
-        return self
 
     def _array_closed(self, array: DeviceArray) -> None:
         """``array``, which an argument may point to, was closed: its block goes back to the

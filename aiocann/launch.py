@@ -113,7 +113,7 @@ async def launch(
         and sub.thread == _get_ident()  # the device's own thread (the loop: _prepare)
         and kernel._npu is sub.npu
         and kernel.binary._handle is not None
-        and args._handle is not None
+        and (handle := args._handle) is not None
         and sub.in_flight < sub.max_in_flight
         and not sub.waiters
     ):
@@ -121,15 +121,16 @@ async def launch(
     else:
         sub, args, cfg = await _prepare(kernel, args, blocks, stream, config)
         s = sub.stream
+        handle = args._handle
         graph = sub.capture or sub.updating
         if graph is not None:
             # Recorded into a graph, or updating one of its task groups: the runtime takes no
             # completion callback on the stream meanwhile, and the graph keeps what it uses.
-            check(lib.aclrtLaunchKernelWithConfig(kernel._handle, blocks, sub.handle, cfg, args._handle, _NULL),
+            check(lib.aclrtLaunchKernelWithConfig(kernel._handle, blocks, sub.handle, cfg, handle, _NULL),
                   "aclrtLaunchKernelWithConfig")  # fmt: skip
             return graph.record(kernel.name, args, args.arrays)
     token = sub.new_token()
-    rc = _launch(sub.qs, kernel._handle, blocks, cfg, args._handle, token, sub.launched)
+    rc = _launch(sub.qs, kernel._handle, blocks, cfg, handle, token, sub.launched)
     if rc:
         message = sub.enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args, args.arrays, work=True)
         return sub.failed_now(s, token, kernel.name, args, args.arrays, rc, message)
