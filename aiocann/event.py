@@ -42,10 +42,10 @@ class _EventRecord:
 
     __slots__ = ("handle", "completion", "finalizer")
 
-    def __init__(self, handle: Any, finalizer: weakref.finalize[Any, Any]) -> None:
+    def __init__(self, handle: Any) -> None:
         self.handle = handle
         self.completion: Completion | None = None
-        self.finalizer = finalizer
+        self.finalizer: weakref.finalize[Any, Any]  # set by the Event made of it
 
     def live_handle(self) -> Any:
         """The aclrtEvent for a C call; raises ClosedError once closed."""
@@ -69,13 +69,15 @@ class Event(metaclass=NoPublicConstructor):
 
     __slots__ = ("_device", "_core", "_rec", "_borrowed", "_finalizer", "__weakref__")
 
-    def __init__(self, device: Device, handle: Any, borrowed: bool = False) -> None:
+    def __init__(self, device: Device, rec: _EventRecord, borrowed: bool = False) -> None:
+        handle = rec.handle
         self._device = device
         self._core = core = core_of(device)
         self._borrowed = borrowed
         self._finalizer = weakref.finalize(self, _forget if borrowed else _destroy, core.ctx, handle)
         self._finalizer.atexit = False
-        self._rec = _EventRecord(handle, self._finalizer)
+        rec.finalizer = self._finalizer
+        self._rec = rec
         core.events.add(self)
 
     @classmethod
@@ -113,7 +115,7 @@ class Event(metaclass=NoPublicConstructor):
         ptr = as_pointer(value, "aclrtEvent")
         status = ffi.new("aclrtEventRecordedStatus *")
         check(lib.aclrtQueryEventStatus(ptr, status), f"Event.from_handle({value:#x}) on Device({device.index})")
-        return cls._create(device, ptr, borrowed=True)
+        return cls._create(device, _EventRecord(ptr), borrowed=True)
 
     def _live_handle(self) -> Any:
         return self._rec.live_handle()
@@ -213,5 +215,5 @@ def _new_event(device: Device, timing: bool, captured: bool = False) -> tuple[Ev
         check(lib.aclrtCreateEventExWithFlag(h, flags), "aclrtCreateEventExWithFlag")
     else:
         check(lib.aclrtCreateEventWithFlag(h, flags), "aclrtCreateEventWithFlag")
-    event = create(Event, device, h[0])
-    return event, event._rec
+    rec = _EventRecord(h[0])
+    return create(Event, device, rec), rec

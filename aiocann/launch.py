@@ -22,6 +22,7 @@ from ._submission import OPEN as _OPEN
 from ._submission import Submissions
 from .completion import Completion
 from .device import _REAL
+from .graph import _lane_of
 from .kernel import ArgsBuilder, Kernel, KernelArgs
 from .stream import Stream
 
@@ -171,12 +172,13 @@ async def _prepare(
     if config is None:
         cfg = _NULL
     elif isinstance(config, LaunchConfig):
-        cfg = _NULL if config._cdata is None else config._cdata[0]
+        cdata = config._cdata
+        cfg = _NULL if cdata is None else cdata[0]
     else:
         raise TypeError(f"config must be a LaunchConfig, not {type(config).__name__}")
     # The wait may be long: the args, their arrays or the binary may be closed meanwhile, and
     # a closed array's block be another array's by now. Checked again once admitted.
-    sub = await s._sub.enter(args.arrays)
+    sub = await _lane_of(s).enter(args.arrays)
     try:
         _live(kernel, args)
     except errors.ClosedError:
