@@ -70,7 +70,6 @@ class DeviceCore:
     docstring). ``state``: new -> opening -> open -> closing -> closed, written by the Device."""
 
     __slots__ = (
-        "device",
         "index",
         "state",
         "thread",
@@ -92,8 +91,6 @@ class DeviceCore:
     )
 
     def __init__(self, device: Device, index: int) -> None:
-        # Weak: the Device holds its core, and a Device dropped open must still be collected (and warn).
-        self.device: weakref.ref[Device] = weakref.ref(device)
         _cores[device] = self
         self.index = index
         self.state = "new"
