@@ -450,11 +450,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         borrowed = " borrowed" if self._borrowed else ""
         return f"<Stream device={self._device.index}{borrowed} {self._state} in_flight={self.in_flight}>"
 
-    # -- submission (event loop): the stream's Submissions owns it --------------------------
-
-    async def _admit(self, arrays: tuple[DeviceArray, ...] = ()) -> Submissions:
-        """The lane's ``enter``: admission for one submission (see there)."""
-        return await self._sub.enter(arrays)
+    # -- submission (event loop): the stream's lane (Submissions) owns it: enter() -----------
 
     def capture(self, mode: CaptureMode = "global") -> AbstractAsyncContextManager[Graph]:
         """Record the work submitted inside the block into a :class:`Graph` instead of running
@@ -480,13 +476,13 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
 
     async def _marker(self, label: str) -> Completion:
         """A Completion that resolves when everything enqueued so far has run."""
-        return (await self._admit()).complete_after(0, "", label)
+        return (await self._sub.enter()).complete_after(0, "", label)
 
     async def _empty_copy(self) -> Completion:
         """A copy of zero bytes: nothing to enqueue. Eagerly a marker, so that the Completion
         still resolves in stream order; during capture nothing is recorded (a marker would
         wait for the capture)."""
-        sub = await self._admit()
+        sub = await self._sub.enter()
         if sub.capture is not None:
             return sub.capture.record("empty copy", None, ())
         return sub.complete_after(0, "", "empty copy")
@@ -517,7 +513,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         :raises AclError: the runtime refused the event or the record.
         """
         event, rec = _new_event(self._device, timing, captured=self._sub.capture is not None)
-        sub = await self._admit()
+        sub = await self._sub.enter()
         rc = lib.aclrtRecordEvent(rec.handle, self._sub.handle)
         rec.completion = sub.complete_after(rc, "aclrtRecordEvent", "event record", event)
         return event
@@ -729,7 +725,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         value = _ints.index(value, "the memset value")  # an integer: not a float, a bool or a str int() takes
         if not 0 <= value <= 255:
             raise ValueError(f"memset value must be a byte (0..255), got {value}")
-        sub = await self._admit((dst,))
+        sub = await self._sub.enter((dst,))
         rc = lib.aclrtMemsetAsync(ffi.cast("void*", dst.ptr), dst.nbytes, value, dst.nbytes, self._sub.handle)
         return sub.complete_after(rc, "aclrtMemsetAsync", "memset", None, (dst,))
 
@@ -745,8 +741,8 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         on_done: Any = None,
     ) -> Completion:
         # ``dst`` and ``src`` were read from ``arrays`` before the wait: still theirs if none
-        # of them was closed meanwhile, which _admit checks.
-        sub = await self._admit(arrays)
+        # of them was closed meanwhile, which enter() checks.
+        sub = await self._sub.enter(arrays)
         if sub.capture is not None:
             rc = lib.aclrtMemcpyAsync(
                 ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, self._sub.handle
