@@ -410,9 +410,32 @@ class Submissions:
             # marker (no api) is nothing but its callback: nothing was enqueued, nothing is in
             # flight (e.g. a borrowed stream its owner destroyed).
             self.launched[0] = 1 if api else 0
-            message = self.enqueue_failed(rc, "aclrtLaunchCallback", keep, arrays, work=bool(api))
-            return self.failed_now(self.stream, token, label, keep, arrays, rc, message, on_done)
+            return self.submitted(
+                self.stream, rc, token, "aclrtLaunchCallback", label, keep, arrays, on_done, bool(api)
+            )
         return self.track(self.stream, token, label, keep, arrays, on_done)
+
+    def submitted(
+        self,
+        stream: Stream,
+        rc: int,
+        token: int,
+        api: str,
+        label: str,
+        keep: Any = None,
+        arrays: tuple[DeviceArray, ...] = (),
+        on_done: Any = None,
+        work: bool = True,
+    ) -> Completion:
+        """The one tail of every submission, after the C call that enqueued the work and its
+        completion callback with ``token`` returned ``rc``: the Completion, tracked -- or, if
+        ``rc`` failed, raised (enqueue_failed) or failed at once (failed_now). Copies and
+        markers come here; launch() writes the same lines inline on its fast path, where a
+        call would cost more than they do."""
+        if rc:
+            message = self.enqueue_failed(rc, api, keep, arrays, work=work)
+            return self.failed_now(stream, token, label, keep, arrays, rc, message, on_done)
+        return self.track(stream, token, label, keep, arrays, on_done)
 
     # -- resolution (the dispatcher, on the event loop) ------------------------------------
 

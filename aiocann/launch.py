@@ -132,9 +132,8 @@ async def launch(
             return graph.record(kernel.name, args, args.arrays)
     token = sub.new_token()
     rc = _launch(sub.qs, kernel._handle, blocks, cfg, handle, token, sub.launched)
-    if rc:
-        message = sub.enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args, args.arrays, work=True)
-        return sub.failed_now(s, token, kernel.name, args, args.arrays, rc, message)
+    if rc:  # the lane's one submission tail (Submissions.submitted); its success inline here
+        return sub.submitted(s, rc, token, "aclrtLaunchKernelWithConfig", kernel.name, args, args.arrays)
     arrays = args._arrays_cache
     return sub.track(s, token, kernel.name, args, args.arrays if arrays is None else arrays)
 

@@ -753,10 +753,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         rc = lib.aiocann_memcpy(
             sub.qs, ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, token, sub.launched
         )
-        if rc:
-            message = sub.enqueue_failed(rc, "aclrtMemcpyAsync", keep, arrays, work=True)
-            return sub.failed_now(self, token, label, keep, arrays, rc, message, on_done)
-        return sub.track(self, token, label, keep, arrays, on_done)
+        return sub.submitted(self, rc, token, "aclrtMemcpyAsync", label, keep, arrays, on_done)
 
 
 def _addr(a: np.ndarray) -> int:
