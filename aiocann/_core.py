@@ -129,6 +129,7 @@ class DeviceCore:
         self.loop = self.flavour.loop
 
     def open(self, acl: _runtime.AclDevice) -> None:
+        """The ACL device was acquired for this block: its context is current from now on."""
         self.acl = acl
         self.ctx = acl.ctx
         bind_context(self.ctx)

@@ -117,8 +117,8 @@ class Device:
         core.claim()
         with anyio.CancelScope(shield=True):  # a cancellation must not lose the acquired device
             acl = await anyio.to_thread.run_sync(_runtime.acquire_device, self.index)
-        core.open(acl)
         try:
+            core.open(acl)  # the ACL device is the core's now: released by _teardown whatever follows
             # The dispatcher runs in a task of its own (see _dispatch.py), not in a task group
             # entered here: that would nest in the caller's cancel scopes, and Device blocks
             # could then only close in reverse opening order.
