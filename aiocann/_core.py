@@ -114,7 +114,7 @@ class DeviceCore:
         self.events: weakref.WeakSet[Event] = weakref.WeakSet()
         self.graphs: weakref.WeakSet[Graph] = weakref.WeakSet()
         self.binaries: weakref.WeakSet[Binary] = weakref.WeakSet()
-        # Binary loads running in worker threads (Binary._load): the close waits for them, so
+        # Binary loads running in worker threads (kernel._load_binary): the close waits for them, so
         # that what they load is unloaded while the device's context lives.
         self._loads = 0
         self._loads_done: anyio.Event | None = None
@@ -262,7 +262,7 @@ class DeviceCore:
 
     @contextlib.contextmanager
     def loading(self) -> Iterator[None]:
-        """Around a binary load's worker thread (Binary._load)."""
+        """Around a binary load's worker thread (kernel._load_binary)."""
         self._loads += 1
         try:
             yield

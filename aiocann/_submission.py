@@ -391,7 +391,7 @@ class Submissions:
         """Work was just submitted by this thread with return code ``rc`` (by ``api``; "" when
         there was none, for a marker): enqueue the completion callback behind it and track it.
         ``model``: the work was a replay of that registered model (graph.py). Called after
-        ``admit()``."""
+        ``enter()``."""
         if rc:
             self.launched[0] = 0
             self.enqueue_failed(rc, api)
