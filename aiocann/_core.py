@@ -4,7 +4,7 @@ Where it sits: below every child of a device -- streams and their lanes, events,
 memory pool, graphs, binaries and kernels, tracing -- and above the floor (``_flavour``,
 ``_runtime``, ``_lib``). :class:`~aiocann.device.Device` is the public face: it builds its core
 when it is constructed, opens it on entering (``open``), closes its children through it and
-tears it down. Children never read the Device's fields: they hold the core (``device.core``,
+tears it down. Children never read the Device's fields: they hold the core (``core_of(device)``,
 taken once, when they are made) and ask it through methods -- "may I run here?"
 (``check_owner``), "bind the context" (``bind``), "are we the same NPU?" (``same_npu``), the
 dispatcher, the pools, the registries of what the device closes, "keep this for good"
@@ -50,8 +50,13 @@ _cores: weakref.WeakKeyDictionary[Device, DeviceCore] = weakref.WeakKeyDictionar
 
 
 def core_of(device: Device) -> DeviceCore:
-    """The core of ``device`` (every Device has one from its construction)."""
-    return _cores[device]
+    """The core of ``device`` (every Device has one from its construction).
+
+    :raises TypeError: ``device`` is not a Device (a ``device=`` argument of the wrong type)."""
+    try:
+        return _cores[device]
+    except (KeyError, TypeError):  # TypeError: unhashable
+        raise TypeError(f"device must be an aiocann Device, not {type(device).__name__}") from None
 
 
 class Dispatching(Protocol):
