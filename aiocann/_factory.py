@@ -5,15 +5,16 @@ Where it sits: a metaclass the handle wrappers of the async core use (STYLE 11; 
 ``NoPublicConstructor`` is the model). Calling such a class raises ``TypeError`` naming its
 factory, because an object built by hand would lack what its parent sets up -- a registered
 stream, a loaded binary's context, the device's bookkeeping -- and fail later, far from the
-mistake. aiocann itself builds instances with ``cls._create(...)``; the one class built on the
-launch path, ``Completion``, skips even that call (see completion.py).
+mistake. aiocann itself builds instances with :func:`create` -- a class's own methods with
+``cls._create(...)`` -- the parents' one way in; the one class built on the launch path,
+``Completion``, skips even that call (see completion.py).
 """
 
 from __future__ import annotations
 
 from typing import Any, NoReturn, TypeVar
 
-__all__ = ["NoPublicConstructor"]
+__all__ = ["NoPublicConstructor", "create"]
 
 _T = TypeVar("_T")
 
@@ -29,3 +30,9 @@ class NoPublicConstructor(type):
 
     def _create(cls: type[_T], *args: Any, **kwargs: Any) -> _T:
         return super().__call__(*args, **kwargs)  # type: ignore[misc,no-any-return]
+
+
+def create(cls: type[_T], *args: Any, **kwargs: Any) -> _T:
+    """A new ``cls`` (of the metaclass above), built as a call would: the private constructor
+    a parent's factory uses (``create(Stream, device, ...)`` in ``Device.stream``)."""
+    return type.__call__(cls, *args, **kwargs)  # type: ignore[no-any-return]

@@ -14,12 +14,15 @@ from dataclasses import dataclass, field
 from threading import get_ident as _get_ident
 from typing import Any, Literal
 
+from . import errors
 from ._context import _current_stream, stream_or_current
+from ._core import core_of
 from ._lib import check, ffi, lib
 from ._submission import OPEN as _OPEN
 from ._submission import Submissions
 from .completion import Completion
 from .device import _REAL
+from .graph import _lane_of
 from .kernel import ArgsBuilder, Kernel, KernelArgs
 from .stream import Stream
 
@@ -108,10 +111,10 @@ async def launch(
         and config is None
         and type(s) is Stream
         and (sub := s._sub).mode is _OPEN
-        and (dev := s._device)._thread == _get_ident()  # the device's own thread (the loop: _prepare)
-        and (binary := kernel.binary)._device._acl is dev._acl
-        and binary._handle is not None
-        and args._handle is not None
+        and sub.thread == _get_ident()  # the device's own thread (the loop: _prepare)
+        and kernel._npu is sub.npu
+        and kernel.binary._handle is not None
+        and (handle := args._handle) is not None
         and sub.in_flight < sub.max_in_flight
         and not sub.waiters
     ):
@@ -119,18 +122,18 @@ async def launch(
     else:
         sub, args, cfg = await _prepare(kernel, args, blocks, stream, config)
         s = sub.stream
+        handle = args._handle
         graph = sub.capture or sub.updating
         if graph is not None:
             # Recorded into a graph, or updating one of its task groups: the runtime takes no
             # completion callback on the stream meanwhile, and the graph keeps what it uses.
-            check(lib.aclrtLaunchKernelWithConfig(kernel._handle, blocks, s._handle, cfg, args._handle, _NULL),
+            check(lib.aclrtLaunchKernelWithConfig(kernel._handle, blocks, sub.handle, cfg, handle, _NULL),
                   "aclrtLaunchKernelWithConfig")  # fmt: skip
-            return graph._record(kernel.name, args, args.arrays)
+            return graph.record(kernel.name, args, args.arrays)
     token = sub.new_token()
-    rc = _launch(sub.qs, kernel._handle, blocks, cfg, args._handle, token, sub.launched)
-    if rc:
-        message = sub.enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args, args.arrays, work=True)
-        return sub.failed_now(s, token, kernel.name, args, args.arrays, rc, message)
+    rc = _launch(sub.qs, kernel._handle, blocks, cfg, handle, token, sub.launched)
+    if rc:  # the lane's one submission tail (Submissions.submitted); its success inline here
+        return sub.submitted(s, rc, token, "aclrtLaunchKernelWithConfig", kernel.name, args, args.arrays)
     arrays = args._arrays_cache
     return sub.track(s, token, kernel.name, args, args.arrays if arrays is None else arrays)
 
@@ -160,22 +163,30 @@ async def _prepare(
         raise ValueError(f"blocks must be in [1, 2**32), got {blocks}")
     s = stream_or_current(stream)
     binary = kernel.binary
-    if binary._device._acl is not s._device._acl:
+    if not core_of(binary.device).same_npu(core_of(s.device)):
         raise ValueError(
             f"kernel {kernel.name} is loaded on device {binary.device.index}, the stream is on device {s.device.index}"
         )
-    if binary._handle is None or args._handle is None:
-        kernel._live_handle(), args._live_handle()  # raise ClosedError with the reason
+    _live(kernel, args)
     if config is None:
         cfg = _NULL
     elif isinstance(config, LaunchConfig):
-        cfg = _NULL if config._cdata is None else config._cdata[0]
+        cdata = config._cdata
+        cfg = _NULL if cdata is None else cdata[0]
     else:
         raise TypeError(f"config must be a LaunchConfig, not {type(config).__name__}")
     # The wait may be long: the args, their arrays or the binary may be closed meanwhile, and
     # a closed array's block be another array's by now. Checked again once admitted.
-    sub = await s._admit(args.arrays)
-    if binary._handle is None or args._handle is None:
+    sub = await _lane_of(s).enter(args.arrays)
+    try:
+        _live(kernel, args)
+    except errors.ClosedError:
         sub.decline()
-        kernel._live_handle(), args._live_handle()
+        raise
     return sub, args, cfg
+
+
+def _live(kernel: Kernel, args: KernelArgs) -> None:
+    """Raise ClosedError, saying why, if the kernel's binary was unloaded or the args closed
+    (their public handles say it)."""
+    _ = kernel.handle, args.handle
