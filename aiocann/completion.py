@@ -60,7 +60,7 @@ class Completion(metaclass=NoPublicConstructor):
         "__weakref__",
     )
 
-    # Built once per launch, so not through NoPublicConstructor._create: the submission owner
+    # Built once per launch, so not through _factory.create: the submission owner
     # makes it with ``_new(Completion)._init(...)``, which is cheaper than a constructor call
     # (object.__new__ plus one method call, no type.__call__ dispatch to __init__).
     def _init(

@@ -115,7 +115,7 @@ class Event(metaclass=NoPublicConstructor):
         ptr = as_pointer(value, "aclrtEvent")
         status = ffi.new("aclrtEventRecordedStatus *")
         check(lib.aclrtQueryEventStatus(ptr, status), f"Event.from_handle({value:#x}) on Device({device.index})")
-        return cls._create(device, _EventRecord(ptr), borrowed=True)
+        return create(cls, device, _EventRecord(ptr), borrowed=True)
 
     def _live_handle(self) -> Any:
         return self._rec.live_handle()

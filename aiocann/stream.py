@@ -32,7 +32,7 @@ import numpy as np
 from . import _context, _ints, errors
 from ._context import StreamBase, _current_stream, current_device, current_stream
 from ._core import core_of
-from ._factory import NoPublicConstructor
+from ._factory import NoPublicConstructor, create
 from ._interrupt import keyboard_interrupt_on_ctrl_c
 from ._lib import as_int, as_pointer, check, ffi, last_error_message, lib
 from ._submission import OPEN, Mode, Submissions, stopped_code
@@ -220,7 +220,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         else:
             last_error_message()
         limit = device.max_in_flight if max_in_flight is None else max_in_flight
-        return cls._create(device, limit, priority, ptr)
+        return create(cls, device, limit, priority, ptr)
 
     def __acl_stream__(self) -> tuple[int, int]:
         """``(0, handle)``: the stream-handle protocol :meth:`from_handle` accepts, so other
