@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from asyncio import _get_running_loop
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -34,7 +35,7 @@ class Flavour:
 
     __slots__ = ()
 
-    #: asyncio's loop, None under trio (the per-await path's one branch, copied to Device._loop).
+    #: asyncio's loop, None under trio (the per-await path's one branch, copied to DeviceCore.loop and each lane).
     loop: asyncio.AbstractEventLoop | None = None
     #: The dispatcher drains from a reader callback of the loop (asyncio), or from a task
     #: awaiting the eventfd (trio).
@@ -60,7 +61,7 @@ class Flavour:
         raise NotImplementedError
 
     def soon_threadsafe(self, fn: Callable[[], None]) -> None:
-        """Run ``fn`` on the loop, called from any thread (Device._soon: finalizers). Raises
+        """Run ``fn`` on the loop, called from any thread (DeviceCore.soon: finalizers). Raises
         RuntimeError once the loop is closed or the run ended. (A device not opened yet has no
         loop: nothing of it needs running there.)"""
 
@@ -94,7 +95,7 @@ class AsyncioFlavour(Flavour):
         self.loop = loop
 
     def on_own_loop(self) -> bool:
-        return asyncio._get_running_loop() is self.loop
+        return _get_running_loop() is self.loop
 
     def wake(self, waiters: list[Any]) -> None:
         for w in waiters:

@@ -219,7 +219,7 @@ def demangle(name: str) -> str:
         return name
     if _cxa_demangle is None:
         lib = ctypes.CDLL(ctypes.util.find_library("stdc++") or "libstdc++.so.6")
-        fn = lib.__cxa_demangle
+        fn = lib["__cxa_demangle"]  # by name: the attribute form would be name-mangled
         fn.restype = ctypes.c_void_p
         fn.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
         _cxa_demangle = fn
@@ -368,7 +368,7 @@ class Unit:
             return self.options.std
         return "-std=gnu++17" if self.language == "c++" else "-std=gnu11"
 
-    def _base_flags(self, mode: str) -> list[str]:
+    def base_flags(self, mode: str) -> list[str]:
         flags = [self._std(), "-fPIC", "-Wall", "-fno-show-column", f"-DACLSIM_FRONTEND_{mode}"]
         if self.source_dir is not None:
             flags.append(f"-iquote{self.source_dir}")  # the source's own "..." includes
@@ -404,7 +404,7 @@ class Unit:
         src = self._write("scout.cpp", self._source_part() + self._name_expressions())
         obj = self.workdir / "scout.o"
         # -O0 (the last -O wins): every kernel and instantiation is emitted, none inlined away.
-        cmd = self.cc + self._base_flags("DISCOVER") + ["-O0", "-fno-inline", "-c", "-o", str(obj), str(src)]
+        cmd = self.cc + self.base_flags("DISCOVER") + ["-O0", "-fno-inline", "-c", "-o", str(obj), str(src)]
         run(cmd, f"compiling {self.display}", self.workdir)
         try:
             elf = ElfFile.read(obj)
@@ -481,7 +481,7 @@ class Unit:
         src = self._write("entry.cpp", self._source_part() + self._name_expressions() + stub)
         cmd = (
             self.cc
-            + self._base_flags("KERNEL")
+            + self.base_flags("KERNEL")
             + [
                 "-c",
                 "-fvisibility=hidden",
@@ -503,7 +503,7 @@ class Unit:
         src = self._write("entry.c", self._source_part() + stub)
         cmd = (
             self.cc
-            + self._base_flags("KERNEL")
+            + self.base_flags("KERNEL")
             + [
                 "-shared",
                 "-fvisibility=hidden",
@@ -565,7 +565,7 @@ class Unit:
             ]
         )
         src = self._write("host.cpp", self._source_part() + epilogue + "\n")
-        cmd = self.cc + self._base_flags("HOST") + ["-c", "-o", str(out), str(src)]
+        cmd = self.cc + self.base_flags("HOST") + ["-c", "-o", str(out), str(src)]
         run(cmd, f"building the host object of {self.display}", self.workdir)
 
     def executable(self, out: Path, host_objects: list[Path], library: Path) -> None:
@@ -596,7 +596,7 @@ def link_kernel_binary(units: list[Unit], objects: list[Path], table: Path, out:
     """Links the units' objects and the table unit into the kernel binary ``out``."""
     first = units[0]
     obj = first.workdir.parent / "table.o"
-    cmd = first.cc + first._base_flags("KERNEL") + ["-c", "-o", str(obj), str(table)]
+    cmd = first.cc + first.base_flags("KERNEL") + ["-c", "-o", str(obj), str(table)]
     run(cmd, "building the kernel table", first.workdir.parent)
     cmd = first.cc + ["-shared", "-fPIC", "-Wl,--gc-sections", "-o", str(out), *map(str, objects), str(obj)]
     run(cmd, "linking the kernel binary", first.workdir.parent)

@@ -3,6 +3,7 @@
 from collections.abc import Awaitable, Generator
 from typing import Any
 
+from ._flavour import Flavour
 from ._submission import Mode
 from .stream import Stream
 
@@ -19,7 +20,7 @@ class Lane:
     waiters: Any
     last: Any
     loop: Any
-    flavour: Any
+    flavour: Flavour
     npu: Any
     owner: Any
     in_flight: int

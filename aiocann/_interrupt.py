@@ -25,6 +25,7 @@ import asyncio
 import functools
 import signal
 import sys
+from asyncio import _get_running_loop
 from collections.abc import Awaitable, Callable
 from typing import ParamSpec, TypeVar
 
@@ -37,7 +38,7 @@ _T = TypeVar("_T")
 def _runner_cancelled_for_ctrl_c() -> bool:
     """The running task is the main task a Runner cancelled for Ctrl-C, on a Python whose
     Runner cannot turn that into KeyboardInterrupt itself."""
-    if sys.version_info >= (3, 11) or asyncio._get_running_loop() is None:
+    if sys.version_info >= (3, 11) or _get_running_loop() is None:
         return False
     handler = signal.getsignal(signal.SIGINT)
     if not isinstance(handler, functools.partial):

@@ -37,12 +37,11 @@ import anyio
 from . import errors, tracing
 from ._hotpath import Lane, provide
 from ._lib import bind_context, check, ffi, in_context, last_error_message, lib
-from .completion import Completion, _new
-from .graph import Graph  # module level: abandon() also runs from Stream.__del__ at exit
+from .completion import Completion, _Held, _new
+from .graph import _GraphRecord  # module level: abandon() also runs from Stream.__del__ at exit
 
 if TYPE_CHECKING:
-    from ._dispatch import Dispatcher
-    from ._flavour import Flavour
+    from ._core import DeviceCore, Dispatching
     from .memory import DeviceArray
     from .stream import Stream
 
@@ -93,6 +92,8 @@ class Submissions(Lane):
 
     __slots__ = (
         "_stream",
+        "core",
+        "handle",
         "ctx",
         "dispatcher",
         "key",
@@ -108,24 +109,25 @@ class Submissions(Lane):
         "stopped",
     )
 
-    def __init__(self, stream: Stream, dispatcher: Dispatcher, handle: Any, max_in_flight: int) -> None:
+    def __init__(self, stream: Stream, core: DeviceCore, handle: Any, max_in_flight: int) -> None:
         # Weak: the dispatcher holds this object for as long as the stream is open, and an open
         # stream nobody references must still be collected (and warn). Completions in flight
         # hold the stream itself.
         self._stream = weakref.ref(stream)
-        device = stream._device
-        self.ctx = device._ctx
-        # The device's owner and event loop, fixed at its open: what a Completion of this
-        # stream checks on every await reads them here (Completion.__await__), in fewer
-        # steps than through the stream and the device.
-        self.thread: int = device._thread
-        self.loop: Any = device._loop  # the asyncio loop, None under trio
-        self.flavour: Flavour = device._flavour
-        # launch()'s fast path: a kernel loaded on this NPU (the same NPU is the same object),
-        # and a graph of this device (Graph._native).
-        self.npu = device._acl
-        self.owner = device
-        self.dispatcher = dispatcher
+        self.core = core
+        self.ctx = core.ctx
+        # The device's owner, event loop and NPU, fixed at its open: what a Completion of this
+        # stream checks on every await, and launch() on every launch, read them here (in C:
+        # the Lane's members), in fewer steps than through the device's core.
+        self.thread = core.thread
+        self.loop = core.loop  # the asyncio loop, None under trio
+        self.flavour = core.flavour
+        self.npu = core.acl  # "the same NPU?" is an identity test (DeviceCore.same_npu)
+        self.owner = core  # a graph replays on the streams of its own device (its native record)
+        # The aclrtStream: this lane's until the stream is destroyed (close()).
+        self.handle: Any = handle
+        dispatcher = core.dispatcher
+        self.dispatcher: Dispatching = dispatcher
         self.key = dispatcher.register(self)
         rc = ffi.new("aclError*")
         qs = lib.aiocann_cq_stream_new(dispatcher.cq, handle, self.key, rc)
@@ -138,7 +140,8 @@ class Submissions(Lane):
         self.in_flight = 0
         self.waiters: deque[anyio.Event] = deque()
         self.pending: dict[int, Completion] = {}
-        self.timed_out: dict[int, Completion] = {}
+        # What the device may still use of the completions the watchdog failed, by token.
+        self.timed_out: dict[int, _Held] = {}
         self.last: Completion | None = None
         self.first_error: errors.AclError | None = None  # the stream's first failure, kept
         self.unreported: errors.AclError | None = None  # first since the last synchronize()
@@ -148,8 +151,8 @@ class Submissions(Lane):
         # The graph this stream captures into (no completion callbacks then: they would be
         # captured too), and the graph whose task group this stream updates (graph.py): set
         # with the mode, by begin_capture / begin_update.
-        self.capture: Graph | None = None
-        self.updating: Graph | None = None
+        self.capture: _GraphRecord | None = None
+        self.updating: _GraphRecord | None = None
         # Failures the runtime reported, by token, whose completions have not come yet; and
         # the runtime's code once the stream's context stopped on a failure (see the top).
         self.reports: dict[int, tuple[int, str | None]] = {}
@@ -168,7 +171,7 @@ class Submissions(Lane):
 
     def wrong_thread(self) -> NoReturn:
         """Raise the device's WrongThreadError (a Completion awaited off its loop)."""
-        self.stream._device._wrong_thread()
+        self.core.wrong_thread()
 
     def on_own_loop(self) -> bool:
         return self.flavour.on_own_loop()
@@ -184,7 +187,7 @@ class Submissions(Lane):
             raise errors.ClosedError(f"{self._stream()!r} is not open")
         self.mode = mode
 
-    def begin_capture(self, graph: Graph) -> None:
+    def begin_capture(self, graph: _GraphRecord) -> None:
         """Work submitted from now on is recorded into ``graph`` (``stream.capture()``; the
         caller began the runtime's capture). Raises ClosedError unless the stream is open."""
         self._enter(Mode.CAPTURING)
@@ -195,7 +198,7 @@ class Submissions(Lane):
         if self.mode is Mode.CAPTURING:
             self.mode = Mode.OPEN
 
-    def begin_update(self, graph: Graph) -> None:
+    def begin_update(self, graph: _GraphRecord) -> None:
         """Launches from now on update a task group of ``graph`` (``TaskGroup.update``)."""
         self._enter(Mode.UPDATING)
         self.updating = graph
@@ -205,7 +208,7 @@ class Submissions(Lane):
         if self.mode is Mode.UPDATING:
             self.mode = Mode.OPEN
 
-    def interrupt(self) -> tuple[Graph | None, Graph | None]:
+    def interrupt(self) -> tuple[_GraphRecord | None, _GraphRecord | None]:
         """The device is closing while another task is inside this stream's capture or update
         block: leave it from outside (the stream is open again, so it can be closed). Returns
         the graph captured into and the graph updated (either may be None); the caller ends
@@ -230,6 +233,37 @@ class Submissions(Lane):
         self.mode = Mode.CLOSED
 
     # -- admission --------------------------------------------------------------------------
+
+    async def enter(self, arrays: tuple[DeviceArray, ...] = ()) -> Submissions:
+        """Check the stream is open and used from its device's loop, wait for a free in-flight
+        slot and bind the device's context; returns this lane, for the one submission the
+        caller makes. Cancelling the wait enqueues nothing. While the stream captures, nothing
+        is in flight for what it records: no wait.
+
+        ``arrays``: what the work will use. They count as busy only once it is enqueued, so one
+        closed during the wait was freed -- and its block may be another array's now: raise
+        ClosedError rather than enqueue work on it. A caller that raises after this returns
+        (and before it enqueues) calls ``decline()``, as this does."""
+        self.core.check_owner()
+        if not self.submitting():
+            raise errors.ClosedError(f"{self._stream()!r} is not open")
+        if self.capture is None:
+            await self.admit()
+        try:
+            for a in arrays:
+                if a.closed:
+                    raise errors.ClosedError(f"{a!r} was closed while the work using it waited for {self._stream()!r}")
+            self.core.bind()
+        except BaseException:
+            self.decline()
+            raise
+        return self
+
+    def usable(self) -> None:
+        """Raise ClosedError unless the stream is open; bind the device's context."""
+        if not self.submitting():
+            raise errors.ClosedError(f"{self._stream()!r} is not open")
+        self.core.bind()
 
     def ready(self) -> bool:
         """The fast path of admission: a free slot and nobody queued before us."""
@@ -294,8 +328,9 @@ class Submissions(Lane):
         self.pending[token] = c
         self.in_flight += 1
         self.last = c
-        if tracing._active is not None:
-            tracing._active._on_submit(stream, c)
+        trace = tracing._active
+        if trace is not None:
+            trace._on_submit(stream, c)
         return c
 
     def enqueue_failed(
@@ -350,18 +385,19 @@ class Submissions(Lane):
         keep: Any = None,
         arrays: tuple[DeviceArray, ...] = (),
         model: Any = None,
+        on_done: Any = None,
     ) -> Completion:
         """Work was just submitted by this thread with return code ``rc`` (by ``api``; "" when
         there was none, for a marker): enqueue the completion callback behind it and track it.
         ``model``: the work was a replay of that registered model (graph.py). Called after
-        ``admit()``."""
+        ``enter()``."""
         if rc:
             self.launched[0] = 0
             self.enqueue_failed(rc, api)
         if self.capture is not None:
             if not api:
                 raise RuntimeError(f"cannot wait for work on {self.stream!r} while it captures into a graph")
-            return self.capture._record(label, keep, arrays)
+            return self.capture.record(label, keep, arrays)
         token = self.new_token()
         if model is None:
             rc = lib.aiocann_cq_enqueue(self.qs, token, 1 if api else 0)
@@ -373,9 +409,32 @@ class Submissions(Lane):
             # marker (no api) is nothing but its callback: nothing was enqueued, nothing is in
             # flight (e.g. a borrowed stream its owner destroyed).
             self.launched[0] = 1 if api else 0
-            message = self.enqueue_failed(rc, "aclrtLaunchCallback", keep, arrays, work=bool(api))
-            return self.failed_now(self.stream, token, label, keep, arrays, rc, message)
-        return self.track(self.stream, token, label, keep, arrays)
+            return self.submitted(
+                self.stream, rc, token, "aclrtLaunchCallback", label, keep, arrays, on_done, bool(api)
+            )
+        return self.track(self.stream, token, label, keep, arrays, on_done)
+
+    def submitted(
+        self,
+        stream: Stream,
+        rc: int,
+        token: int,
+        api: str,
+        label: str,
+        keep: Any = None,
+        arrays: tuple[DeviceArray, ...] = (),
+        on_done: Any = None,
+        work: bool = True,
+    ) -> Completion:
+        """The one tail of every submission, after the C call that enqueued the work and its
+        completion callback with ``token`` returned ``rc``: the Completion, tracked -- or, if
+        ``rc`` failed, raised (enqueue_failed) or failed at once (failed_now). Copies and
+        markers come here; launch() writes the same lines inline on its fast path, where a
+        call would cost more than they do."""
+        if rc:
+            message = self.enqueue_failed(rc, api, keep, arrays, work=work)
+            return self.failed_now(stream, token, label, keep, arrays, rc, message, on_done)
+        return self.track(stream, token, label, keep, arrays, on_done)
 
     # -- resolution (the dispatcher, on the event loop) ------------------------------------
 
@@ -390,7 +449,7 @@ class Submissions(Lane):
         done with its work at last: release what it held."""
         late = self.timed_out.pop(token, None)
         if late is not None:
-            _release_held(late, run_on_done=True)
+            late.release(run_on_done=True)
 
     # -- stopped streams (the dispatcher, on the event loop; see the top) -------------------
 
@@ -413,7 +472,7 @@ class Submissions(Lane):
         if stream is None:
             return 0
         status = ffi.new("aclrtStreamStatus*")
-        handle = stream._handle
+        handle = self.handle
         rc = int(in_context(self.ctx, lambda: lib.aclrtStreamQuery(handle, status)))
         if rc:
             last_error_message()  # the answer is rc; the thread's message is not left behind
@@ -461,16 +520,15 @@ class Submissions(Lane):
         late = [t for t in self.pending if t < boundary]  # dict order: oldest tokens first
         for token in late:
             completion = self.pending[token]
-            held = (completion._keep, completion._arrays, completion._on_done)
-            completion._on_done = None  # runs when the late callback arrives (resolve)
-            completion._arrays = ()  # still in use by the device: not idle, never unused
+            # Still in use by the device: the lane keeps it (and runs on_done when the late
+            # callback arrives, resolve); the Completion resolves with nothing left to release.
+            held = completion._give_up()
             message = (
                 f"no completion callback for {completion.label} within {timeout:g} s "
                 "(device hung or callback lost); its buffers stay allocated until it completes"
             )
             self.resolve(token, _WAIT_TIMEOUT_CODE, message)
-            completion._keep = held
-            self.timed_out[token] = completion
+            self.timed_out[token] = held
 
     # -- closing (Stream.aclose) --------------------------------------------------------------
 
@@ -500,10 +558,10 @@ class Submissions(Lane):
         -- their outcome is unknown -- and release what they and the timed-out ones held."""
         message = "the stream was closed before this work's completion callback arrived (its outcome is unknown)"
         for token, completion in list(self.pending.items()):
-            completion._on_done = None  # outcome unknown: no staging buffer goes back
-            self.resolve(token, _WAIT_TIMEOUT_CODE, message)  # releases its arrays
+            completion._give_up().release(run_on_done=False)  # outcome unknown: no staging buffer goes back
+            self.resolve(token, _WAIT_TIMEOUT_CODE, message)
         for late in self.timed_out.values():
-            _release_held(late, run_on_done=False)  # as above
+            late.release(run_on_done=False)  # as above
         self.timed_out.clear()
         orphans, self.orphans = self.orphans, []
         for _, arrays in orphans:
@@ -520,17 +578,10 @@ class Submissions(Lane):
         )
         held: list[Any] = []
         for token, completion in list(self.pending.items()):
-            if isinstance(completion._keep, Graph):  # a replay: the model must outlive it
-                completion._keep._replay_abandoned()
-            held.append((completion._keep, completion._arrays))
-            completion._arrays = ()  # still in use by the device: never unused
-            completion._on_done = None  # e.g. a staging block must not go back to its pool
+            held.append(_abandoned(completion._give_up()))  # never unused; e.g. no staging block goes back
             self.resolve(token, _WAIT_TIMEOUT_CODE, message)
         for late in self.timed_out.values():
-            if isinstance(late._keep[0], Graph):
-                late._keep[0]._replay_abandoned()
-            held.append(late._keep[:2])
-            late._keep = None
+            held.append(_abandoned(late))
         self.timed_out.clear()
         held.extend(self.orphans)
         self.orphans.clear()
@@ -539,6 +590,7 @@ class Submissions(Lane):
     def close(self) -> None:
         """The stream is destroyed: no completion will come any more."""
         self.mode = Mode.CLOSED
+        self.handle = None
         if self.qs is not None:
             bind_context(self.ctx)
             self._set_native(0, 0, 0)  # before the free: no fast path reaches the queue after it
@@ -548,13 +600,10 @@ class Submissions(Lane):
         self.orphans.clear()
 
 
-def _release_held(late: Completion, *, run_on_done: bool) -> None:
-    """The device work of a Completion the watchdog failed has ended at last (its callback
-    came, or its stream was destroyed): release what ``expire`` kept for it, and run its
-    ``on_done`` if the work is known to have finished."""
-    _, arrays, on_done = late._keep
-    late._keep = None
-    for a in arrays:
-        a._unuse(late._stream)
-    if run_on_done and on_done is not None:
-        on_done()
+def _abandoned(late: _Held) -> tuple[Any, tuple[DeviceArray, ...]]:
+    """Work abandoned with its stream: what to keep alive for good (a replayed graph's model
+    must outlive the replay, so the graph is told)."""
+    if isinstance(late.keep, _GraphRecord):
+        late.keep.replay_abandoned()
+    late.on_done = None
+    return (late.keep, late.arrays)

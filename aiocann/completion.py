@@ -53,7 +53,7 @@ class Completion(CompletionBase, metaclass=NoPublicConstructor):
     # the dispatcher's drain resolves them there. What stays here is what no hot path calls.
     __slots__ = ()
 
-    # Built once per launch, so not through NoPublicConstructor._create: the submission owner
+    # Built once per launch, so not through _factory.create: the submission owner
     # makes it with ``_new(Completion)._init(...)``, which is cheaper than a constructor call
     # (object.__new__ plus one method call, no type.__call__ dispatch to __init__).
     def _init(
@@ -84,6 +84,16 @@ class Completion(CompletionBase, metaclass=NoPublicConstructor):
         self.label = label
         return self
 
+    # -- called by the lane, on the event loop ------------------------------------------
+
+    def _give_up(self) -> _Held:
+        """What the device may still use of this unresolved work, taken away for its lane to
+        keep (the watchdog failed it, or its stream closes under it): resolving it then
+        releases nothing and runs no ``on_done``."""
+        held = _Held(self._stream, self._keep, self._arrays, self._on_done)
+        self._keep, self._arrays, self._on_done = None, (), None
+        return held
+
     # _resolve(code, message) -- called by the dispatcher, on the event loop -- is in C
     # (CompletionBase): it drops what the device used (the arrays' busy counts, the kept args),
     # runs on_done whatever the outcome (staging buffers back, graph replays ended; paths where
@@ -110,6 +120,31 @@ class Completion(CompletionBase, metaclass=NoPublicConstructor):
     def __repr__(self) -> str:
         state = "pending" if not self._done else ("failed" if self._code else "done")
         return f"<Completion {self.label} {state}>"
+
+
+class _Held:
+    """What the device may still use of a Completion taken from it before its work is known to
+    be done (``Completion._give_up``): the watchdog failed it, or its stream is being closed
+    or abandoned. The lane keeps this record until the work ends, or keeps it alive for good."""
+
+    __slots__ = ("stream", "keep", "arrays", "on_done")
+
+    def __init__(self, stream: Stream, keep: Any, arrays: tuple[DeviceArray, ...], on_done: Any) -> None:
+        self.stream = stream  # the arrays count their work by stream (DeviceArray.unuse)
+        self.keep = keep
+        self.arrays = arrays
+        self.on_done = on_done
+
+    def release(self, *, run_on_done: bool) -> None:
+        """The work has ended (its callback came, or its stream was destroyed idle): its arrays
+        are idle again, and ``on_done`` runs if the work is known to have finished."""
+        arrays, self.arrays = self.arrays, ()
+        self.keep = None
+        for a in arrays:
+            a._unuse(self.stream)
+        on_done, self.on_done = self.on_done, None
+        if run_on_done and on_done is not None:
+            on_done()
 
 
 def _await(self: Completion) -> Generator[Any, None, None]:

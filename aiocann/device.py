@@ -18,34 +18,29 @@ opened it; used from another, they raise ``WrongThreadError``.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import operator
-import threading
 import warnings
 import weakref
-from collections.abc import Iterator
 from os import PathLike
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any
 
 import anyio
 import anyio.lowlevel
 import anyio.to_thread
 import numpy as np
 
-from . import _context, _flavour, _ints, _runtime, errors, tracing
+from . import _context, _ints, _runtime, errors
 from ._context import _current_device, current_device
+from ._core import DeviceCore
 from ._dispatch import Dispatcher
-from ._flavour import Flavour
-from ._lib import bind_context, check, ffi, lib
-from .kernel import Binary
+from ._factory import create
+from ._lib import check, ffi, lib
+from .kernel import Binary, _load_binary
 from .memory import DeviceArray, StagingPool, allocate_pinned, shape_and_dtype
-from .memory_pool import MemoryPool
+from .memory_pool import MemoryPool, _BlockPool
 from .stream import Stream
-
-if TYPE_CHECKING:
-    from .event import Event
-    from .graph import Graph
+from .tracing import _device_closed, _device_opened
 
 __all__ = ["Device", "current_device", "device_count"]
 
@@ -105,64 +100,41 @@ class Device:
         if memory_limit is not None and _count(memory_limit, "memory_limit") < 0:
             raise ValueError(f"memory_limit must be >= 0 bytes or None, got {memory_limit}")
         self._pool_options = (memory_pool, None if memory_limit is None else operator.index(memory_limit))
-        self._pool: MemoryPool | None = None
-        self._state = "new"  # new -> open -> closing -> closed
-        self._acl: _runtime.AclDevice | None = None
-        self._ctx: Any = None
+        # The open device's state -- owner, context, registries, pools -- and what its children
+        # ask of it, in one owner (_core.py); the Device builds what it serves and closes it.
+        self._core = DeviceCore(self, self.index)
         self._dispatcher: Dispatcher | None = None
+        self._memory_pool: MemoryPool | None = None  # the public face of the core's pool
         self._cv_token: Any = None
-        # Weak: a stream with work in flight is kept alive by its Completions (the dispatcher
-        # holds them); one dropped while idle is destroyed by its finalizer, with a warning.
-        self._streams: weakref.WeakSet[Stream] = weakref.WeakSet()
-        self._arrays: weakref.WeakSet[DeviceArray] = weakref.WeakSet()
-        self._events: weakref.WeakSet[Event] = weakref.WeakSet()
-        self._graphs: weakref.WeakSet[Graph] = weakref.WeakSet()
-        self._binaries: weakref.WeakSet[Binary] = weakref.WeakSet()
-        self._staging: StagingPool | None = None
-        # Binary loads running in worker threads (load_binary): the close waits for them, so
-        # that what they load is unloaded while the device's context lives.
-        self._loads = 0
-        self._loads_done: anyio.Event | None = None
         self._closed_event: anyio.Event | None = None  # for a close that waits for another's
-        # Who owns it: the thread and the event loop that opened it, whose flavour (asyncio or
-        # trio, _flavour.py) everything of the device asks. Everything of the device runs
-        # there; see _check_owner.
-        self._thread = 0
-        self._flavour: Flavour = _flavour.NOT_OPEN
-        # The asyncio loop (None under trio): the flavour's, copied (to each stream's lane) for
-        # Completion.__await__, whose once-per-await branch cannot pay for a call (_flavour.py).
-        self._loop: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
     async def __aenter__(self) -> Device:
-        if self._state != "new":
+        core = self._core
+        if core.state != "new":
             raise RuntimeError("a Device can be entered only once; create a new Device(i)")
-        self._state = "opening"
-        self._thread = threading.get_ident()
-        self._flavour = flavour = _flavour.current()
-        self._loop = flavour.loop
+        core.claim()
         with anyio.CancelScope(shield=True):  # a cancellation must not lose the acquired device
             acl = await anyio.to_thread.run_sync(_runtime.acquire_device, self.index)
-        self._acl = acl
         try:
-            self._ctx = acl.ctx
-            bind_context(self._ctx)
+            core.open(acl)  # the ACL device is the core's now: released by _teardown whatever follows
             # The dispatcher runs in a task of its own (see _dispatch.py), not in a task group
             # entered here: that would nest in the caller's cancel scopes, and Device blocks
             # could then only close in reverse opening order.
-            self._dispatcher = Dispatcher(self._ctx, self.completion_timeout)
-            self._dispatcher.start(flavour)
-            self._staging = StagingPool()
+            self._dispatcher = Dispatcher(core.ctx, self.completion_timeout)
+            self._dispatcher.start(core.flavour)
             enabled, limit = self._pool_options
-            self._pool = MemoryPool._create(self._ctx, limit=limit, enabled=enabled)
+            blocks = _BlockPool(core.ctx, limit=limit, enabled=enabled)
+            core.serve(self._dispatcher, StagingPool(), blocks)
+            self._memory_pool = create(MemoryPool, blocks)
             await anyio.lowlevel.checkpoint_if_cancelled()
         except BaseException:
             await self._teardown()
             raise
-        self._state = "open"
+        core.state = "open"
         self._cv_token = _context.enter(_current_device, self)
-        tracing._device_opened()
+        _device_opened()
         return self
 
     async def __aexit__(self, et: Any, ev: Any, tb: Any) -> None:
@@ -179,88 +151,73 @@ class Device:
         :raises AclError: a stream's unreported failure (with ``raise_errors``).
         :raises WrongThreadError: called from another thread or event loop than the device's.
         """
-        if self._state == "closing":
+        core = self._core
+        if core.state == "closing":
             # Another task is closing it: wait for that close (shielded, as the closing is).
-            self._check_owner()
+            core.check_owner()
             if self._closed_event is None:
                 self._closed_event = anyio.Event()
-            with anyio.CancelScope(shield=self._flavour.being_cancelled()):
+            with anyio.CancelScope(shield=core.flavour.being_cancelled()):
                 await self._closed_event.wait()
             return
-        if self._state != "open":
+        if core.state != "open":
             return
-        self._check_owner()
-        self._state = "closing"
+        core.check_owner()
+        core.state = "closing"
         first: BaseException | None = None
         try:
             # Each stream waits for its work as Stream.aclose says: shielded if this task is
             # already being cancelled, and never past the completion timeout.
-            for stream in list(self._streams):
+            for stream in list(core.streams):
                 try:
                     await stream.aclose(raise_errors=True)
                 except errors.AclError as exc:
                     first = first or exc
         finally:
             try:
-                for stream in list(self._streams):  # left open by an interrupted wait
+                for stream in list(core.streams):  # left open by an interrupted wait
                     stream._finish_close("the device's close was interrupted")  # destroyed if idle, else abandoned
-                for event in list(self._events):
+                for event in list(core.events):
                     event.close()
-                for graph in list(self._graphs):
+                for graph in list(core.graphs):
                     graph._release()
-                for array in list(self._arrays):
-                    array._release()  # busy ones (abandoned work, another Device's) later, or never
-                for binary in list(self._binaries):
+                for array in list(core.arrays):
+                    array.close()  # busy ones (abandoned work, another Device's) later, or never
+                for binary in list(core.binaries):
                     binary.unload()
             finally:
                 await self._teardown()
-                tracing._device_closed()
+                _device_closed()
         crash = self._dispatcher.error if self._dispatcher is not None else None
         if crash is not None:
             raise RuntimeError(f"the dispatcher of {self!r} failed while resolving completions") from crash
         if raise_errors and first is not None:
             raise first
 
-    def _abandon(self, held: Any) -> None:
-        """A stream's work is abandoned (Stream.aclose): keep what it uses alive for good, and
-        never reset this NPU -- that would wait for the work."""
-        assert self._acl is not None
-        _runtime.abandon(self._acl, held)
-
-    @contextlib.contextmanager
-    def _loading(self) -> Iterator[None]:
-        """Around a binary load's worker thread (Binary._load)."""
-        self._loads += 1
-        try:
-            yield
-        finally:
-            self._loads -= 1
-            if not self._loads and self._loads_done is not None:
-                self._loads_done.set()
-
     async def _teardown(self) -> None:
         """Stop the dispatcher, free the pools and release the ACL device (shielded, bounded)."""
-        assert self._acl is not None
+        core = self._core
+        assert core.acl is not None
         with anyio.CancelScope(shield=True):
-            while self._loads:  # a load's thread cannot be interrupted: it ends soon, then unloads
-                self._loads_done = anyio.Event()
-                await self._loads_done.wait()
+            await core.loads_ended()  # a load's thread cannot be interrupted: it ends soon, then unloads
             try:
                 if self._dispatcher is not None:
                     await self._dispatcher.stop()
                     self._dispatcher.close()
-                if self._staging is not None:
-                    self._staging.close()
-                if self._pool is not None:
-                    self._pool._close()  # after every array was released
+                staging, pool = core.pools()
+                if staging is not None:
+                    staging.close()
+                if pool is not None:
+                    pool.close()  # after every array was released
             finally:
-                await anyio.to_thread.run_sync(_runtime.release_device, self._acl)
-                self._state = "closed"
+                await anyio.to_thread.run_sync(_runtime.release_device, core.acl)
+                core.state = "closed"
                 if self._closed_event is not None:
                     self._closed_event.set()
 
     def __del__(self) -> None:
-        if getattr(self, "_state", None) == "open":
+        core = getattr(self, "_core", None)
+        if core is not None and core.state == "open":
             warnings.warn(
                 f"Device({self.index}) was never closed: use `async with Device(...)`",
                 ResourceWarning,
@@ -269,59 +226,21 @@ class Device:
 
     @property
     def closed(self) -> bool:
-        return self._state == "closed"
+        return self._core.state == "closed"
 
-    def _check_owner(self) -> None:
-        """Raise WrongThreadError unless called from the thread and event loop that opened the
-        device. (Only that loop's dispatcher resolves the device's work: a submission or a
-        wait from elsewhere would never wake up -- and the state it touches is not locked.)"""
-        if threading.get_ident() != self._thread or not self._on_own_loop():
-            self._wrong_thread()
+    @property
+    def _state(self) -> str:
+        """new -> opening -> open -> closing -> closed (the core's; for repr and tests)."""
+        return self._core.state
 
-    def _on_own_loop(self) -> bool:
-        return self._flavour.on_own_loop()
+    @_state.setter
+    def _state(self, state: str) -> None:  # tests pretend a state
+        self._core.state = state
 
-    def _wrong_thread(self) -> NoReturn:
-        here = threading.current_thread().name
-        owner = next((t.name for t in threading.enumerate() if t.ident == self._thread), f"id {self._thread}")
-        where = "another event loop of the same thread" if threading.get_ident() == self._thread else f"thread {here!r}"
-        raise errors.WrongThreadError(
-            f"Device({self.index}) and its streams, events and Completions belong to the event loop of thread "
-            f"{owner!r} that opened it; this call came from {where}. Hand the work to that loop "
-            "(e.g. anyio.from_thread.run) instead"
-        )
-
-    def _soon(self, fn: Any) -> None:
-        """Run ``fn`` on the device's thread: now if called there, else handed to its event
-        loop -- for finalizers, which the garbage collector runs in whatever thread it is in,
-        that touch state only the loop may (arrays' busy counts). Once the loop is gone,
-        nothing runs there any more, and nothing will use that state either."""
-        if threading.get_ident() == self._thread:
-            fn()
-            return
-        try:
-            self._flavour.soon_threadsafe(fn)
-        except RuntimeError:  # the loop is closed, or the trio run ended
-            pass
-
-    def _served_stream(self, handle: int) -> Stream | None:
-        """The open stream of this device whose ACL handle is ``handle``, if aiocann serves one
-        (Stream.from_handle answers with it rather than subscribing the stream a second time)."""
-        for stream in self._streams:
-            try:
-                if stream.handle == handle:
-                    return stream
-            except errors.ClosedError:
-                continue
-        return None
-
-    def _bind(self) -> None:
-        """Check the device is usable from here and make its context current in this thread."""
-        if threading.get_ident() != self._thread and self._thread:
-            self._wrong_thread()
-        if self._state != "open":
-            raise errors.ClosedError(f"Device({self.index}) is {'not open yet' if self._state == 'new' else 'closed'}")
-        bind_context(self._ctx)
+    @property
+    def _streams(self) -> weakref.WeakSet[Stream]:
+        """The open streams (the core's registry; tests read it)."""
+        return self._core.streams
 
     @property
     def _live_dispatcher(self) -> Dispatcher:
@@ -334,15 +253,15 @@ class Device:
         """The machine's id of this NPU (``aclrtGetLogicDevIdByUserDevId``). ``index`` counts the
         devices this process sees: with ``ASCEND_RT_VISIBLE_DEVICES=2,3``, ``Device(0)`` is the
         machine's device 2. None if the runtime predates the call."""
-        if self._acl is None:
+        acl = self._core.acl
+        if acl is None:
             raise errors.ClosedError(f"Device({self.index}) is not open yet")
-        return self._acl.logic_id
+        return acl.logic_id
 
     @property
     def _reporter_tid(self) -> int:
-        """The id of the device's report thread, for aclrtSubscribeReport."""
-        assert self._acl is not None
-        return self._acl.reporter_tid
+        """The id of the device's report thread (tests subscribe with it)."""
+        return self._core.reporter_tid
 
     # -- children -------------------------------------------------------------------------
 
@@ -364,7 +283,7 @@ class Device:
         :raises AclError: the runtime refused the stream (e.g. ``ResourceExhaustedError``).
         """
         limit = self.max_in_flight if max_in_flight is None else max_in_flight
-        return Stream._create(self, limit, _count(priority, "priority"))
+        return create(Stream, self, limit, _count(priority, "priority"))
 
     async def load_binary(self, path: str | PathLike[str]) -> Binary:
         """Load a kernel binary from a file (``aclrtBinaryLoadFromFile``; the file work runs
@@ -379,8 +298,8 @@ class Device:
         :raises InvalidFileError: not a kernel binary.
         :raises ClosedError: the device is not open.
         """
-        self._bind()
-        return await Binary._load(self, path=path)
+        self._core.bind()
+        return await _load_binary(self, path=path)
 
     async def load_binary_data(self, data: bytes | bytearray | memoryview) -> Binary:
         """Load a kernel binary from bytes in memory (``aclrtBinaryLoadFromData``).
@@ -390,9 +309,9 @@ class Device:
         :raises InvalidFileError: the bytes are not a kernel binary.
         :raises ClosedError: the device is not open.
         """
-        self._bind()
+        self._core.bind()
         # memoryview, not bytes(): bytes(n) of an int n would allocate n zero bytes
-        return await Binary._load(self, data=bytes(memoryview(data)))
+        return await _load_binary(self, data=bytes(memoryview(data)))
 
     def empty(
         self, shape: int | tuple[int, ...], dtype: Any = np.float32, *, stream: Stream | None = None
@@ -413,16 +332,14 @@ class Device:
         :raises DeviceOutOfMemoryError: the pool's limit or the device's memory is exhausted.
         :raises ClosedError: the device is not open.
         """
-        self._bind()
+        self._core.bind()
         shape_t, dt = shape_and_dtype(shape, dtype)
-        if stream is not None and (type(stream) is not Stream or stream._device is not self):
+        if stream is not None and (type(stream) is not Stream or stream.device is not self):
             if not isinstance(stream, Stream):
                 raise TypeError(f"stream must be a Stream (dev.stream()) or None, not {type(stream).__name__}")
             raise ValueError(f"{stream!r} is not a stream of {self!r}")
-        block = self.memory_pool._allocate(math.prod(shape_t) * dt.itemsize, stream)
-        arr = DeviceArray._create(self, block, shape_t, dt)
-        self._arrays.add(arr)
-        return arr
+        block = self._core.pool.allocate(math.prod(shape_t) * dt.itemsize, stream)
+        return create(DeviceArray, self, block, shape_t, dt)  # registered with the core
 
     def pinned_empty(self, shape: int | tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
         """A numpy array of ``shape`` and ``dtype`` in page-locked host memory
@@ -433,7 +350,7 @@ class Device:
         :raises TypeError: an object dtype.
         :raises BadAllocError: the host memory could not be allocated.
         """
-        self._bind()
+        self._core.bind()
         shape_t, dt = shape_and_dtype(shape, dtype)
         return allocate_pinned(math.prod(shape_t) * dt.itemsize).view(dt).reshape(shape_t)
 
@@ -443,7 +360,7 @@ class Device:
 
         :raises ClosedError: the device is not open.
         """
-        self._bind()
+        self._core.bind()
         free, total = ffi.new("size_t*"), ffi.new("size_t*")
         check(lib.aclrtGetMemInfo(lib.ACL_HBM_MEM, free, total), "aclrtGetMemInfo")
         return int(free[0]), int(total[0])
@@ -451,15 +368,14 @@ class Device:
     @property
     def memory_pool(self) -> MemoryPool:
         """The device's memory pool: ``stats()``, ``trim()``, ``limit``."""
-        if self._pool is None:
+        if self._memory_pool is None:
             raise errors.ClosedError(f"Device({self.index}) is not open")
-        return self._pool
+        return self._memory_pool
 
     @property
     def _staging_pool(self) -> StagingPool:
-        """The pinned blocks pageable copies are staged through."""
-        assert self._staging is not None
-        return self._staging
+        """The pinned blocks pageable copies are staged through (tests read it)."""
+        return self._core.staging
 
     def __repr__(self) -> str:
-        return f"<Device {self.index} {self._state}>"
+        return f"<Device {self.index} {self._core.state}>"

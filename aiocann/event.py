@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import errors
 from ._context import current_device
-from ._factory import NoPublicConstructor
+from ._core import core_of
+from ._factory import NoPublicConstructor, create
 from ._lib import as_int, as_pointer, check, ffi, in_context, lib
 from .graph import CapturedWork
 
@@ -34,6 +35,29 @@ def _forget(ctx: Any, handle: Any) -> None:
     """A borrowed event is its owner's to destroy: closing the wrapper only forgets it."""
 
 
+class _EventRecord:
+    """What an Event is in the runtime, for the streams that record and wait for it: its
+    ``aclrtEvent`` (``live_handle()``, raising ClosedError once closed) and the Completion of
+    its record (set by ``Stream.record``; None for a borrowed event)."""
+
+    __slots__ = ("handle", "completion", "finalizer")
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+        self.completion: Completion | None = None
+        self.finalizer: weakref.finalize[Any, Any]  # set by the Event made of it
+
+    def live_handle(self) -> Any:
+        """The aclrtEvent for a C call; raises ClosedError once closed."""
+        if not self.finalizer.alive:
+            raise errors.ClosedError("the event was closed")
+        return self.handle
+
+    @property
+    def captured(self) -> bool:
+        return isinstance(self.completion, CapturedWork)
+
+
 class Event(metaclass=NoPublicConstructor):
     """An ACL event: a point in a stream's work, for cross-stream dependencies and timing.
 
@@ -43,28 +67,18 @@ class Event(metaclass=NoPublicConstructor):
 
     _factory = "await stream.record(), or Event.from_handle(handle) for an event made by other code"
 
-    __slots__ = ("_device", "_handle", "_completion", "_borrowed", "_finalizer", "__weakref__")
+    __slots__ = ("_device", "_core", "_rec", "_borrowed", "_finalizer", "__weakref__")
 
-    def __init__(self, device: Device, handle: Any, borrowed: bool = False) -> None:
+    def __init__(self, device: Device, rec: _EventRecord, borrowed: bool = False) -> None:
+        handle = rec.handle
         self._device = device
-        self._handle = handle
-        self._completion: Completion | None = None
+        self._core = core = core_of(device)
         self._borrowed = borrowed
-        self._finalizer = weakref.finalize(self, _forget if borrowed else _destroy, device._ctx, handle)
+        self._finalizer = weakref.finalize(self, _forget if borrowed else _destroy, core.ctx, handle)
         self._finalizer.atexit = False
-        device._events.add(self)
-
-    @classmethod
-    def _for_record(cls, device: Device, timing: bool, captured: bool = False) -> Event:
-        """A new event for ``Stream.record`` to record."""
-        device._bind()
-        h = ffi.new("aclrtEvent*")
-        flags = lib.ACL_EVENT_SYNC | (lib.ACL_EVENT_TIME_LINE if timing else 0)
-        if captured:  # only events of the Ex kind can be recorded in a capture
-            check(lib.aclrtCreateEventExWithFlag(h, flags), "aclrtCreateEventExWithFlag")
-        else:
-            check(lib.aclrtCreateEventWithFlag(h, flags), "aclrtCreateEventWithFlag")
-        return cls._create(device, h[0])
+        rec.finalizer = self._finalizer
+        self._rec = rec
+        core.events.add(self)
 
     @classmethod
     def from_handle(cls, handle: int, *, device: Device | None = None) -> Event:
@@ -97,20 +111,14 @@ class Event(metaclass=NoPublicConstructor):
         value = operator.index(handle)
         if not 0 < value < 1 << 64:
             raise ValueError(f"handle {value:#x} is not an event handle (NULL or out of range)")
-        device._bind()
+        core_of(device).bind()
         ptr = as_pointer(value, "aclrtEvent")
         status = ffi.new("aclrtEventRecordedStatus *")
         check(lib.aclrtQueryEventStatus(ptr, status), f"Event.from_handle({value:#x}) on Device({device.index})")
-        return cls._create(device, ptr, borrowed=True)
-
-    def _captured(self) -> bool:
-        return isinstance(self._completion, CapturedWork)
+        return create(cls, device, _EventRecord(ptr), borrowed=True)
 
     def _live_handle(self) -> Any:
-        """The aclrtEvent for a C call; raises ClosedError once closed."""
-        if not self._finalizer.alive:
-            raise errors.ClosedError("the event was closed")
-        return self._handle
+        return self._rec.live_handle()
 
     @property
     def device(self) -> Device:
@@ -133,21 +141,23 @@ class Event(metaclass=NoPublicConstructor):
         """True once the work before the record has finished. Never blocks."""
         if self._borrowed:
             status = ffi.new("aclrtEventRecordedStatus *")
-            self._device._bind()
+            self._core.bind()
             check(lib.aclrtQueryEventStatus(self._live_handle(), status), "aclrtQueryEventStatus")
             return bool(status[0] == lib.ACL_EVENT_RECORDED_STATUS_COMPLETE)
-        return self._completion is not None and self._completion.done()
+        completion = self._rec.completion
+        return completion is not None and completion.done()
 
     def __await__(self) -> Generator[Any, None, None]:
-        if self._completion is None:
+        completion = self._rec.completion
+        if completion is None:
             raise RuntimeError(
                 f"{self!r} was not recorded by aiocann, so there is nothing to await: make a stream wait for it "
                 "(s.wait(event)) and await that stream's work (await s.synchronize())"
             )
-        return self._completion.__await__()
+        return completion.__await__()
 
     def _timestamp(self) -> int:
-        self._device._bind()
+        self._core.bind()
         ts = ffi.new("uint64_t*")
         check(lib.aclrtEventGetTimestamp(self._live_handle(), ts), "aclrtEventGetTimestamp")
         return int(ts[0])
@@ -171,9 +181,10 @@ class Event(metaclass=NoPublicConstructor):
         """
         if not isinstance(start, Event):
             raise TypeError(f"elapsed_ms() takes the start Event, not {type(start).__name__}")
-        self._device._bind()
+        self._core.bind()
         ms = ffi.new("float*")
-        check(lib.aclrtEventElapsedTime(ms, start._live_handle(), self._live_handle()), "aclrtEventElapsedTime")
+        begin = as_pointer(start.handle, "aclrtEvent")  # raises ClosedError once closed
+        check(lib.aclrtEventElapsedTime(ms, begin, self._live_handle()), "aclrtEventElapsedTime")
         return float(ms[0])
 
     def __sub__(self, start: Event) -> float:
@@ -192,3 +203,17 @@ class Event(metaclass=NoPublicConstructor):
         else:
             state = "done" if self.done() else "pending"
         return f"<Event device={self._device.index} {state}>"
+
+
+def _new_event(device: Device, timing: bool, captured: bool = False) -> tuple[Event, _EventRecord]:
+    """A new event for ``Stream.record`` to record (an ``Ex`` one inside a capture: only those
+    can be recorded there), and its record, whose ``completion`` the stream sets."""
+    core_of(device).bind()
+    h = ffi.new("aclrtEvent*")
+    flags = lib.ACL_EVENT_SYNC | (lib.ACL_EVENT_TIME_LINE if timing else 0)
+    if captured:
+        check(lib.aclrtCreateEventExWithFlag(h, flags), "aclrtCreateEventExWithFlag")
+    else:
+        check(lib.aclrtCreateEventWithFlag(h, flags), "aclrtCreateEventWithFlag")
+    rec = _EventRecord(h[0])
+    return create(Event, device, rec), rec

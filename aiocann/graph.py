@@ -49,13 +49,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import errors
 from ._context import StreamBase, stream_or_current
-from ._factory import NoPublicConstructor
+from ._factory import NoPublicConstructor, create
 from ._hotpath import provide
 from ._hotpath import replay as _replay
-from ._lib import as_int, bind_context, check, ffi, in_context, last_error_message, lib
+from ._lib import as_int, check, ffi, last_error_message, lib
 from .completion import Completion
 
 if TYPE_CHECKING:
+    from ._core import DeviceCore
     from ._submission import Submissions
     from .device import Device
     from .memory import DeviceArray
@@ -75,9 +76,9 @@ class CapturedWork(Completion):
     _factory = "a submission inside stream.capture()"
     __slots__ = ("graph",)
 
-    def __init__(self, graph: Graph, label: str) -> None:  # no device work to track
+    def __init__(self, graph: Graph, stream: Stream, label: str) -> None:  # no device work to track
         self.graph = graph
-        self._stream = graph._stream
+        self._stream = stream
         self.label = label
 
     def done(self) -> bool:
@@ -97,19 +98,113 @@ class CapturedWork(Completion):
         return f"<CapturedWork {self.label} in {self.graph!r}>"
 
 
-def _destroy(device: Device, handle: Any, arrays: list[DeviceArray]) -> None:
+def _destroy(core: DeviceCore, handle: Any, record: _GraphRecord) -> None:
     """Destroy the model and release the arrays it held: Graph._destroy, or the graph's
     finalizer when it is collected unclosed (no replay is in flight then: each holds it)."""
-    in_context(device._ctx, lambda: lib.aclmdlRIDestroy(handle))
-    if arrays:
-        device._soon(lambda: _unhold(arrays))
+    core.in_context(lambda: lib.aclmdlRIDestroy(handle))
+    if record.arrays:
+        core.soon(record.unhold)
 
 
-def _unhold(arrays: list[DeviceArray]) -> None:
-    held = list(arrays)
-    arrays.clear()  # in place: the finalizer holds this list
-    for a in held:
-        a._unhold()
+class _GraphRecord:
+    """The state of one graph, which its public face (:class:`Graph`), its task groups, the
+    capture block and the stream's lane share: the lane sees the graph through it while the
+    stream captures into it or updates one of its task groups (``Submissions.capture`` /
+    ``updating``) and hands it what that work keeps (``record``). What the captured work uses
+    is held here for the graph's lifetime; the graph's finalizer holds this record, not the
+    graph, so that a graph dropped unclosed still releases what it held."""
+
+    __slots__ = (
+        "graph",
+        "lane",
+        "core",
+        "device",
+        "stream",
+        "state",
+        "close_requested",
+        "handle",
+        "cqm",
+        "finalizer",
+        "keep",
+        "arrays",
+        "abandoned",
+        "replaying",
+        "updates",
+        "native",
+    )
+
+    def __init__(self, lane: Submissions, stream: Stream) -> None:
+        self.graph: weakref.ref[Graph] | None = None  # set by the Graph made of it
+        self.lane = lane  # of the capturing stream
+        self.core: DeviceCore = lane.core
+        self.device: Device = stream.device
+        self.stream = stream  # the capturing stream (CapturedWork names it)
+        self.state = "capturing"  # capturing -> ready -> closed
+        self.close_requested = False
+        self.handle: Any = None  # the aclmdlRI, once captured
+        self.cqm: Any = None  # the model registered with the completion queue (see above)
+        self.finalizer: weakref.finalize[Any, Any] | None = None
+        self.keep: list[Any] = []
+        # The arrays the recorded work uses, each held busy (DeviceArray._hold) until the graph
+        # is destroyed or its capture fails.
+        self.arrays: list[DeviceArray] = []
+        self.abandoned = False  # a replay was abandoned with its stream: never destroyed
+        # The graph, held while replays are in flight: a replay's Completion keeps this record,
+        # and a replay abandoned with its stream keeps it -- and so the model -- for good.
+        self.replaying: Graph | None = None
+        self.updates = 0  # streams updating one of its task groups now (TaskGroup.update)
+        # What Graph.launch's fast path (C, _hotpath.replay) needs while the graph is ready:
+        # the model's and its registered model's addresses, and the device's core (the owner
+        # of the lanes it may replay on). None otherwise.
+        self.native: tuple[int, int, DeviceCore] | None = None
+
+    def the_graph(self) -> Graph:
+        graph = self.graph() if self.graph is not None else None
+        assert graph is not None  # whoever asks (a capture or update block, a replay) holds it
+        return graph
+
+    def record(self, label: str, keep: Any, arrays: tuple[DeviceArray, ...]) -> CapturedWork:
+        """Work was just recorded into the graph (captured, or launched into a task group's
+        update): hold what it uses for the graph's lifetime."""
+        self.keep.append(keep)
+        for a in arrays:
+            a._hold()
+        self.arrays.extend(arrays)
+        return create(CapturedWork, self.the_graph(), self.stream, label)
+
+    def captured(self, handle: Any) -> None:
+        """The capture ended with the model ``handle``: the graph is ready to replay."""
+        rc = ffi.new("aclError*")
+        cqm = lib.aiocann_cq_model_new(self.lane.dispatcher.cq, handle, rc)
+        if cqm == ffi.NULL:  # its failures could not be told: refuse the graph, not run it blind
+            lib.aclmdlRIDestroy(handle)
+            self.abandon()
+            check(rc[0], "aclmdlRIGetStreams")
+        self.cqm = cqm
+        self.handle = handle
+        self.state = "ready"
+        self.native = (int(ffi.cast("uintptr_t", handle)), int(ffi.cast("uintptr_t", cqm)), self.core)
+        graph = self.the_graph()
+        self.finalizer = weakref.finalize(graph, _destroy, self.core, handle, self)
+        self.finalizer.atexit = False
+        self.core.graphs.add(graph)
+
+    def abandon(self) -> None:
+        """The capture failed, or was ended by the device's closing: the model was destroyed
+        before it ever ran."""
+        self.state = "closed"
+        self.native = None
+        self.keep.clear()
+        self.unhold()
+
+    def replay_abandoned(self) -> None:
+        self.abandoned = True
+
+    def unhold(self) -> None:
+        held = list(self.arrays)
+        self.arrays.clear()
+        for a in held:
+            a._unhold()
 
 
 class Graph(metaclass=NoPublicConstructor):
@@ -118,64 +213,18 @@ class Graph(metaclass=NoPublicConstructor):
 
     _factory = "async with stream.capture() as graph"
 
-    def __init__(self, stream: Stream) -> None:
-        self._device: Device = stream._device
-        self._stream = stream
-        self._handle: Any = None
-        self._state = "capturing"  # capturing -> ready -> closed
-        self._keep: list[Any] = []
-        # The arrays the recorded work uses, each held busy (DeviceArray._hold) until the graph
-        # is destroyed or its capture fails.
-        self._arrays: list[DeviceArray] = []
+    def __init__(self, rec: _GraphRecord) -> None:
+        rec.graph = weakref.ref(self)
+        self._rec = rec
         self._replays = 0
-        self._close_requested = False
-        self._finalizer: weakref.finalize[Any, Any] | None = None
         self._groups: list[TaskGroup] = []
-        self._updates = 0  # streams updating one of its task groups now (TaskGroup.update)
-        self._abandoned = False  # a replay was abandoned with its stream: never destroyed
-        self._cqm: Any = None  # the model registered with the completion queue (see above)
         self._order: Any = None  # the event that orders replays across streams, made when needed
-        self._last: Stream | None = None  # the stream of the newest replay in flight
-        # What launch()'s fast path (C, _hotpath.replay) needs while the graph is ready: the
-        # model's and its registered model's addresses, and the device (a lane's owner).
-        self._native: tuple[int, int, Device] | None = None
+        self._last: Submissions | None = None  # the lane of the newest replay in flight
 
-    # -- capture (the stream's submission owner calls these) ----------------------------------
-
-    def _record(self, label: str, keep: Any, arrays: tuple[DeviceArray, ...]) -> CapturedWork:
-        """Work was just recorded into the graph (captured, or launched into a task group's
-        update): hold what it uses for the graph's lifetime."""
-        self._keep.append(keep)
-        for a in arrays:
-            a._hold()
-        self._arrays.extend(arrays)
-        return CapturedWork._create(self, label)
-
-    def _captured(self, handle: Any) -> None:
-        rc = ffi.new("aclError*")
-        cqm = lib.aiocann_cq_model_new(self._stream._sub.dispatcher.cq, handle, rc)
-        if cqm == ffi.NULL:  # its failures could not be told: refuse the graph, not run it blind
-            lib.aclmdlRIDestroy(handle)
-            self._abandon()
-            check(rc[0], "aclmdlRIGetStreams")
-        self._cqm = cqm
-        self._handle = handle
-        self._state = "ready"
-        self._native = (int(ffi.cast("uintptr_t", handle)), int(ffi.cast("uintptr_t", cqm)), self._device)
-        # The finalizer holds the arrays list, not the graph: a graph dropped unclosed still
-        # releases what it held.
-        self._finalizer = weakref.finalize(self, _destroy, self._device, handle, self._arrays)
-        self._finalizer.atexit = False
-        self._device._graphs.add(self)
-
-    def _abandon(self) -> None:
-        """The capture failed: the model was destroyed before it ever ran."""
-        self._state = "closed"
-        self._keep.clear()
-        self._unhold()
-
-    def _unhold(self) -> None:
-        _unhold(self._arrays)
+    @property
+    def _state(self) -> str:
+        """capturing -> ready -> closed (the record's)."""
+        return self._rec.state
 
     # -- public -----------------------------------------------------------------------------
 
@@ -183,27 +232,28 @@ class Graph(metaclass=NoPublicConstructor):
     def handle(self) -> int:
         """The ``aclmdlRI`` as an int (the value pyACL's ``acl.mdl`` functions take). Raises
         ClosedError while capturing and once closed."""
-        if self._state != "ready":
+        if self._rec.state != "ready":
             raise errors.ClosedError(f"{self!r} is not ready")
-        return as_int(self._handle)
+        return as_int(self._rec.handle)
 
     @asynccontextmanager
     async def group(self) -> AsyncIterator[TaskGroup]:
         """During capture: the launches inside form a task group that ``update()`` can change
         later (``aclmdlRICaptureTaskGrpBegin`` / ``End``)."""
-        if self._state != "capturing":
+        if self._rec.state != "capturing":
             raise RuntimeError("task groups are formed during capture")
-        s = self._stream
-        s._device._bind()
-        check(lib.aclmdlRICaptureTaskGrpBegin(s._handle), "aclmdlRICaptureTaskGrpBegin")
-        grp = TaskGroup._create(self)
+        lane = self._rec.lane
+        self._rec.core.bind()
+        check(lib.aclmdlRICaptureTaskGrpBegin(lane.handle), "aclmdlRICaptureTaskGrpBegin")
+        handle: list[Any] = [None]
+        grp = create(TaskGroup, self, self._rec, handle)
         try:
             yield grp
         finally:
             out = ffi.new("aclrtTaskGrp *")
-            s._device._bind()
-            check(lib.aclmdlRICaptureTaskGrpEnd(s._handle, out), "aclmdlRICaptureTaskGrpEnd")
-            grp._handle = out[0]
+            self._rec.core.bind()
+            check(lib.aclmdlRICaptureTaskGrpEnd(lane.handle, out), "aclmdlRICaptureTaskGrpEnd")
+            handle[0] = out[0]
             self._groups.append(grp)
 
     def launch(self, *, stream: Stream | None = None) -> Awaitable[Completion]:
@@ -219,36 +269,38 @@ class Graph(metaclass=NoPublicConstructor):
         # done or on this stream, and the stream open with room, its await makes one C call
         # (the replay and its completion) and makes the Completion, with no coroutine frame;
         # otherwise it awaits _launch, the same in Python with the checks and the waits.
-        return _replay(self, stream, self._native)
+        return _replay(self, stream, self._rec.native)
 
     async def _launch(self, stream: Stream | None) -> Completion:
-        if self._state != "ready":
+        if self._rec.state != "ready":
             raise errors.ClosedError(f"{self!r} is not ready (still capturing, or closed)")
         s = stream_or_current(stream)
-        if s._device is not self._device:
-            raise ValueError(f"{self!r} belongs to Device({self._device.index}), not {s.device!r}")
-        sub = await s._admit()
-        if self._state != "ready":  # closed while the replay waited: the model is destroyed
+        if s.device is not self._rec.device:
+            raise ValueError(f"{self!r} belongs to Device({self._rec.device.index}), not {s.device!r}")
+        sub = await _lane_of(s).enter()
+        if self._rec.state != "ready":  # closed while the replay waited: the model is destroyed
             sub.decline()
             raise errors.ClosedError(f"{self!r} was closed while its replay waited for {s!r}")
-        self._after_previous_replay(s)
-        rc = lib.aclmdlRIExecuteAsync(self._handle, s._handle)
+        self._after_previous_replay(sub)
+        rc = lib.aclmdlRIExecuteAsync(self._rec.handle, sub.handle)
         self._replays += 1
+        self._rec.replaying = self  # the replay's Completion keeps the record, and so the graph
         try:
-            done = sub.complete_after(rc, "aclmdlRIExecuteAsync", "graph", self, model=self._cqm)
+            done = sub.complete_after(rc, "aclmdlRIExecuteAsync", "graph", self._rec, model=self._rec.cqm,
+                                      on_done=self._replayed)  # fmt: skip
         except BaseException:
-            self._replays -= 1
+            self._replayed()
             raise
-        self._last = s
-        done._on_done = self._replayed
+        self._last = sub
         return done
 
     def _replay_started(self, sub: Submissions, s: Stream) -> tuple[Any, Any]:
         """The fast path replayed the graph on ``s``: the bookkeeping _launch does, and what
         the replay's Completion keeps and runs when the device is done."""
         self._replays += 1
-        self._last = s
-        return self, self._replayed
+        self._rec.replaying = self  # the replay's Completion keeps the record, and so the graph
+        self._last = sub
+        return self._rec, self._replayed
 
     def _replay_failed(self, sub: Submissions, s: Stream, token: int, rc: int) -> Completion:
         """The fast path's replay (token ``token`` on ``s``) failed with ``rc``: what _launch
@@ -256,50 +308,51 @@ class Graph(metaclass=NoPublicConstructor):
         if not sub.launched[0]:  # the replay itself was refused
             sub.enqueue_failed(rc, "aclmdlRIExecuteAsync")
         self._replays += 1  # it runs; its completion callback was refused
+        self._rec.replaying = self
         try:
-            message = sub.enqueue_failed(rc, "aclrtLaunchCallback", self, (), work=True)
-            done = sub.failed_now(s, token, "graph", self, (), rc, message)
+            done = sub.submitted(s, rc, token, "aclrtLaunchCallback", "graph", self._rec, (), self._replayed)
         except BaseException:
-            self._replays -= 1
+            self._replayed()
             raise
-        self._last = s
-        done._on_done = self._replayed
+        self._last = sub
         return done
 
-    def _after_previous_replay(self, s: Stream) -> None:
-        """Make a replay on ``s`` wait for the previous replay still in flight on another
-        stream, so that replays of this graph never overlap (see the module docstring): an
-        event recorded behind that replay's completion, which holds its stream until it ran."""
+    def _after_previous_replay(self, sub: Submissions) -> None:
+        """Make a replay on ``sub``'s stream wait for the previous replay still in flight on
+        another stream, so that replays of this graph never overlap (see the module docstring):
+        an event recorded behind that replay's completion, which holds its stream until it ran."""
         last = self._last
-        if not self._replays or last is None or last is s or last._state not in ("open", "updating"):
+        if not self._replays or last is None or last is sub or not last.submitting() or last.capture is not None:
             return
-        s._device._bind()
+        self._rec.core.bind()
         if self._order is None:
             out = ffi.new("aclrtEvent*")
             check(lib.aclrtCreateEventWithFlag(out, lib.ACL_EVENT_SYNC), "aclrtCreateEventWithFlag")
             self._order = out[0]
-        check(lib.aclrtRecordEvent(self._order, last._handle), "aclrtRecordEvent")
-        check(lib.aclrtStreamWaitEvent(s._handle, self._order), "aclrtStreamWaitEvent")
+        check(lib.aclrtRecordEvent(self._order, last.handle), "aclrtRecordEvent")
+        check(lib.aclrtStreamWaitEvent(sub.handle, self._order), "aclrtStreamWaitEvent")
 
     def _replayed(self) -> None:
         self._replays -= 1
         if not self._replays:
             self._last = None
-        if self._close_requested and not self._replays:
+            if not self._rec.abandoned:
+                self._rec.replaying = None
+        if self._rec.close_requested and not self._replays:
             self._destroy()
 
     def close(self) -> None:
         """Destroy the model (``aclmdlRIDestroy``) -- once the replays in flight are done."""
-        if self._state == "closed":
+        if self._rec.state == "closed":
             return
-        if self._state == "capturing":
+        if self._rec.state == "capturing":
             raise RuntimeError("leave the capture block first")
-        if self._updates:
+        if self._rec.updates:
             # What the update block launches is recorded into this graph, and held by it: a
             # graph destroyed meanwhile would hold that for good (and the update would reach a
             # destroyed model).
             raise RuntimeError("leave the task group's update block first")
-        self._close_requested = True
+        self._rec.close_requested = True
         if not self._replays:
             self._destroy()
 
@@ -307,30 +360,27 @@ class Graph(metaclass=NoPublicConstructor):
         """The device is closing: its streams are drained, destroy now -- unless a replay was
         abandoned with its stream (Stream.aclose): the device may still run it, so the model
         and everything it holds stay as they are."""
-        if self._state == "ready" and not self._abandoned:
+        if self._rec.state == "ready" and not self._rec.abandoned:
             self._destroy()
 
-    def _replay_abandoned(self) -> None:
-        self._abandoned = True
-
     def _destroy(self) -> None:
-        self._state = "closed"
-        self._native = None
-        if self._finalizer is not None:
-            self._finalizer()  # binds the device's context itself (also while it closes)
-        if self._cqm is not None:  # no replay is in flight: nothing can be reported on it any more
-            lib.aiocann_cq_model_free(self._cqm)
-            self._cqm = None
+        self._rec.state = "closed"
+        self._rec.native = None
+        if self._rec.finalizer is not None:
+            self._rec.finalizer()  # binds the device's context itself (also while it closes)
+        if self._rec.cqm is not None:  # no replay is in flight: nothing can be reported on it any more
+            lib.aiocann_cq_model_free(self._rec.cqm)
+            self._rec.cqm = None
         if self._order is not None:
             order, self._order = self._order, None
-            in_context(self._device._ctx, lambda: lib.aclrtDestroyEvent(order))
+            self._rec.core.in_context(lambda: lib.aclrtDestroyEvent(order))
         self._last = None
-        self._unhold()  # no replay is in flight: the arrays are no longer busy for the graph
+        self._rec.unhold()  # no replay is in flight: the arrays are no longer busy for the graph
         # (the finalizer released them already; this is for a graph that never got one)
-        self._keep.clear()
+        self._rec.keep.clear()
 
     def __repr__(self) -> str:
-        return f"<Graph device={self._device.index} {self._state}>"
+        return f"<Graph device={self._rec.device.index} {self._rec.state}>"
 
 
 class TaskGroup(metaclass=NoPublicConstructor):
@@ -338,103 +388,109 @@ class TaskGroup(metaclass=NoPublicConstructor):
 
     _factory = "async with graph.group() as group (during capture)"
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, rec: _GraphRecord, handle: list[Any]) -> None:
         self._graph = graph
-        self._handle: Any = None
+        self._rec = rec
+        self._handle = handle  # [aclrtTaskGrp], set when the group's capture ends
 
     @asynccontextmanager
     async def update(self, *, stream: Stream) -> AsyncIterator[None]:
         """Re-launch the group's kernels (same order, new args or blocks) on ``stream``; the
         graph's kernels are replaced when the stream reaches them (replays after that run the
         new ones). ``aclmdlRICaptureTaskUpdateBegin`` / ``End``."""
-        g = self._graph
-        if g._state != "ready" or self._handle is None or g._close_requested:
+        g, rec, group = self._graph, self._rec, self._handle[0]
+        if rec.state != "ready" or group is None or rec.close_requested:
             raise errors.ClosedError(f"{g!r} is not ready")
         s = stream
         if not isinstance(s, StreamBase):  # only Stream derives from it (_context.py)
             raise TypeError(f"stream must be a Stream (dev.stream()), not {type(s).__name__}")
-        if s._device is not g._device:
-            raise ValueError(f"{g!r} belongs to Device({g._device.index}), not {s.device!r}")
-        sub = s._sub
-        sub.begin_update(g)  # raises ClosedError unless the stream is open
+        if s.device is not rec.device:
+            raise ValueError(f"{g!r} belongs to Device({rec.device.index}), not {s.device!r}")
+        sub = _lane_of(s)
+        sub.begin_update(rec)  # raises ClosedError unless the stream is open
         try:
-            s._device._bind()
-            check(lib.aclmdlRICaptureTaskUpdateBegin(s._handle, self._handle), "aclmdlRICaptureTaskUpdateBegin")
+            sub.core.bind()
+            check(lib.aclmdlRICaptureTaskUpdateBegin(sub.handle, group), "aclmdlRICaptureTaskUpdateBegin")
         except BaseException:
             sub.end_update()
             raise
         # Launches on the stream now update the group's kernels: they take launch()'s slow
         # path, which hands the graph what they use.
-        g._updates += 1
+        rec.updates += 1
         try:
             yield
         finally:
-            interrupted = sub.updating is not g  # the device's closing ended the update (_interrupt)
+            interrupted = sub.updating is not rec  # the device's closing ended the update (_interrupt)
             if not interrupted:
-                g._updates -= 1
+                rec.updates -= 1
                 sub.end_update()
-                s._device._bind()
-                check(lib.aclmdlRICaptureTaskUpdateEnd(s._handle), "aclmdlRICaptureTaskUpdateEnd")
+                sub.core.bind()
+                check(lib.aclmdlRICaptureTaskUpdateEnd(sub.handle), "aclmdlRICaptureTaskUpdateEnd")
         if interrupted:  # the body succeeded, but the update was ended under it
-            raise errors.ClosedError(f"{s._device!r} was closed during the update: it was not applied")
+            raise errors.ClosedError(f"{rec.device!r} was closed during the update: it was not applied")
+
+
+def _lane_of(stream: Stream) -> Submissions:
+    """The stream's lane, which the graph's replays and updates go through."""
+    return stream._sub
 
 
 @asynccontextmanager
-async def _capture(stream: Stream, mode: CaptureMode = "global") -> AsyncIterator[Graph]:
-    """``Stream.capture()``: see the module docstring."""
+async def _capture(stream: Stream, lane: Submissions, mode: CaptureMode = "global") -> AsyncIterator[Graph]:
+    """``Stream.capture()``: see the module docstring. The lane records into the graph until
+    the block ends."""
     if mode not in _MODES:
         raise ValueError(f"mode must be one of {', '.join(_MODES)}, not {mode!r}")
-    if stream._state != "open":
+    if lane.mode.value != "open":
         raise errors.ClosedError(f"{stream!r} is not open")
-    dev = stream._device
-    dev._bind()
+    core = lane.core
+    core.bind()
     # Work submitted before the capture keeps its completion callbacks; only what follows is
     # recorded. The completion callbacks already queued are not part of the capture.
-    check(lib.aclmdlRICaptureBegin(stream._handle, _MODES[mode]), "aclmdlRICaptureBegin")
-    graph = Graph._create(stream)
-    sub = stream._sub
-    sub.begin_capture(graph)
+    check(lib.aclmdlRICaptureBegin(lane.handle, _MODES[mode]), "aclmdlRICaptureBegin")
+    rec = _GraphRecord(lane, stream)
+    graph = create(Graph, rec)
+    lane.begin_capture(rec)
     ok = False
     try:
         yield graph
         ok = True
     finally:
-        if sub.capture is graph:  # else the device's closing ended the capture (_interrupt)
-            sub.end_capture()
+        if lane.capture is rec:  # else the device's closing ended the capture (_interrupt)
+            lane.end_capture()
             out = ffi.new("aclmdlRI *")
-            dev._bind()
-            rc = lib.aclmdlRICaptureEnd(stream._handle, out)
+            core.bind()
+            rc = lib.aclmdlRICaptureEnd(lane.handle, out)
             if rc or not ok:
                 if out[0] != ffi.NULL:
                     lib.aclmdlRIDestroy(out[0])
-                graph._abandon()
+                rec.abandon()
                 if ok:
                     check(rc, "aclmdlRICaptureEnd")
             else:
-                graph._captured(out[0])
-    if graph._state == "closed":  # the body succeeded, but the capture was ended under it
-        raise errors.ClosedError(f"{dev!r} was closed during the capture: the graph was discarded")
+                rec.captured(out[0])
+    if rec.state == "closed":  # the body succeeded, but the capture was ended under it
+        raise errors.ClosedError(f"{rec.device!r} was closed during the capture: the graph was discarded")
 
 
-def _interrupt(stream: Stream) -> None:
-    """The device is closing while ``stream`` captures a graph or updates a task group (in a
-    task that is still inside that block): end it now -- the runtime would refuse to drain or
-    destroy the stream until then -- and discard the capture (its graph never ran: what it held
-    goes back) or the unfinished update. The block, when its task resumes, raises
-    ClosedError."""
-    sub = stream._sub
-    bind_context(stream._device._ctx)  # the device is closing: _bind() would refuse
-    graph, updated = sub.interrupt()
-    if graph is not None:
+def _interrupt(lane: Submissions) -> None:
+    """The device is closing while ``lane``'s stream captures a graph or updates a task group
+    (in a task that is still inside that block): end it now -- the runtime would refuse to
+    drain or destroy the stream until then -- and discard the capture (its graph never ran:
+    what it held goes back) or the unfinished update. The block, when its task resumes,
+    raises ClosedError."""
+    lane.core.bind_closing()  # the device is closing: bind() would refuse
+    captured, updated = lane.interrupt()
+    if captured is not None:
         out = ffi.new("aclmdlRI *")
-        if lib.aclmdlRICaptureEnd(stream._handle, out):
+        if lib.aclmdlRICaptureEnd(lane.handle, out):
             last_error_message()  # e.g. the capture was invalidated already: ended either way
         if out[0] != ffi.NULL:
             lib.aclmdlRIDestroy(out[0])
-        graph._abandon()
+        captured.abandon()
     if updated is not None:
-        updated._updates -= 1
-        if lib.aclmdlRICaptureTaskUpdateEnd(stream._handle):
+        updated.updates -= 1
+        if lib.aclmdlRICaptureTaskUpdateEnd(lane.handle):
             last_error_message()  # an update with kernels still to launch is refused: ended anyway
 
 

@@ -30,8 +30,9 @@ import numpy as np
 
 from . import _hotpath, _ints, errors
 from ._context import stream_or_current
-from ._factory import NoPublicConstructor
-from ._lib import as_int, bind_context, check, ffi, in_context, lib
+from ._core import core_of
+from ._factory import NoPublicConstructor, create
+from ._lib import as_int, as_pointer, bind_context, check, ffi, in_context, lib
 from .compiler import ParamSpec, plain_names, read_signatures
 from .memory import DeviceArray
 
@@ -72,6 +73,7 @@ class Binary(metaclass=NoPublicConstructor):
         aliases: dict[str, list[str]] | None = None,
     ):
         self._device = device
+        self._core = core_of(device)
         self._handle = handle
         self.label = label
         self.signatures = signatures
@@ -80,60 +82,8 @@ class Binary(metaclass=NoPublicConstructor):
         self._aliases = aliases or {}
         self._kernels: dict[str, Kernel] = {}
         # Unloaded when dropped (in-flight launches keep the code alive inside the runtime).
-        self._finalizer = weakref.finalize(self, _unload, device._ctx, handle)
+        self._finalizer = weakref.finalize(self, _unload, core_of(device).ctx, handle)
         self._finalizer.atexit = False
-
-    @classmethod
-    async def _load(
-        cls, device: Device, *, path: str | os.PathLike[str] | None = None, data: bytes | None = None
-    ) -> Binary:
-        ctx = device._ctx
-        with device._loading():
-            binary = await cls._load_in_thread(device, ctx, path, data)
-        # No await from here to the unload: the close, woken by the end of the load, runs
-        # only after it.
-        if device._state != "open":
-            # The device closed while the file loaded (its close waited for that): unload now,
-            # while its context lives, rather than leave a handle the reset made stale.
-            binary.unload()
-            raise errors.ClosedError(f"Device({device.index}) was closed while binary {binary.label} loaded")
-        device._binaries.add(binary)
-        await anyio.lowlevel.checkpoint_if_cancelled()
-        return binary
-
-    @classmethod
-    async def _load_in_thread(
-        cls, device: Device, ctx: Any, path: str | os.PathLike[str] | None, data: bytes | None
-    ) -> Binary:
-        if path is not None:
-            if not isinstance(path, (str, os.PathLike)):
-                raise TypeError(f"path must be a str or path, not {type(path).__name__}")
-            _refuse_nul("binary path", os.fspath(path))
-
-            def load() -> tuple[Any, str, Any, dict[str, list[str]]]:
-                fspath = os.path.abspath(path)
-                bind_context(ctx)
-                h = ffi.new("aclrtBinHandle*")
-                check(lib.aclrtBinaryLoadFromFile(fspath.encode(), ffi.NULL, h), "aclrtBinaryLoadFromFile")
-                return h[0], fspath, read_signatures(fspath), plain_names(fspath)
-
-            with anyio.CancelScope(shield=True):  # never lose a loaded handle to a cancellation
-                handle, fspath, signatures, aliases = await anyio.to_thread.run_sync(load)
-            binary = cls._create(device, handle, fspath, signatures, aliases)
-        else:
-            if data is None:
-                raise TypeError("path must be a str or path, not None")
-
-            def load_data() -> Any:
-                bind_context(ctx)
-                h = ffi.new("aclrtBinHandle*")
-                check(lib.aclrtBinaryLoadFromData(data, len(data), ffi.NULL, h), "aclrtBinaryLoadFromData")
-                return h[0]
-
-            with anyio.CancelScope(shield=True):
-                handle = await anyio.to_thread.run_sync(load_data)
-            binary = cls._create(device, handle, f"<{len(data)} bytes>", read_signatures(data), plain_names(data))
-        return binary
 
     @property
     def device(self) -> Device:
@@ -172,11 +122,11 @@ class Binary(metaclass=NoPublicConstructor):
         kernel = self._kernels.get(name)
         if kernel is None:
             exact = self._exact_name(name)
-            self._device._bind()
+            self._core.bind()
             h = ffi.new("aclrtFuncHandle*")
             check(lib.aclrtBinaryGetFunction(self._live_handle(), exact.encode(), h), "aclrtBinaryGetFunction")
             sig = self.signatures.get(exact) if self.signatures else None
-            kernel = self._kernels[name] = Kernel._create(self, exact, h[0], sig)
+            kernel = self._kernels[name] = create(Kernel, self, exact, h[0], sig, self._finalizer)
         return kernel
 
     def _exact_name(self, name: str) -> str:
@@ -203,6 +153,58 @@ class Binary(metaclass=NoPublicConstructor):
         return f"<Binary {self.label}{' unloaded' if self._handle is None else ''}>"
 
 
+async def _load_binary(
+    device: Device, *, path: str | os.PathLike[str] | None = None, data: bytes | None = None
+) -> Binary:
+    """``Device.load_binary`` / ``load_binary_data``: load in a worker thread, then register
+    the binary with its device."""
+    core = core_of(device)
+    with core.loading():
+        binary = await _load_in_thread(device, core.ctx, path, data)
+    # No await from here to the unload: the close, woken by the end of the load, runs
+    # only after it.
+    if not core.is_open:
+        # The device closed while the file loaded (its close waited for that): unload now,
+        # while its context lives, rather than leave a handle the reset made stale.
+        binary.unload()
+        raise errors.ClosedError(f"Device({device.index}) was closed while binary {binary.label} loaded")
+    core.binaries.add(binary)
+    await anyio.lowlevel.checkpoint_if_cancelled()
+    return binary
+
+
+async def _load_in_thread(device: Device, ctx: Any, path: str | os.PathLike[str] | None, data: bytes | None) -> Binary:
+    if path is not None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a str or path, not {type(path).__name__}")
+        _refuse_nul("binary path", os.fspath(path))
+
+        def load() -> tuple[Any, str, Any, dict[str, list[str]]]:
+            fspath = os.path.abspath(path)
+            bind_context(ctx)
+            h = ffi.new("aclrtBinHandle*")
+            check(lib.aclrtBinaryLoadFromFile(fspath.encode(), ffi.NULL, h), "aclrtBinaryLoadFromFile")
+            return h[0], fspath, read_signatures(fspath), plain_names(fspath)
+
+        with anyio.CancelScope(shield=True):  # never lose a loaded handle to a cancellation
+            handle, fspath, signatures, aliases = await anyio.to_thread.run_sync(load)
+        binary = create(Binary, device, handle, fspath, signatures, aliases)
+    else:
+        if data is None:
+            raise TypeError("path must be a str or path, not None")
+
+        def load_data() -> Any:
+            bind_context(ctx)
+            h = ffi.new("aclrtBinHandle*")
+            check(lib.aclrtBinaryLoadFromData(data, len(data), ffi.NULL, h), "aclrtBinaryLoadFromData")
+            return h[0]
+
+        with anyio.CancelScope(shield=True):
+            handle = await anyio.to_thread.run_sync(load_data)
+        binary = create(Binary, device, handle, f"<{len(data)} bytes>", read_signatures(data), plain_names(data))
+    return binary
+
+
 class Kernel(metaclass=NoPublicConstructor):
     """A kernel of a :class:`Binary`, made by ``binary.function(name)``. ``kernel.args()``
     starts an argument list. ``signature`` is its parameters (name, kind, size) where the
@@ -210,14 +212,24 @@ class Kernel(metaclass=NoPublicConstructor):
 
     _factory = "binary.function(name)"
 
-    def __init__(self, binary: Binary, name: str, handle: Any, signature: tuple[ParamSpec, ...] | None):
+    def __init__(
+        self,
+        binary: Binary,
+        name: str,
+        handle: Any,
+        signature: tuple[ParamSpec, ...] | None,
+        loaded: weakref.finalize[Any, Any],
+    ):
         self.binary = binary
+        self._loaded = loaded  # the binary's unloader: alive while the binary is loaded
         self.name = name
         self._handle = handle
         self.signature = signature
+        # Its NPU, as the launch path asks "the stream's NPU?" (Submissions.npu): one identity test.
+        self._npu = core_of(binary.device).acl
 
     def _live_handle(self) -> Any:
-        if self.binary._handle is None:
+        if not self._loaded.alive:
             raise errors.ClosedError(f"kernel {self.name}: binary {self.binary.label} was unloaded")
         return self._handle
 
@@ -231,7 +243,7 @@ class Kernel(metaclass=NoPublicConstructor):
     def args(self) -> ArgsBuilder:
         """A new, empty argument list for this kernel, filled in parameter order by the
         builder's methods and finished by ``await``: ``await k.args().ptr(x).u32(n)``."""
-        return ArgsBuilder._create(self)
+        return create(ArgsBuilder, self)
 
     def __repr__(self) -> str:
         if self.signature is None:
@@ -477,7 +489,7 @@ class ArgsBuilder(metaclass=NoPublicConstructor):
         if any(kind == "host" for kind, _ in entries):
             s = stream_or_current(stream)
             device = self.kernel.binary.device
-            if s.device._acl is not device._acl:
+            if not core_of(s.device).same_npu(core_of(device)):
                 raise ValueError(
                     f"host arrays would be uploaded on {s!r}, of device {s.device.index}, but kernel "
                     f"{self.kernel.name} is loaded on device {device.index}"
@@ -492,13 +504,13 @@ class ArgsBuilder(metaclass=NoPublicConstructor):
                 for arr in uploaded:
                     arr.close()
                 raise
-        return KernelArgs._build(self.kernel, entries)
+        return create(KernelArgs, self.kernel, entries)
 
 
 def _same_device(kernel: Kernel, array: DeviceArray) -> None:
     """A kernel takes arrays of its own NPU only (its device could free another's under it)."""
     device = kernel.binary.device
-    if array.device._acl is not device._acl:
+    if not core_of(array.device).same_npu(core_of(device)):
         raise ValueError(f"{array!r} is not on device {device.index}, where kernel {kernel.name} is loaded")
 
 
@@ -516,8 +528,8 @@ class KernelArgs(metaclass=NoPublicConstructor):
 
     _factory = "await kernel.args()...  (an ArgsBuilder)"
 
-    def __init__(self) -> None:
-        self.kernel: Kernel
+    def __init__(self, kernel: Kernel, entries: list[tuple[str, Any]]) -> None:
+        self.kernel = kernel
         self._handle: Any = None
         self._memory: tuple[np.ndarray, np.ndarray] | None = None
         self._params: list[Any] = []
@@ -534,13 +546,11 @@ class KernelArgs(metaclass=NoPublicConstructor):
         # by the first launch that took the Python path, dropped whenever the handle or the
         # arrays change (so that the next launch validates again).
         self._fast: Any = None
+        self._build(kernel, entries)
 
-    @classmethod
-    def _build(cls, kernel: Kernel, entries: list[tuple[str, Any]]) -> KernelArgs:
-        self = cls._create()
-        self.kernel = kernel
-        fn = kernel._live_handle()
-        kernel.binary.device._bind()
+    def _build(self, kernel: Kernel, entries: list[tuple[str, Any]]) -> None:
+        fn = as_pointer(kernel.handle, "aclrtFuncHandle")  # raises ClosedError once unloaded
+        core_of(kernel.binary.device).bind()
         payloads: list[bytes | None] = []
         for kind, payload in entries:
             if kind == "ptr":
@@ -593,7 +603,6 @@ class KernelArgs(metaclass=NoPublicConstructor):
                 self._placeholder_data[i] = view
         check(lib.aclrtKernelArgsFinalize(handle), "aclrtKernelArgsFinalize")
         self._handle = handle
-        return self
 
     def _array_closed(self, array: DeviceArray) -> None:
         """``array``, which an argument may point to, was closed: its block goes back to the
@@ -682,7 +691,7 @@ class KernelArgs(metaclass=NoPublicConstructor):
             payload = _to_bytes(value, "raw argument")
         if len(payload) != self._sizes[index]:
             raise TypeError(f"argument {index} is {self._sizes[index]} bytes, the new value {len(payload)}")
-        self.kernel.binary.device._bind()
+        core_of(self.kernel.binary.device).bind()
         check(
             lib.aclrtKernelArgsParaUpdate(handle, self._params[index], ffi.from_buffer(payload), len(payload)),
             "aclrtKernelArgsParaUpdate",

@@ -13,12 +13,14 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import _hotpath
+from . import _hotpath, errors
 from ._context import _current_stream, stream_or_current
+from ._core import core_of
 from ._lib import check, ffi, lib
 from ._submission import Submissions
 from .completion import Completion
 from .device import _REAL
+from .graph import _lane_of
 from .kernel import ArgsBuilder, Kernel, KernelArgs
 from .stream import Stream
 
@@ -114,34 +116,32 @@ async def _launch(
     caches on the args what the fast path needs for the next launch."""
     sub, args, cfg = await _prepare(kernel, args, blocks, stream, config)
     s = sub.stream
+    handle = args._handle
     graph = sub.capture or sub.updating
     if graph is not None:
         # Recorded into a graph, or updating one of its task groups: the runtime takes no
         # completion callback on the stream meanwhile, and the graph keeps what it uses.
-        check(lib.aclrtLaunchKernelWithConfig(kernel._handle, blocks, s._handle, cfg, args._handle, _NULL),
+        check(lib.aclrtLaunchKernelWithConfig(kernel._handle, blocks, sub.handle, cfg, handle, _NULL),
               "aclrtLaunchKernelWithConfig")  # fmt: skip
-        return graph._record(kernel.name, args, args.arrays)
+        return graph.record(kernel.name, args, args.arrays)
     token = sub.new_token()
-    rc = _native_launch(sub.qs, kernel._handle, blocks, cfg, args._handle, token, sub.launched)
+    rc = _native_launch(sub.qs, kernel._handle, blocks, cfg, handle, token, sub.launched)
     if rc:
         return _launch_failed(sub, s, token, kernel, args, rc)
     arrays = args.arrays
     done = sub.track(s, token, kernel.name, args, arrays)
     if type(args) is KernelArgs:
         # Checked by _prepare: the args are this kernel's, live, and its binary is on the
-        # stream's runtime device. Stale once either changes (KernelArgs._fast, invalidate()).
-        args._fast = _hotpath.ArgsInfo(
-            kernel, _addr(kernel._handle), _addr(args._handle), arrays, kernel.name, kernel.binary._device._acl
-        )
+        # stream's NPU. Stale once either changes (KernelArgs._fast, _hotpath.invalidate()).
+        args._fast = _hotpath.ArgsInfo(kernel, _addr(kernel._handle), _addr(handle), arrays, kernel.name, kernel._npu)
     return done
 
 
 def _launch_failed(sub: Submissions, s: Stream, token: int, kernel: Any, args: KernelArgs, rc: int) -> Completion:
-    """The launch of token was refused (raises), or its completion callback was: the work runs
-    unwatched (raises, the args kept), or it is over already on a stopped stream (a Completion
-    failed with rc)."""
-    message = sub.enqueue_failed(rc, "aclrtLaunchKernelWithConfig", args, args.arrays, work=True)
-    return sub.failed_now(s, token, kernel.name, args, args.arrays, rc, message)
+    """The launch of ``token`` was refused (raises), or its completion callback was: the work
+    runs unwatched (raises, the args kept), or it is over already on a stopped stream (a
+    Completion failed with rc). The lane's one submission tail (Submissions.submitted)."""
+    return sub.submitted(s, rc, token, "aclrtLaunchKernelWithConfig", kernel.name, args, args.arrays)
 
 
 def _addr(handle: Any) -> int:
@@ -173,25 +173,33 @@ async def _prepare(
         raise ValueError(f"blocks must be in [1, 2**32), got {blocks}")
     s = stream_or_current(stream)
     binary = kernel.binary
-    if binary._device._acl is not s._device._acl:
+    if not core_of(binary.device).same_npu(core_of(s.device)):
         raise ValueError(
             f"kernel {kernel.name} is loaded on device {binary.device.index}, the stream is on device {s.device.index}"
         )
-    if binary._handle is None or args._handle is None:
-        kernel._live_handle(), args._live_handle()  # raise ClosedError with the reason
+    _live(kernel, args)
     if config is None:
         cfg = _NULL
     elif isinstance(config, LaunchConfig):
-        cfg = _NULL if config._cdata is None else config._cdata[0]
+        cdata = config._cdata
+        cfg = _NULL if cdata is None else cdata[0]
     else:
         raise TypeError(f"config must be a LaunchConfig, not {type(config).__name__}")
     # The wait may be long: the args, their arrays or the binary may be closed meanwhile, and
     # a closed array's block be another array's by now. Checked again once admitted.
-    sub = await s._admit(args.arrays)
-    if binary._handle is None or args._handle is None:
+    sub = await _lane_of(s).enter(args.arrays)
+    try:
+        _live(kernel, args)
+    except errors.ClosedError:
         sub.decline()
-        kernel._live_handle(), args._live_handle()
+        raise
     return sub, args, cfg
+
+
+def _live(kernel: Kernel, args: KernelArgs) -> None:
+    """Raise ClosedError, saying why, if the kernel's binary was unloaded or the args closed
+    (their public handles say it)."""
+    _ = kernel.handle, args.handle
 
 
 # What launch()'s C path works with (native/hotpath.c, provide()).

@@ -28,6 +28,7 @@ import numpy as np
 
 from . import _ints, _runtime, errors
 from ._context import stream_or_current
+from ._core import core_of
 from ._factory import NoPublicConstructor
 from ._hotpath import Busy
 from ._lib import check, ffi, lib
@@ -148,6 +149,7 @@ class DeviceArray(Busy, metaclass=NoPublicConstructor):
 
     __slots__ = (
         "_device",
+        "_core",
         "_ptr",
         "shape",
         "dtype",
@@ -160,6 +162,7 @@ class DeviceArray(Busy, metaclass=NoPublicConstructor):
 
     def __init__(self, device: Device, block: Block, shape: tuple[int, ...], dtype: np.dtype[Any]) -> None:
         self._device = device
+        self._core = core = core_of(device)
         self._block = block
         self._ptr = block.ptr
         self.shape = shape
@@ -169,11 +172,12 @@ class DeviceArray(Busy, metaclass=NoPublicConstructor):
         self._busy_on = 0  # how many of them are on that stream (at most: see _hold)
         self._closing = False
         self._released_on: Stream | None = None  # see close(): its block went back early
-        self._finalizer = weakref.finalize(self, device.memory_pool._release, block)
+        self._finalizer = weakref.finalize(self, core.pool.release, block)
         self._finalizer.atexit = False  # at exit the process frees everything anyway
         # The KernelArgs whose arguments point to it (made on the first such build): closing
         # the array makes them refuse launches, since its block may be another array's then.
         self._args: weakref.WeakSet[KernelArgs] | None = None
+        core.arrays.add(self)  # the device frees it when it closes
 
     @property
     def device(self) -> Device:
@@ -235,7 +239,7 @@ class DeviceArray(Busy, metaclass=NoPublicConstructor):
             self._finalizer()  # the block goes back: idle, unless earlier arrays' work is queued
         elif self._released_on is not None:  # released to its stream early (close)
             stream, self._released_on = self._released_on, None
-            self._device.memory_pool._settle(self._block, stream)
+            self._core.pool.settle(self._block, stream)
 
     def _pointed_by(self, args: KernelArgs) -> None:
         """``args`` holds this array's address (KernelArgs builds and updates call this)."""
@@ -253,8 +257,8 @@ class DeviceArray(Busy, metaclass=NoPublicConstructor):
         :raises WrongThreadError: the array is busy and this is not its device's thread: its busy
             count is the event loop's, which resolves its work meanwhile (an idle array may be
             closed from anywhere, as the garbage collector frees it from anywhere)."""
-        if self._busy and threading.get_ident() != self._device._thread:
-            self._device._wrong_thread()
+        if self._busy:
+            self._core.check_thread()
         if self._args is not None:
             pointing, self._args = list(self._args), None
             for args in pointing:
@@ -270,7 +274,7 @@ class DeviceArray(Busy, metaclass=NoPublicConstructor):
             # and this array settles its share of the block's waits when its work is done.
             self._finalizer.detach()
             self._released_on = self._stream
-            self._device.memory_pool._release(self._block, pending_on=self._stream)
+            self._core.pool.release(self._block, pending_on=self._stream)
 
     def _release(self) -> None:
         """The device is closing: free the memory, or -- if work still uses it -- when that

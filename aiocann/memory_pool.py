@@ -97,12 +97,11 @@ class Block:
         self.waits: dict[Stream, int] = {}
 
 
-class MemoryPool(metaclass=NoPublicConstructor):
-    """The device memory of one ``Device`` (see the module docstring), as ``dev.memory_pool``.
-    ``enabled`` is False under ``Device(memory_pool=False)``: every block is then allocated and
-    freed directly."""
-
-    _factory = "dev.memory_pool (each Device has one)"
+class _BlockPool:
+    """The device memory of one ``Device`` (see the module docstring): what its arrays and
+    the device's closing use (through its core, DeviceCore.pool); ``dev.memory_pool``
+    (:class:`MemoryPool`) is its public face. ``enabled`` is False under
+    ``Device(memory_pool=False)``: every block is then allocated and freed directly."""
 
     def __init__(self, ctx: Any, *, limit: int | None = None, enabled: bool = True) -> None:
         if limit is not None and limit < 0:
@@ -122,7 +121,7 @@ class MemoryPool(metaclass=NoPublicConstructor):
 
     # -- allocation (event loop) ------------------------------------------------------------
 
-    def _allocate(self, nbytes: int, stream: Stream | None = None) -> Block:
+    def allocate(self, nbytes: int, stream: Stream | None = None) -> Block:
         """A block for ``nbytes``; with ``stream``, possibly one still used by work queued on it.
         The device's context must be current."""
         size = size_class(nbytes) if self.enabled else max(nbytes, 1)
@@ -189,9 +188,9 @@ class MemoryPool(metaclass=NoPublicConstructor):
 
     # -- release (any thread) ----------------------------------------------------------------
 
-    def _release(self, block: Block, pending_on: Stream | None = None) -> None:
+    def release(self, block: Block, pending_on: Stream | None = None) -> None:
         """The array the block was handed out as is gone. ``pending_on``: that array's work,
-        all of it on this stream, is still queued; ``_settle(block, pending_on)`` follows when
+        all of it on this stream, is still queued; ``settle(block, pending_on)`` follows when
         it is done. The block is idle only when no array's work is queued any more: a pending
         block is never freed before that, whether the pool is enabled or closed."""
         with self._lock:
@@ -207,7 +206,7 @@ class MemoryPool(metaclass=NoPublicConstructor):
             block.state = "free"
         self._give_back(block)
 
-    def _settle(self, block: Block, stream: Stream) -> None:
+    def settle(self, block: Block, stream: Stream) -> None:
         """The work a closed array of ``block`` had queued on ``stream`` is done. The block is
         idle if no other array's work is queued and no array holds it."""
         with self._lock:
@@ -295,7 +294,7 @@ class MemoryPool(metaclass=NoPublicConstructor):
                 self._in_use, self._cached, self._limit, self._hits, self._stream_reuses, self._mallocs, self._frees
             )
 
-    def _close(self) -> None:
+    def close(self) -> None:
         """The device is closing (every array was released): free what is cached; later
         releases free at once. Pending blocks -- work that still uses them may outlive the
         Device (another Device block of the same NPU, or work abandoned on a hung stream) --
@@ -303,3 +302,36 @@ class MemoryPool(metaclass=NoPublicConstructor):
         with self._lock:
             self._closed = True
             self._trim_locked()
+
+
+class MemoryPool(metaclass=NoPublicConstructor):
+    """The device's memory pool, as ``dev.memory_pool`` (see the module docstring): ``stats()``,
+    ``trim()``, ``limit``; ``enabled`` is False under ``Device(memory_pool=False)``."""
+
+    _factory = "dev.memory_pool (each Device has one)"
+
+    __slots__ = ("_blocks",)
+
+    def __init__(self, blocks: _BlockPool) -> None:
+        self._blocks = blocks
+
+    @property
+    def enabled(self) -> bool:
+        return self._blocks.enabled
+
+    def trim(self) -> int:
+        """Free every idle block; returns the bytes given back. A block that work -- of any
+        array it was handed out as, or of a graph -- may still touch is not idle, and stays."""
+        return self._blocks.trim()
+
+    @property
+    def limit(self) -> int | None:
+        """The cap on the bytes the pool holds (in use + cached), or None."""
+        return self._blocks.limit
+
+    @limit.setter
+    def limit(self, value: int | None) -> None:
+        self._blocks.limit = value
+
+    def stats(self) -> PoolStats:
+        return self._blocks.stats()

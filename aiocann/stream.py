@@ -31,12 +31,13 @@ import numpy as np
 
 from . import _context, _ints, errors
 from ._context import StreamBase, _current_stream, current_device, current_stream
-from ._factory import NoPublicConstructor
+from ._core import core_of
+from ._factory import NoPublicConstructor, create
 from ._interrupt import keyboard_interrupt_on_ctrl_c
-from ._lib import as_int, as_pointer, check, ffi, in_context, last_error_message, lib
+from ._lib import as_int, as_pointer, check, ffi, last_error_message, lib
 from ._submission import OPEN, Mode, Submissions, stopped_code
 from .completion import Completion
-from .event import Event
+from .event import Event, _new_event
 from .graph import _capture, _interrupt
 from .memory import DeviceArray, is_pinned
 
@@ -113,16 +114,16 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         if max_in_flight < 1:
             raise ValueError(f"max_in_flight must be >= 1, got {max_in_flight}")
         self._device = device
+        self._core = core = core_of(device)  # what the stream asks of its device (_core.py)
         self.max_in_flight = max_in_flight
         self.priority = priority
-        self._handle: Any = None
         self._handle_int = 0
         self._borrowed = borrowed is not None
         self._sub: Submissions = None  # type: ignore[assignment]  # set below
         self._cv_token: Any = None
         self._closed_event: anyio.Event | None = None  # for a close that waits for another's
-        device._bind()
-        reporter = device._reporter_tid
+        core.bind()
+        reporter = core.reporter_tid
         if borrowed is None:
             h = ffi.new("aclrtStream*")
             check(lib.aclrtCreateStreamWithConfig(h, priority, 0), "aclrtCreateStreamWithConfig")
@@ -148,14 +149,13 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
                 "Stream.from_handle (aclrtSubscribeReport)",
             )
         try:
-            self._sub = Submissions(self, device._live_dispatcher, handle, max_in_flight)
+            self._sub = Submissions(self, core, handle, max_in_flight)
         except BaseException:
             lib.aclrtUnSubscribeReport(reporter, handle)
             undo()
             raise
-        self._handle = handle
         self._handle_int = as_int(handle)
-        device._streams.add(self)
+        core.streams.add(self)
 
     @classmethod
     def from_handle(
@@ -199,10 +199,11 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         if device is None:
             device = current_device()
         value = _stream_handle(handle)
-        served = device._served_stream(value)
+        core = core_of(device)
+        served = core.served_stream(value)
         if served is not None:
             return served
-        device._bind()
+        core.bind()
         ptr = as_pointer(value, "aclrtStream")
         api = f"Stream.from_handle({value:#x}) on Device({device.index})"
         attr = ffi.new("aclrtStreamAttrValue *")
@@ -219,7 +220,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         else:
             last_error_message()
         limit = device.max_in_flight if max_in_flight is None else max_in_flight
-        return cls._create(device, limit, priority, ptr)
+        return create(cls, device, limit, priority, ptr)
 
     def __acl_stream__(self) -> tuple[int, int]:
         """``(0, handle)``: the stream-handle protocol :meth:`from_handle` accepts, so other
@@ -231,7 +232,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
 
     async def __aenter__(self) -> Stream:
         """Make the stream the task's current stream until the block ends, which closes it."""
-        self._device._check_owner()
+        self._core.check_owner()
         if self._state != "open":
             raise errors.ClosedError(f"{self!r} is not open")
         if self._cv_token is not None:
@@ -272,17 +273,17 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
             return
         if sub.mode is Mode.CAPTURING or sub.mode is Mode.UPDATING:
             what = "capture" if sub.mode is Mode.CAPTURING else "task group's update"
-            if self._device._state != "closing":
+            if not self._core.closing:
                 raise RuntimeError(f"{self!r} is inside a {what} block: leave it first")
-            self._device._check_owner()
-            _interrupt(self)  # the device is closing: the block cannot be waited for
+            self._core.check_owner()
+            _interrupt(sub)  # the device is closing: the block cannot be waited for
         if sub.mode is Mode.CLOSING:
             # Another task is closing it, waiting for its work: wait for that close to end --
             # above all the device's close, which would abandon the work under it otherwise.
-            self._device._check_owner()
+            self._core.check_owner()
             if self._closed_event is None:
                 self._closed_event = anyio.Event()
-            if self._device._flavour.being_cancelled():
+            if self._core.flavour.being_cancelled():
                 with anyio.CancelScope(shield=True):
                     await self._closed_event.wait()
             else:
@@ -290,11 +291,11 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
             return
         if sub.mode is not OPEN:
             return
-        self._device._check_owner()
+        self._core.check_owner()
         sub.begin_close()
         waited = False
         try:
-            if self._device._flavour.being_cancelled():
+            if self._core.flavour.being_cancelled():
                 with anyio.CancelScope(shield=True):
                     await self._wait_for_device()
             else:
@@ -326,8 +327,8 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         if self._sub.settled():
             return True
         status = ffi.new("aclrtStreamStatus*")
-        handle = self._handle
-        rc = in_context(self._device._ctx, lambda: lib.aclrtStreamQuery(handle, status))
+        handle = self._sub.handle
+        rc = self._core.in_context(lambda: lib.aclrtStreamQuery(handle, status))
         if rc:
             last_error_message()  # clear it: a stream we cannot query counts as busy ...
             # ... unless it answers with the failure its context stopped on: then nothing it
@@ -341,7 +342,8 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         wait for the work."""
         if self._state == "closed":  # e.g. the device finished it while our aclose waited
             return
-        dev, sub, handle = self._device, self._sub, self._handle
+        core, sub = self._core, self._sub
+        handle = sub.handle
         what = repr(self)
         abandoned = 0
         try:
@@ -349,21 +351,20 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
                 sub.release_leftovers()
 
                 def destroy() -> int:
-                    if lib.aclrtUnSubscribeReport(dev._reporter_tid, handle):
+                    if lib.aclrtUnSubscribeReport(core.reporter_tid, handle):
                         last_error_message()  # e.g. a borrowed stream its owner destroyed already
                     return 0 if self._borrowed else int(lib.aclrtDestroyStream(handle))
 
-                rc = in_context(dev._ctx, destroy)
+                rc = core.in_context(destroy)
                 if rc and not collected:
                     check(rc, "aclrtDestroyStream")
             else:
                 abandoned = sub.outstanding()
-                dev._abandon(sub.abandon())
+                core.abandon(sub.abandon())
         finally:
-            self._handle = None
             self._handle_int = 0
             sub.close()
-            dev._streams.discard(self)
+            core.streams.discard(self)
             if self._closed_event is not None:
                 self._closed_event.set()
         if abandoned and not collected:
@@ -371,7 +372,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
                 f"closing {what}: {abandoned} piece(s) of its work still running on the device were abandoned "
                 f"({why}): the ACL stream is left {'subscribed' if self._borrowed else 'undestroyed'}, the memory "
                 "that work uses stays allocated, and "
-                f"device {dev.index} will not be reset (nor ACL finalized) in this process",
+                f"device {core.index} will not be reset (nor ACL finalized) in this process",
                 RuntimeWarning,
                 stacklevel=4,
             )
@@ -382,15 +383,15 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         # closed, at interpreter exit): then that work is abandoned, never waited for.
         if getattr(self, "_state", None) != "open":
             return
-        dev = self._device
-        if dev._state not in ("open", "closing"):
+        core = self._core
+        if core.state not in ("open", "closing"):
             self._sub.mark_closed()
             return
-        if threading.get_ident() != dev._thread:
+        if threading.get_ident() != core.thread:
             # The collector runs in whatever thread it is in, and the stream's bookkeeping is the
             # event loop's (the dispatcher and its watchdog iterate the registered streams while
             # this unregisters one): finish on the loop (this resurrects the stream until then).
-            dev._soon(self._collected)
+            core.soon(self._collected)
             return
         self._collected()
 
@@ -398,8 +399,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         """The rest of ``__del__``, on the device's thread."""
         if self._state != "open":
             return
-        dev = self._device
-        if dev._state not in ("open", "closing"):
+        if self._core.state not in ("open", "closing"):
             self._sub.mark_closed()
             return
         outstanding = 0 if self._sub.settled() else self._sub.outstanding()
@@ -450,69 +450,41 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         borrowed = " borrowed" if self._borrowed else ""
         return f"<Stream device={self._device.index}{borrowed} {self._state} in_flight={self.in_flight}>"
 
-    # -- submission (event loop): the stream's Submissions owns it --------------------------
-
-    async def _admit(self, arrays: tuple[DeviceArray, ...] = ()) -> Submissions:
-        """Check the stream is open and used from its device's loop, wait for a free in-flight
-        slot and bind the device's context; returns the owner of submission. Cancelling the
-        wait enqueues nothing. While the stream captures, nothing is in flight for what it
-        records: no wait.
-
-        ``arrays``: what the work will use. They count as busy only once it is enqueued, so one
-        closed during the wait was freed -- and its block may be another array's now: raise
-        ClosedError rather than enqueue work on it. A caller that raises after this returns
-        (and before it enqueues) calls ``sub.decline()``, as this does."""
-        self._device._check_owner()
-        sub = self._sub
-        if not sub.submitting():
-            raise errors.ClosedError(f"{self!r} is not open")
-        if sub.capture is None:
-            await sub.admit()
-        try:
-            for a in arrays:
-                if a.closed:
-                    raise errors.ClosedError(f"{a!r} was closed while the work using it waited for {self!r}")
-            self._device._bind()
-        except BaseException:
-            sub.decline()
-            raise
-        return sub
+    # -- submission (event loop): the stream's lane (Submissions) owns it: enter() -----------
 
     def capture(self, mode: CaptureMode = "global") -> AbstractAsyncContextManager[Graph]:
         """Record the work submitted inside the block into a :class:`Graph` instead of running
         it (``aclmdlRICaptureBegin`` / ``End``); ``await graph.launch()`` replays it. ``mode``:
         which threads may make synchronous runtime calls meanwhile (the runtime's capture
         modes: ``"global"``, ``"thread_local"``, ``"relaxed"``)."""
-        return _capture(self, mode)
+        return _capture(self, self._sub, mode)
 
     def _usable(self) -> None:
         """Raise ClosedError unless the stream is open; bind the device's context (pinned
         staging memory is allocated against it)."""
-        if not self._sub.submitting():
-            raise errors.ClosedError(f"{self!r} is not open")
-        self._device._bind()
+        self._sub.usable()
 
     def _own(self, array: DeviceArray) -> None:
         """Refuse an array of another NPU: aiocann exposes no peer copies, and that device's
         closing would free the array under this stream's work. (Another ``Device`` block of the
         same NPU is fine: a busy array outlives its Device, see DeviceArray.close.)"""
-        if array._device._acl is not self._device._acl:
+        if not self._core.same_npu(core_of(array.device)):
             raise ValueError(
-                f"{array!r} is on device {array._device.index}, this stream on device {self._device.index}: "
+                f"{array!r} is on device {array.device.index}, this stream on device {self._core.index}: "
                 "aiocann has no copies between devices (copy through host memory)"
             )
 
     async def _marker(self, label: str) -> Completion:
         """A Completion that resolves when everything enqueued so far has run."""
-        return (await self._admit()).complete_after(0, "", label)
+        return (await self._sub.enter()).complete_after(0, "", label)
 
     async def _empty_copy(self) -> Completion:
         """A copy of zero bytes: nothing to enqueue. Eagerly a marker, so that the Completion
         still resolves in stream order; during capture nothing is recorded (a marker would
         wait for the capture)."""
-        sub = await self._admit()
+        sub = await self._sub.enter()
         if sub.capture is not None:
-            return sub.capture._record("empty copy", None, ())
+            return sub.capture.record("empty copy", None, ())
         return sub.complete_after(0, "", "empty copy")
 
     # -- public operations ---------------------------------------------------------------
@@ -540,10 +512,10 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         :raises ClosedError: the stream is closed.
         :raises AclError: the runtime refused the event or the record.
         """
-        event = Event._for_record(self._device, timing, captured=self._sub.capture is not None)
-        sub = await self._admit()
-        rc = lib.aclrtRecordEvent(event._handle, self._handle)
-        event._completion = sub.complete_after(rc, "aclrtRecordEvent", "event record", event)
+        event, rec = _new_event(self._device, timing, captured=self._sub.capture is not None)
+        sub = await self._sub.enter()
+        rc = lib.aclrtRecordEvent(rec.handle, self._sub.handle)
+        rec.completion = sub.complete_after(rc, "aclrtRecordEvent", "event record", event)
         return event
 
     def wait(self, event: Event) -> None:
@@ -558,14 +530,15 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         """
         if not isinstance(event, Event):
             raise TypeError(f"wait() takes an Event (await stream.record()), not {type(event).__name__}")
-        if event._captured():
+        rec = event._rec
+        if rec.captured:
             # The waiting stream would join the capture, and its own completion callbacks with
             # it; the async API captures one stream at a time.
             raise NotImplementedError(
                 "waiting on an event recorded in a capture (cross-stream capture) is not supported"
             )
         self._usable()
-        check(lib.aclrtStreamWaitEvent(self._handle, event._live_handle()), "aclrtStreamWaitEvent")
+        check(lib.aclrtStreamWaitEvent(self._sub.handle, rec.live_handle()), "aclrtStreamWaitEvent")
 
     def empty(self, shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
         """``dev.empty(shape, dtype, stream=self)``: device memory ready for work on this stream,
@@ -613,7 +586,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         if is_pinned(host):
             src, keep, on_done = host, host, None
         else:
-            pool = self._device._staging_pool
+            pool = self._core.staging
             block = pool.get(host.nbytes)
             stage = block[: host.nbytes]
             await _host_copy(stage, host.view(np.uint8).reshape(-1))
@@ -656,7 +629,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
                 )
             )
             return out
-        pool = self._device._staging_pool
+        pool = self._core.staging
         block = pool.get(src.nbytes)
         target = out.view(np.uint8).reshape(-1)
 
@@ -752,8 +725,8 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         value = _ints.index(value, "the memset value")  # an integer: not a float, a bool or a str int() takes
         if not 0 <= value <= 255:
             raise ValueError(f"memset value must be a byte (0..255), got {value}")
-        sub = await self._admit((dst,))
-        rc = lib.aclrtMemsetAsync(ffi.cast("void*", dst.ptr), dst.nbytes, value, dst.nbytes, self._handle)
+        sub = await self._sub.enter((dst,))
+        rc = lib.aclrtMemsetAsync(ffi.cast("void*", dst.ptr), dst.nbytes, value, dst.nbytes, self._sub.handle)
         return sub.complete_after(rc, "aclrtMemsetAsync", "memset", None, (dst,))
 
     async def _copy(
@@ -768,22 +741,19 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         on_done: Any = None,
     ) -> Completion:
         # ``dst`` and ``src`` were read from ``arrays`` before the wait: still theirs if none
-        # of them was closed meanwhile, which _admit checks.
-        sub = await self._admit(arrays)
+        # of them was closed meanwhile, which enter() checks.
+        sub = await self._sub.enter(arrays)
         if sub.capture is not None:
             rc = lib.aclrtMemcpyAsync(
-                ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, self._handle
+                ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, self._sub.handle
             )
             check(rc, "aclrtMemcpyAsync")
-            return sub.capture._record(label, keep, arrays)  # on_done never runs: the graph keeps it
+            return sub.capture.record(label, keep, arrays)  # on_done never runs: the graph keeps it
         token = sub.new_token()
         rc = lib.aiocann_memcpy(
             sub.qs, ffi.cast("void*", dst), nbytes, ffi.cast("void*", src), nbytes, kind, token, sub.launched
         )
-        if rc:
-            message = sub.enqueue_failed(rc, "aclrtMemcpyAsync", keep, arrays, work=True)
-            return sub.failed_now(self, token, label, keep, arrays, rc, message, on_done)
-        return sub.track(self, token, label, keep, arrays, on_done)
+        return sub.submitted(self, rc, token, "aclrtMemcpyAsync", label, keep, arrays, on_done)
 
 
 def _addr(a: np.ndarray) -> int:

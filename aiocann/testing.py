@@ -63,6 +63,7 @@ import pytest
 from ._context import _current_device, _current_stream
 
 if TYPE_CHECKING:
+    from ._submission import Submissions
     from .device import Device
     from .errors import AclError
     from .stream import Stream
@@ -246,16 +247,23 @@ class _Tracker:
 
 # The Stream's owner of submission (aiocann._submission.Submissions) holds these; the plugin
 # only reads them, after the test, with the event loop stopped.
+def _lane(s: Stream) -> Submissions | None:
+    return s._sub  # the plugin's one read of a stream's internals
+
+
 def _is_open(s: Stream) -> bool:
-    return s._state == "open"
+    lane = _lane(s)
+    return lane is not None and lane.mode.value == "open"
 
 
 def _pending(s: Stream) -> list[str]:
-    return [c.label for c in s._sub.pending.values()] if s._sub is not None else []
+    lane = _lane(s)
+    return [c.label for c in lane.pending.values()] if lane is not None else []
 
 
 def _unreported(s: Stream) -> AclError | None:
-    return s._sub.unreported if s._sub is not None else None
+    lane = _lane(s)
+    return lane.unreported if lane is not None else None
 
 
 _checked_device: Callable[..., Device] | None = None

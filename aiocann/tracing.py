@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _hotpath
-from ._factory import NoPublicConstructor
+from ._factory import NoPublicConstructor, create
 from ._lib import ffi, lib
 
 if TYPE_CHECKING:
@@ -88,9 +88,9 @@ class Trace(metaclass=NoPublicConstructor):
     # -- hooks called by the streams --------------------------------------------------------
 
     def _on_submit(self, stream: Stream, completion: Completion) -> None:
-        key = stream._handle_int
+        key = stream.handle  # the stream is open: it was just given this work
         self._streams.setdefault(key, f"stream {len(self._streams) + 1}")
-        self._submitted[id(completion)] = (key, stream._device.index, completion.label, time.monotonic_ns())
+        self._submitted[id(completion)] = (key, stream.device.index, completion.label, time.monotonic_ns())
 
     def _on_resolve(self, completion: Completion, code: int) -> None:
         sub = self._submitted.pop(id(completion), None)
@@ -255,7 +255,7 @@ def trace(path: str | os.PathLike[str] | None = None, *, capacity: int = 1 << 20
     :returns: the :class:`Trace`, not yet started.
     :raises RuntimeError: (on starting) another trace is active.
     """
-    return Trace._create(path, capacity=capacity)
+    return create(Trace, path, capacity=capacity)
 
 
 # --------------------------------------------------------------------------- AIOCANN_TRACE
@@ -274,7 +274,7 @@ def _device_opened() -> None:
         _env_devices += 1
         start = _env_devices == 1 and _active is None
     if start:
-        _env_trace = Trace._create(path).start()
+        _env_trace = create(Trace, path).start()
 
 
 def _device_closed() -> None:

@@ -34,6 +34,7 @@ typedef enum aclsimEngine {
 #define ACLSIM_CHIP_SATURATION_MODE 0x1 /* aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_SATURATION) */
 #define ACLSIM_CHIP_INF_NAN_MODE 0x2    /* aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_INFNAN) */
 #define ACLSIM_CHIP_DEVICE_GROUP 0x4    /* RT_FEATURE_DEVICE_GROUP: the chip's firmware has device groups */
+#define ACLSIM_CHIP_IPC_EVENT 0x8       /* RT_FEATURE_IPC_EVENT: events shared between processes */
 
 typedef struct aclsimChip {
     const char *soc_name;     /* aclrtGetSocName(): "Ascend910B1" */

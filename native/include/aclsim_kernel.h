@@ -69,8 +69,11 @@ extern __attribute__((visibility("default"))) uint32_t aclsim_kernel_take_status
  *          on the device either). NULL when out of host memory.
  *   sync_all (version 2) waits until every block of the launch has called it (SyncAll): it
  *          fails the block, as fail does, when the blocks cannot all run at once or another
- *          block of the launch failed while it waited. */
-#define ACLSIM_KERNEL_RT_VERSION 2u
+ *          block of the launch failed while it waited.
+ *   sat_mode (version 3) the float overflow mode of the running launch, an
+ *          aclrtFloatOverflowMode: 0 saturation, 1 Inf/NaN -- its stream's, fixed when the
+ *          stream was created (aclrtSetDeviceSatMode). */
+#define ACLSIM_KERNEL_RT_VERSION 3u
 struct aclsimChip;
 typedef struct aclsim_kernel_rt {
     uint32_t version; /* ACLSIM_KERNEL_RT_VERSION */
@@ -79,6 +82,7 @@ typedef struct aclsim_kernel_rt {
     const struct aclsimChip *(*chip)(void);
     void *(*ub)(void);
     void (*sync_all)(void);
+    int (*sat_mode)(void);
 } aclsim_kernel_rt;
 
 /* The slot: a weak definition, so every translation unit of a kernel binary may include this

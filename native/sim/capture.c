@@ -45,6 +45,11 @@
  *    model. They are ids and handles only (stream.c sim_stream_create_bound): the replay runs
  *    on the executing stream, as above.
  *
+ *  - Issue 23: a model built by stream binding is this model object with model_build.c's
+ *    program (`built`); a condition task's sub-models (cond.c) are models of their parent,
+ *    filled by aclmdlRICaptureToModelRIBegin, ended before the parent's capture can end
+ *    (107045), destroyed with the parent only, and replayed inside the condition task.
+ *
  * State. The capture lock guards every capture-time structure: models being captured, the
  * `cap` state of streams and events, task groups. A replay takes none of it: a model's replay
  * list is fixed when its capture ends, except the kernels of its task groups, which updates
@@ -63,14 +68,18 @@ typedef struct sim_model sim_model;
 
 /* rtStreamCaptureMode: GLOBAL < THREAD_LOCAL < RELAXED, and MAX for none. */
 enum { MODE_GLOBAL, MODE_THREAD_LOCAL, MODE_RELAXED, MODE_NONE };
-/* RtCaptureModelStatus as used here: CAPTURE_ACTIVE, CAPTURE_INVALIDATED, READY. */
-enum { M_CAPTURING, M_INVALIDATED, M_READY };
+/* RtCaptureModelStatus as used here: CAPTURE_ACTIVE, CAPTURE_INVALIDATED, READY; and, issue 23,
+ * a model built by stream binding before aclmdlRIBuildEnd (model_build.c). */
+enum { M_CAPTURING, M_INVALIDATED, M_READY, M_BUILDING, M_EMPTY };
+/* (M_EMPTY: a condition task's sub-model before aclmdlRICaptureToModelRIBegin captures into it,
+ * RtCaptureModelStatus::NONE; cond.c.) */
 /* StreamTaskGroupStatus. */
 enum { GRP_NONE, GRP_SAMPLE, GRP_UPDATE };
 
 static const char *const k_mode_names[] = {"GLOBAL", "THREAD_LOCAL", "RELAXED", "none"};
 
 static sim_model *model_lookup(aclmdlRI modelRI, const char *func, aclError *rc);
+static void capture_exit(sim_model *m);
 static aclError model_in_current_context(sim_model *m, const char *func);
 
 /* A captured kernel of a task group, which an update may replace while replays run it: the
@@ -121,6 +130,13 @@ typedef struct run_item {
     uint32_t stream; /* capture stream index: its bound stream is what a failure report names */
 } run_item;
 
+/* issue 23: an ACL_EVENT_RECORD_EXTERNAL record or ACL_EVENT_WAIT_EXTERNAL wait captured into a
+ * model (CaptureModel::externalRecordEventItems_ / externalWaitEventItems_). */
+typedef struct ext_item {
+    sim_event *e; /* +1 */
+    bool record;
+} ext_item;
+
 struct sim_model {
     sim_obj obj;
     sim_context *ctx;          /* +1: the origin stream's */
@@ -146,7 +162,24 @@ struct sim_model {
     pthread_mutex_t run_lock;  /* task-group slots and `running` */
     pthread_cond_t run_cv;
     int running;               /* replays submitted and not finished (CaptureModel::refCount_) */
+    /* issue 23: its external records and waits, in capture order; each captured one's task
+     * names its place (u.event.gen = index + 1), each replay the generations its
+     * aclmdlRIExecuteAsync took for them (u.model.ext_gen). */
+    ext_item *ext;
+    uint32_t n_ext, cap_ext;
+    sim_built *built;          /* issue 23: built by stream binding, its program (model_build.c) */
+    uint32_t id;               /* aclmdlRIDebugJsonPrint's model id: models made so far */
+    /* issue 23, condition tasks (cond.c): a sub-model belongs to the model whose condition task
+     * made it (CaptureModel::IsSubCaptureModel), which holds it (+1) and its condition handles
+     * (+1), and destroys them with itself. Under the capture lock while it captures. */
+    bool sub;
+    struct sim_model **subs;
+    uint32_t nsubs, cap_subs;
+    struct sim_cond **conds;
+    uint32_t nconds, cap_conds;
 };
+
+static __thread int t_nested; /* replays of sub-models inside a condition task's replay */
 
 struct sim_taskgrp {
     sim_obj obj;
@@ -260,11 +293,22 @@ static void model_destroy(sim_obj *o)
             sim_obj_put(&m->streams[i].bound->obj);
         }
     }
+    for (uint32_t i = 0; i < m->n_ext; i++)
+        sim_obj_put(&m->ext[i].e->obj);
+    free(m->ext);
     free(m->entries);
     free(m->streams);
     free(m->events);
     free(m->groups);
     free(m->run);
+    if (m->built)
+        sim_build_free(m->built);
+    for (uint32_t i = 0; i < m->nconds; i++)
+        sim_cond_release(m->conds[i]);
+    for (uint32_t i = 0; i < m->nsubs; i++)
+        sim_obj_put(&m->subs[i]->obj);
+    free(m->conds);
+    free(m->subs);
     pthread_mutex_destroy(&m->run_lock);
     pthread_cond_destroy(&m->run_cv);
     sim_obj_put(&m->ctx->obj);
@@ -279,6 +323,8 @@ static sim_model *model_new(sim_context *ctx, const char *func, aclError *rc)
         return NULL;
     }
     sim_obj_init(&m->obj, SIM_KIND_MODEL, model_destroy);
+    static uint32_t next_id;
+    m->id = next_id++; /* under the capture lock */
     sim_obj_get(&ctx->obj);
     m->ctx = ctx;
     m->mode = MODE_NONE;
@@ -313,6 +359,21 @@ static void model_close(sim_model *m, sim_model **dropped)
     sim_handle_close(m->obj.handle, SIM_KIND_MODEL); /* its reference becomes the caller's */
     m->next = *dropped;
     *dropped = m;
+    for (uint32_t i = 0; i < m->nsubs; i++) { /* its sub-models go with it, captures and all */
+        sim_model *sub = m->subs[i];
+        if (sub->status == M_CAPTURING || sub->status == M_INVALIDATED) {
+            sub->mode = MODE_NONE; /* the begin thread's count stays, as after a wrong-thread end */
+            capture_exit(sub);
+            sub->status = M_EMPTY;
+        }
+        model_close(sub, dropped);
+    }
+    /* issue 23: its streams are free and its condition handles dead at once, not when the last
+     * reference (a replay task a worker has yet to release) goes. */
+    for (uint32_t i = 0; i < m->nconds; i++)
+        sim_cond_close(m->conds[i]);
+    if (m->built)
+        sim_build_unbind_all(m->built);
 }
 
 static void put_dropped(sim_model *m)
@@ -709,8 +770,64 @@ static aclError capture_external(struct sim_capstate *st, sim_event *e, const si
     return rc;
 }
 
+/* issue 23: aclrtRecordEventWithFlag(ACL_EVENT_RECORD_EXTERNAL) / aclrtStreamWaitEventWithFlag(
+ * ACL_EVENT_WAIT_EXTERNAL) -- ApiImpl::EventRecord / StreamWaitEvent: only on a capturing stream
+ * (107029 otherwise), then SubmitExternalEventTaskCommon: CaptureModel::
+ * CheckExternalEventConstraints (one external record and one external wait per event and graph,
+ * and not both: 107000), a record / wait task of the model (CreateExternalRecordPlaceholder /
+ * CreateExternalWaitPlaceholder) that each replay refreshes: the record becomes the event's
+ * newest record when the model is executed (PrepareExternalRecordsForReplay,
+ * CommitExternalEventRecords), the wait waits for the record the event had then
+ * (PrepareExternalWaitsForReplay: none recorded, nothing to wait for). */
+aclError sim_capture_external_flag_op(sim_stream *s, sim_event *e, bool record, const char *func)
+{
+    aclError rc = ACL_SUCCESS;
+    pthread_mutex_lock(&g_lock);
+    struct sim_capstate *st = state_of(s);
+    sim_model *m = st ? st->model : NULL;
+    uint32_t same = UINT32_MAX, other = UINT32_MAX;
+    for (uint32_t i = 0; m && i < m->n_ext; i++)
+        if (m->ext[i].e == e)
+            *(m->ext[i].record == record ? &same : &other) = i;
+    if (!m) {
+        rc = sim_fail_(func, ACL_ERROR_RT_STREAM_NOT_CAPTURED, "ACL_EVENT_%s_EXTERNAL: stream %u is not in the capture "
+                       "stage (external records and waits are for captured graphs)", record ? "RECORD" : "WAIT", s->id);
+    } else if (same != UINT32_MAX) {
+        rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
+                       "the same event can be used with ACL_EVENT_%s_EXTERNAL only once in the same graph",
+                       record ? "RECORD" : "WAIT");
+    } else if (other != UINT32_MAX) {
+        rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "the same event cannot be used for both "
+                       "ACL_EVENT_RECORD_EXTERNAL and ACL_EVENT_WAIT_EXTERNAL in the same graph");
+    } else if (!grow((void **)&m->ext, &m->cap_ext, m->n_ext + 1, sizeof *m->ext)) {
+        rc = sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for the capture");
+    } else {
+        sim_task *t = sim_task_new(record ? &sim_task_event_record : &sim_task_event_wait);
+        if (!t) {
+            rc = sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+        } else {
+            sim_obj_get(&e->obj);
+            t->u.event.event = e;
+            t->u.event.gen = m->n_ext + 1;
+            uint32_t id;
+            if ((rc = capture_task(st, t, func, &id))) {
+                sim_task_free(t);
+            } else {
+                sim_obj_get(&e->obj);
+                m->ext[m->n_ext++] = (ext_item){e, record};
+            }
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    return rc;
+}
+
 bool sim_capture_event_op(sim_stream *s, sim_event *e, const sim_task_ops *type, const char *func, aclError *rc)
 {
+    if (atomic_load_explicit(&s->mbind, memory_order_acquire)) { /* issue 23: a stream bound to a model */
+        *rc = sim_build_event_op(s, e, type, func);
+        return true;
+    }
     if (!atomic_load_explicit(&s->cap, memory_order_acquire) && !atomic_load_explicit(&e->cap, memory_order_acquire))
         return false;
     bool taken = true;
@@ -721,7 +838,10 @@ bool sim_capture_event_op(sim_stream *s, sim_event *e, const sim_task_ops *type,
     bool capturing = st && st->model;
     bool external = e->flags == ACL_EVENT_EXTERNAL;
     /* (An updating stream refuses event tasks when they are submitted: sim_capture_route.) */
-    if (type == &sim_task_event_record) { /* ApiImpl::EventRecord */
+    if (capturing && e->flags == ACL_EVENT_IPC) { /* ApiErrorDecorator::EventRecord / StreamWaitEvent */
+        *rc = sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                        "IPC events are not supported on a capturing stream");
+    } else if (type == &sim_task_event_record) { /* ApiImpl::EventRecord */
         if (!capturing)
             taken = false; /* a plain record, even of an event a capture recorded */
         else if (external)
@@ -887,34 +1007,39 @@ aclError sim_capture_pageable_copy(sim_stream *s, const char *func)
 
 /* ------------------------------------------------------------------ the capture API ------ */
 
-SIM_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
+/* aclmdlRICaptureBegin, and with `into` aclmdlRICaptureToModelRIBegin: the capture goes into
+ * that model, which must never have captured (Context::StreamBeginCapture,
+ * CheckCaptureModelIsCaptured: 107026). */
+static aclError capture_begin(aclrtStream stream, aclmdlRICaptureMode mode, sim_model *into, const char *func)
 {
-    SIM_CHECK_PROCESS();
-    SIM_CHECK_NOT_NULL(stream);
     aclError rc;
-    sim_stream *s = sim_stream_resolve(stream, __func__, &rc);
+    sim_stream *s = sim_stream_resolve(stream, func, &rc);
     if (!s)
         return rc;
     if ((unsigned)mode >= MODE_NONE)
-        rc = sim_fail(ACL_ERROR_RT_PARAM_INVALID, "mode %d is not a capture mode (0 GLOBAL, 1 THREAD_LOCAL, 2 RELAXED)",
-                      (int)mode);
+        rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
+                       "mode %d is not a capture mode (0 GLOBAL, 1 THREAD_LOCAL, 2 RELAXED)", (int)mode);
     else if (s->flags & ACL_STREAM_DEVICE_USE_ONLY) /* StreamFlagIsSupportCapture: RT_STREAM_CP_PROCESS_USE */
-        rc = sim_fail(ACL_ERROR_RT_INTERNAL_ERROR, "a DEVICE_USE_ONLY stream does not support capture");
-    else if (!(rc = in_current_context(s, __func__)) && s->is_default)
-        rc = sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the default stream cannot be captured");
+        rc = sim_fail_(func, ACL_ERROR_RT_INTERNAL_ERROR, "a DEVICE_USE_ONLY stream does not support capture");
+    else if (!(rc = in_current_context(s, func)) && s->is_default)
+        rc = sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the default stream cannot be captured");
+    else if (!rc && into)
+        rc = model_in_current_context(into, func);
     if (!rc) {
         pthread_mutex_lock(&g_lock);
         struct sim_capstate *st = state_of(s);
         sim_model *m = NULL;
         uint32_t index;
-        if (st && st->model) {
-            rc = sim_fail(ACL_ERROR_RT_STREAM_CAPTURED, "stream %u is already capturing", s->id);
-        } else if (!(st = state_make(s)) || !(m = model_new(s->ctx, __func__, &rc)) ||
+        if (into && (!into->open || into->status != M_EMPTY)) {
+            rc = sim_fail_(func, ACL_ERROR_RT_MODEL_CAPTURED, "the model has been captured already");
+        } else if (st && st->model) {
+            rc = sim_fail_(func, ACL_ERROR_RT_STREAM_CAPTURED, "stream %u is already capturing", s->id);
+        } else if (!(st = state_make(s)) || !(m = into ? into : model_new(s->ctx, func, &rc)) ||
                    !add_stream(m, s, true, &index)) {
             if (!rc)
-                rc = sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for the capture");
+                rc = sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for the capture");
             sim_model *dropped = NULL;
-            if (m)
+            if (m && !into)
                 model_close(m, &dropped);
             state_tidy(s);
             pthread_mutex_unlock(&g_lock);
@@ -931,6 +1056,28 @@ SIM_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mo
         pthread_mutex_unlock(&g_lock);
     }
     sim_obj_put(&s->obj);
+    return rc;
+}
+
+SIM_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(stream);
+    return capture_begin(stream, mode, NULL, __func__);
+}
+
+/* issue 23: into a condition task's sub-model (model_ri.cpp, rtStreamBeginCaptureToModel). */
+SIM_API aclError aclmdlRICaptureToModelRIBegin(aclrtStream stream, aclmdlRI modelRI, aclmdlRICaptureMode mode)
+{
+    SIM_CHECK_PROCESS();
+    SIM_CHECK_NOT_NULL(stream);
+    SIM_CHECK_NOT_NULL(modelRI);
+    aclError rc;
+    sim_model *m = model_lookup(modelRI, __func__, &rc);
+    if (!m)
+        return rc;
+    rc = capture_begin(stream, mode, m, __func__);
+    sim_obj_put(&m->obj);
     return rc;
 }
 
@@ -1005,6 +1152,45 @@ static aclError validate(sim_model *m, const char *func)
     return ACL_SUCCESS;
 }
 
+/* A capture that ends in failure destroys its model -- but a sub-model, which goes only with its
+ * parent (ClearCaptureModel), is left empty (capture lock held). */
+static void end_failed(sim_model *m, sim_model **dropped)
+{
+    if (!m->sub) {
+        model_close(m, dropped);
+        return;
+    }
+    for (size_t i = 0; i < m->nentries; i++) {
+        entry *en = &m->entries[i];
+        if (en->slot) {
+            kernel_put(en->slot->k);
+            free(en->slot);
+        } else if (en->task) {
+            sim_task_free(en->task);
+        }
+    }
+    m->nentries = 0;
+    for (uint32_t i = 0; i < m->nstreams; i++)
+        if (m->streams[i].bound) {
+            sim_stream_release_bound(m->streams[i].bound);
+            sim_obj_put(&m->streams[i].bound->obj);
+        }
+    m->nstreams = 0;
+    free(m->run);
+    m->run = NULL;
+    m->nrun = 0;
+    m->status = M_EMPTY;
+}
+
+/* Every sub-model of m, and theirs, has ended its capture. */
+static bool subs_ready(const sim_model *m)
+{
+    for (uint32_t i = 0; i < m->nsubs; i++)
+        if (m->subs[i]->status != M_READY || !subs_ready(m->subs[i]))
+            return false;
+    return true;
+}
+
 /* The replay list: the captured tasks that run, in capture order. */
 static bool build_run(sim_model *m)
 {
@@ -1067,17 +1253,21 @@ SIM_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
                       st->begin_tid, k_mode_names[st->mode]);
         mode_exit(m, st);
         capture_exit(m);
-        model_close(m, &dropped);
+        end_failed(m, &dropped);
     } else {
         mode_exit(m, st);
         if (m->status == M_INVALIDATED)
             rc = sim_fail(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
                           "an error during the capture invalidated it (see the failed call); the model is destroyed");
+        else if (!subs_ready(m)) /* Context::CheckSubModelsIsEndCapture (issue 23) */
+            rc = sim_fail(ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING,
+                          "a sub-model of a condition task has not ended its capture (aclmdlRICaptureToModelRIBegin "
+                          "... aclmdlRICaptureEnd); the model is destroyed");
         else if (!(rc = validate(m, __func__)) && !build_run(m))
             rc = sim_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for the model");
         capture_exit(m);
         if (rc)
-            model_close(m, &dropped);
+            end_failed(m, &dropped);
         else
             sim_obj_get(&m->obj); /* kept while its streams are made, below */
     }
@@ -1092,7 +1282,7 @@ SIM_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
         if (!rc && !m->open)
             rc = sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "the model was destroyed while its capture ended");
         if (rc) {
-            model_close(m, &dropped);
+            end_failed(m, &dropped);
         } else {
             m->status = M_READY;
             *modelRI = m->obj.handle;
@@ -1119,7 +1309,14 @@ SIM_API aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, uint
     if (!(rc = model_in_current_context(m, __func__))) {
         pthread_mutex_lock(&g_lock);
         uint32_t n = m->status == M_READY ? m->nstreams : 0;
-        if (!streams) {
+        if (m->built) { /* issue 23: the streams bound to it (Model::ModelGetStreams) */
+            n = sim_build_streams(m->built, streams, streams ? *numStreams : 0);
+            if (!streams)
+                *numStreams = n;
+            else
+                for (uint32_t i = n; i < *numStreams; i++)
+                    streams[i] = NULL;
+        } else if (!streams) {
             *numStreams = n;
         } else {
             for (uint32_t i = 0; i < *numStreams; i++)
@@ -1172,6 +1369,10 @@ SIM_API aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
         pthread_mutex_lock(&g_lock);
         if (!m->open)
             rc = sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "model %p was destroyed", modelRI);
+        else if (m->status == M_BUILDING || m->status == M_EMPTY) /* issue 23: simulator choice of code */
+            rc = sim_fail(ACL_ERROR_RT_MODEL_EXECUTE, m->status == M_BUILDING
+                                                          ? "the model is still being built: call aclmdlRIBuildEnd first"
+                                                          : "the sub-model has captured nothing yet");
         else if (m->status != M_READY)
             rc = sim_fail(ACL_ERROR_RT_MODEL_CAPTURED, "the model is still capturing: end the capture first");
         if (!rc) {
@@ -1183,9 +1384,19 @@ SIM_API aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
     }
     if (!rc) {
         sim_task *t = sim_task_new(&sim_task_model);
+        /* issue 23: the external records and waits of this replay take their generations now
+         * (CaptureModel::PreModelExecute); the list is fixed once the model is ready. */
+        uint64_t *gens = t && m->n_ext ? calloc(m->n_ext, sizeof *gens) : NULL;
+        if (t && m->n_ext && !gens) {
+            sim_task_free(t);
+            t = NULL;
+        }
         if (t) {
             sim_obj_get(&m->obj);
             t->u.model.model = m; /* released with the task: running-- (sim_capture_task_release) */
+            for (uint32_t i = 0; i < m->n_ext; i++)
+                gens[i] = sim_event_external_take(m->ext[i].e, m->ext[i].record);
+            t->u.model.ext_gen = gens; /* a refused task is freed: release_model undoes them */
             rc = sim_stream_submit(s, t, __func__, NULL);
         } else {
             pthread_mutex_lock(&m->run_lock);
@@ -1210,7 +1421,10 @@ SIM_API aclError aclmdlRIDestroy(aclmdlRI modelRI)
         return rc;
     if (!(rc = model_in_current_context(m, __func__))) {
         pthread_mutex_lock(&g_lock);
-        if (m->status != M_READY) /* Context::ModelDestroy */
+        if (m->sub) /* ApiErrorDecorator::ModelDestroy (issue 23) */
+            rc = sim_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "a condition task's sub-model cannot be destroyed: it goes with its parent model");
+        else if (m->status == M_CAPTURING || m->status == M_INVALIDATED) /* Context::ModelDestroy */
             rc = sim_fail(ACL_ERROR_RT_MODEL_CAPTURED, "the model is still capturing: end the capture first");
         pthread_mutex_unlock(&g_lock);
     }
@@ -1261,9 +1475,24 @@ static aclError replay_one(sim_stream *s, const sim_task *rt, const sim_task *t,
     return t->ops->run(s, (sim_task *)t, msg, msglen); /* run does not change a captured task */
 }
 
+/* The condition values of m and its sub-models that start every run at their default (cond.c;
+ * their sub-models are part of the run). */
+static void launch_conds(const sim_model *m)
+{
+    for (uint32_t i = 0; i < m->nconds; i++)
+        sim_cond_launch(m->conds[i]);
+    for (uint32_t i = 0; i < m->nsubs; i++)
+        launch_conds(m->subs[i]);
+}
+
 static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_t msglen)
 {
     sim_model *m = rt->u.model.model;
+    rt->u.model.ran = true; /* its external records happen (or are discarded) here */
+    if (m->built) /* issue 23: a model built by stream binding runs its own program */
+        return sim_build_replay(s, rt, m->built, msg, msglen);
+    if (!t_nested) /* issue 23: each run of a model starts with its conditions' defaults */
+        launch_conds(m);
     char buf[512];
     aclError first = ACL_SUCCESS;
     bool stop = false;
@@ -1282,7 +1511,7 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
             stop = true;
         if (stop) { /* discarded after a failure in stop mode or an abort; records still trigger */
             if (t->ops->replay_discard)
-                t->ops->replay_discard(t);
+                t->ops->replay_discard(rt, t);
         } else {
             bool trace = sim_trace_on();
             uint64_t t0 = trace ? sim_now_ns() : 0;
@@ -1302,7 +1531,10 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
                 /* ReportErrorInfoForModelExecuteTask (model_execute_task.cc): the executing
                  * stream's error slot gets the code (stream->SetErrCode), the report names the
                  * model's own stream and the failed captured task, with the replay's thread. */
-                sim_stream_task_failed_as(s, rc, msg, m->streams[it->stream].bound->id, t->task_id, rt->tid, NULL);
+                /* Inside a condition task (issue 23), the task reports the sub-model's failure. */
+                if (!t_nested)
+                    sim_stream_task_failed_as(s, rc, msg, m->streams[it->stream].bound->id, t->task_id, rt->tid,
+                                              NULL);
                 stop = s->aborted; /* only this thread, the stream's worker, writes it */
             }
         }
@@ -1317,10 +1549,11 @@ static void sim_capture_discard(sim_stream *s, sim_task *rt, bool stop_abort)
 {
     (void)s, (void)stop_abort;
     sim_model *m = rt->u.model.model;
+    rt->u.model.ran = true;
     for (size_t i = 0; i < m->nrun; i++) {
         const sim_task *t = m->run[i].task;
         if (t && t->ops->replay_discard)
-            t->ops->replay_discard(t);
+            t->ops->replay_discard(rt, t);
     }
 }
 
@@ -1344,6 +1577,10 @@ static aclError sim_capture_apply_update(sim_stream *s, sim_task *t, char *msg, 
 static void release_model(sim_task *t)
 {
     sim_model *m = t->u.model.model;
+    /* Refused by its stream (never run nor discarded): its external records never happen. */
+    for (uint32_t i = 0; t->u.model.ext_gen && !t->u.model.ran && i < m->n_ext; i++)
+        sim_event_external_untake(m->ext[i].e, t->u.model.ext_gen[i], m->ext[i].record);
+    free(t->u.model.ext_gen);
     pthread_mutex_lock(&m->run_lock);
     if (--m->running == 0)
         pthread_cond_broadcast(&m->run_cv);
@@ -1602,7 +1839,7 @@ void sim_capture_context_gone(sim_context *c)
         next = m->next;
         if (m->ctx != c)
             continue;
-        if (m->status != M_READY) {
+        if (m->status == M_CAPTURING || m->status == M_INVALIDATED) {
             m->mode = MODE_NONE;
             capture_exit(m);
         }
@@ -1610,4 +1847,133 @@ void sim_capture_context_gone(sim_context *c)
     }
     pthread_mutex_unlock(&g_lock);
     put_dropped(dropped);
+}
+
+/* ------------------------------------------------------------------ built models --------- */
+
+/* issue 23: what model_build.c needs of the model object (sim.h). */
+
+struct sim_model *sim_model_get(aclmdlRI h, const char *func, aclError *rc)
+{
+    return model_lookup(h, func, rc);
+}
+
+void sim_model_put(struct sim_model *m) { sim_obj_put(&m->obj); }
+
+aclError sim_model_in_current_context(struct sim_model *m, const char *func) { return model_in_current_context(m, func); }
+
+struct sim_model *sim_model_new_built(sim_context *ctx, sim_built *b, const char *func, aclError *rc)
+{
+    pthread_mutex_lock(&g_lock);
+    sim_model *m = model_new(ctx, func, rc);
+    if (m) {
+        m->status = M_BUILDING;
+        m->built = b;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return m;
+}
+
+aclmdlRI sim_model_handle(struct sim_model *m) { return m->obj.handle; }
+
+sim_built *sim_model_built(struct sim_model *m) { return m->built; }
+
+uint32_t sim_model_id(struct sim_model *m) { return m->id; }
+
+void sim_model_set_ready(struct sim_model *m)
+{
+    pthread_mutex_lock(&g_lock);
+    if (m->status == M_BUILDING)
+        m->status = M_READY;
+    pthread_mutex_unlock(&g_lock);
+}
+
+void sim_capture_model_visit(struct sim_model *m, void (*fn)(void *arg, uint32_t stream_id, const sim_task *t),
+                             void *arg)
+{
+    pthread_mutex_lock(&g_lock);
+    bool ready = m->status == M_READY && !m->built;
+    pthread_mutex_unlock(&g_lock);
+    if (!ready) /* a capture in progress has no replay list yet */
+        return;
+    pthread_mutex_lock(&m->run_lock); /* task-group kernels an update may swap */
+    for (size_t i = 0; i < m->nrun; i++) {
+        const run_item *it = &m->run[i];
+        fn(arg, m->streams[it->stream].bound->id, it->slot ? it->slot->k->task : it->task);
+    }
+    pthread_mutex_unlock(&m->run_lock);
+}
+
+/* ------------------------------------------------------------------ condition tasks ------ */
+
+/* issue 23: what cond.c needs of models (sim.h). */
+
+bool sim_model_capturing(struct sim_model *m)
+{
+    pthread_mutex_lock(&g_lock);
+    bool capturing = m->status == M_CAPTURING;
+    pthread_mutex_unlock(&g_lock);
+    return capturing;
+}
+
+aclError sim_model_add_cond(struct sim_model *m, struct sim_cond *c, const char *func)
+{
+    aclError rc = ACL_SUCCESS;
+    pthread_mutex_lock(&g_lock);
+    if (m->status != M_CAPTURING)
+        rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "the model is not capturing");
+    else if (!grow((void **)&m->conds, &m->cap_conds, m->nconds + 1, sizeof *m->conds))
+        rc = sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    else
+        m->conds[m->nconds++] = c; /* the caller's reference becomes the model's */
+    pthread_mutex_unlock(&g_lock);
+    return rc;
+}
+
+aclError sim_capture_cond_task(sim_stream *s, struct sim_model *parent, sim_task *t, uint32_t n,
+                               struct sim_model **subs, const char *func)
+{
+    aclError rc = ACL_SUCCESS;
+    uint32_t made = 0, id;
+    pthread_mutex_lock(&g_lock);
+    struct sim_capstate *st = state_of(s);
+    if (!st || !st->model || st->grp == GRP_UPDATE) {
+        rc = sim_fail_(func, ACL_ERROR_RT_STREAM_NOT_CAPTURED,
+                       "stream %u must be capturing before a condition task is added to it", s->id);
+    } else if (st->model != parent) { /* StreamAddCondTaskParasCheck */
+        rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
+                       "the condition handle belongs to another model than the one stream %u captures into", s->id);
+    } else if (!grow((void **)&parent->subs, &parent->cap_subs, parent->nsubs + n, sizeof *parent->subs)) {
+        rc = sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    } else {
+        /* Context::CreateSubCaptureModels: one empty model per branch, the parent's. */
+        for (; made < n && !rc; made++) {
+            sim_model *sub = model_new(parent->ctx, func, &rc);
+            if (!sub)
+                break;
+            sub->sub = true;
+            sub->status = M_EMPTY;
+            sim_obj_get(&sub->obj); /* the parent's (the handle table has its own) */
+            parent->subs[parent->nsubs++] = sub;
+            sim_obj_get(&sub->obj); /* the caller's */
+            subs[made] = sub;
+        }
+        if (!rc)
+            rc = capture_task(st, t, func, &id);
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (rc)
+        sim_task_free(t);
+    return rc;
+}
+
+aclError sim_capture_replay_model(sim_stream *s, const sim_task *rt, struct sim_model *m, char *msg, size_t msglen)
+{
+    sim_task view;
+    memcpy(&view, rt, offsetof(sim_task, inline_args));
+    view.u.model.model = m;
+    t_nested++;
+    aclError rc = sim_capture_replay(s, &view, msg, msglen);
+    t_nested--;
+    return rc;
 }

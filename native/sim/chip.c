@@ -10,7 +10,8 @@
  * HWTS for the older parts (config/cloud and config/dc dev_info_reg.cc: engineType "HWTS").
  * Overflow modes (DevProperties.supportOverflowMode): every part has saturation, the A2/A3 parts
  * also the INF/NAN mode (config/910_B_93/dev_info_reg.cc; config/cloud, config/dc: saturation
- * only). Device groups (RT_FEATURE_DEVICE_GROUP) only on the 310P (config/dc).
+ * only). Device groups (RT_FEATURE_DEVICE_GROUP) only on the 310P (config/dc). IPC events
+ * (RT_FEATURE_IPC_EVENT) on the A2/A3 parts (config/910_B_93; config/cloud and dc lack it).
  */
 #include "sim.h"
 
@@ -23,13 +24,14 @@
 #define KIB(n) ((uint64_t)(n) << 10)
 #define GIB(n) ((uint64_t)(n) << 30)
 #define SAT_BOTH (ACLSIM_CHIP_SATURATION_MODE | ACLSIM_CHIP_INF_NAN_MODE)
+#define A2_A3 (SAT_BOTH | ACLSIM_CHIP_IPC_EVENT)
 
 static const aclsimChip g_chips[] = {
-    {"Ascend910B1", "Ascend910B", 2201, "dav-2201", ACLSIM_ENGINE_STARS, 24, 48, KIB(192), KIB(512) - 128, KIB(64), KIB(64), KIB(128), GIB(64), SAT_BOTH},
-    {"Ascend910B2", "Ascend910B", 2201, "dav-2201", ACLSIM_ENGINE_STARS, 24, 48, KIB(192), KIB(512) - 128, KIB(64), KIB(64), KIB(128), GIB(64), SAT_BOTH},
-    {"Ascend910B3", "Ascend910B", 2201, "dav-2201", ACLSIM_ENGINE_STARS, 20, 40, KIB(192), KIB(512) - 128, KIB(64), KIB(64), KIB(128), GIB(64), SAT_BOTH},
-    {"Ascend910B4", "Ascend910B", 2201, "dav-2201", ACLSIM_ENGINE_STARS, 20, 40, KIB(192), KIB(512) - 128, KIB(64), KIB(64), KIB(128), GIB(32), SAT_BOTH},
-    {"Ascend910_9391", "Ascend910_93", 2201, "dav-2201", ACLSIM_ENGINE_STARS, 24, 48, KIB(192), KIB(512) - 128, KIB(64), KIB(64), KIB(128), GIB(64), SAT_BOTH},
+    {"Ascend910B1", "Ascend910B", 2201, "dav-2201", ACLSIM_ENGINE_STARS, 24, 48, KIB(192), KIB(512) - 128, KIB(64), KIB(64), KIB(128), GIB(64), A2_A3},
+    {"Ascend910B2", "Ascend910B", 2201, "dav-2201", ACLSIM_ENGINE_STARS, 24, 48, KIB(192), KIB(512) - 128, KIB(64), KIB(64), KIB(128), GIB(64), A2_A3},
+    {"Ascend910B3", "Ascend910B", 2201, "dav-2201", ACLSIM_ENGINE_STARS, 20, 40, KIB(192), KIB(512) - 128, KIB(64), KIB(64), KIB(128), GIB(64), A2_A3},
+    {"Ascend910B4", "Ascend910B", 2201, "dav-2201", ACLSIM_ENGINE_STARS, 20, 40, KIB(192), KIB(512) - 128, KIB(64), KIB(64), KIB(128), GIB(32), A2_A3},
+    {"Ascend910_9391", "Ascend910_93", 2201, "dav-2201", ACLSIM_ENGINE_STARS, 24, 48, KIB(192), KIB(512) - 128, KIB(64), KIB(64), KIB(128), GIB(64), A2_A3},
     {"Ascend910A", "Ascend910", 1001, "dav-1001", ACLSIM_ENGINE_HWTS, 32, 0, KIB(256), KIB(1024), KIB(64), KIB(64), KIB(256), GIB(32), ACLSIM_CHIP_SATURATION_MODE},
     {"Ascend310P3", "Ascend310P", 2002, "dav-2002", ACLSIM_ENGINE_HWTS, 8, 7, KIB(256), KIB(1024), KIB(64), KIB(64), KIB(256), GIB(24), ACLSIM_CHIP_SATURATION_MODE | ACLSIM_CHIP_DEVICE_GROUP},
 };

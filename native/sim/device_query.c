@@ -87,8 +87,12 @@ SIM_API aclError aclrtSetTsDevice(aclrtTsId tsId)
  * the saturation mode, setting it succeeds and changes nothing (rtSetDeviceSatMode, api_c.cc);
  * otherwise the mode is the process's from then on (ApiImpl::SetDeviceSatMode). -1: not set
  * since the runtime booted (the chip's default). The mode travels to the device in each
- * stream's queue configuration, where the hardware applies it; simulator kernels are host C
- * and compute in IEEE arithmetic whatever it says. */
+ * stream's queue configuration (Stream::SetSatMode at creation, stream_sqcq_manage.cc satMode),
+ * where the hardware applies it: a stream keeps the mode it was created with (the docs: streams
+ * created before the call are not affected); its kernels read it (kernel_rt.c, the Ascend C
+ * layer's results). Simulator choice: the real runtime sets the current device's mode and the
+ * process's (for devices opened later); the simulator keeps the process's only, so a device
+ * already open but not current also gives its new streams the new mode. */
 static _Atomic int g_sat_mode = -1;
 
 void sim_sat_mode_reset(void) { atomic_store(&g_sat_mode, -1); }
@@ -101,6 +105,8 @@ static int sat_mode_now(const aclsimChip *chip)
     return chip && (chip->features & ACLSIM_CHIP_INF_NAN_MODE) ? ACL_RT_OVERFLOW_MODE_INFNAN
                                                                : ACL_RT_OVERFLOW_MODE_SATURATION;
 }
+
+int sim_sat_mode_current(void) { return sat_mode_now(aclsimGetChip()); }
 
 SIM_API aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)
 {

@@ -36,13 +36,14 @@ static void event_destroy(sim_obj *o)
 {
     sim_event *e = (sim_event *)o;
     atomic_fetch_sub(&e->dev->num_events, 1);
+    sim_ipc_event_release(e->ipc);
     sim_obj_put(&e->ctx->obj);
     pthread_mutex_destroy(&e->lock);
     pthread_cond_destroy(&e->cv);
     free(e);
 }
 
-static aclError create(aclrtEvent *event, uint32_t flags, const char *func)
+static aclError create(aclrtEvent *event, uint32_t flags, sim_ipc_event *ipc, const char *func)
 {
     SIM_CHECK_NOT_NULL(event);
     sim_context *c = sim_current_context(func);
@@ -68,7 +69,17 @@ static aclError create(aclrtEvent *event, uint32_t flags, const char *func)
     e->flags = flags;
     pthread_mutex_init(&e->lock, NULL);
     sim_cond_init_monotonic(&e->cv);
+    if (flags == ACL_EVENT_IPC) { /* issue 23: its state is the shared page (ipc_event.c) */
+        e->ex_mode = true;
+        aclError rc = ipc ? (e->ipc = ipc, ACL_SUCCESS) : sim_ipc_event_setup(e, func);
+        if (rc) {
+            event_destroy(&e->obj);
+            return rc;
+        }
+    }
     if (!sim_handle_open(&e->obj)) {
+        if (ipc)
+            e->ipc = NULL; /* the caller still owns the page it opened */
         event_destroy(&e->obj);
         return sim_fail_(func, ACL_ERROR_RT_NO_EVENT_RESOURCE, "handle table is full");
     }
@@ -80,7 +91,7 @@ static aclError create(aclrtEvent *event, uint32_t flags, const char *func)
 SIM_API aclError aclrtCreateEvent(aclrtEvent *event)
 {
     SIM_CHECK_PROCESS();
-    return create(event, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE, __func__);
+    return create(event, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE, NULL, __func__);
 }
 
 SIM_API aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
@@ -88,7 +99,20 @@ SIM_API aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
     SIM_CHECK_PROCESS();
     if (flag & ~(uint32_t)KNOWN_FLAGS)
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID, "unknown event flag bits 0x%x", flag & ~(uint32_t)KNOWN_FLAGS);
-    return create(event, flag, __func__);
+    /* ApiErrorDecorator::EventCreate: RT_EVENT_FLAG_MAX leaves RT_EVENT_IPC out -- IPC events
+     * come from aclrtCreateEventExWithFlag only. */
+    if (flag & ACL_EVENT_IPC)
+        return sim_fail(ACL_ERROR_RT_PARAM_INVALID,
+                        "ACL_EVENT_IPC events are created by aclrtCreateEventExWithFlag, not aclrtCreateEventWithFlag");
+    return create(event, flag, NULL, __func__);
+}
+
+/* issue 23: an IPC event -- the creator's (ie NULL: its page is made here) or one opened from
+ * a handle (ie: the opened page, the event's on success). */
+aclError sim_event_create_ipc(aclrtEvent *event, sim_ipc_event *ie, const char *func)
+{
+    aclError rc = sim_ipc_event_supported(func);
+    return rc ? rc : create(event, ACL_EVENT_IPC, ie, func);
 }
 
 static sim_event *lookup(aclrtEvent event, const char *func, aclError *rc)
@@ -108,6 +132,8 @@ SIM_API aclError aclrtDestroyEvent(aclrtEvent event)
     sim_obj *o = sim_handle_close(event, SIM_KIND_EVENT);
     if (!o)
         return sim_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p is not a live event", event);
+    if (((sim_event *)o)->ipc) /* the creator's handle opens no more from now on (ipc_event.c) */
+        sim_ipc_event_unshare(((sim_event *)o)->ipc);
     sim_obj_put(o);
     return ACL_SUCCESS;
 }
@@ -142,7 +168,10 @@ static aclError submit(aclrtEvent event, aclrtStream stream, const sim_task_ops 
         sim_obj_put(&e->obj);
         return rc;
     }
-    if (sim_capture_event_op(s, e, type, func, &rc)) {
+    if ((type == &sim_task_event_record && flag == ACL_EVENT_RECORD_EXTERNAL) ||
+        sim_capture_event_op(s, e, type, func, &rc)) {
+        if (type == &sim_task_event_record && flag == ACL_EVENT_RECORD_EXTERNAL) /* issue 23: graphs only */
+            rc = sim_capture_external_flag_op(s, e, true, func);
         sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
         return rc;
@@ -156,11 +185,14 @@ static aclError submit(aclrtEvent event, aclrtStream stream, const sim_task_ops 
     sim_obj_get(&e->obj);
     t->u.event.event = e; /* the task's own reference */
     pthread_mutex_lock(&e->lock);
-    uint64_t gen = type == &sim_task_event_record ? ++e->record_gen : e->record_gen;
+    uint64_t gen = type == &sim_task_event_record ? (e->ipc ? sim_ipc_event_take(e->ipc) : ++e->record_gen)
+                                                  : e->record_gen;
     t->u.event.gen = gen;
     pthread_mutex_unlock(&e->lock);
     rc = sim_stream_submit(s, t, func, NULL);
-    if (rc && type == &sim_task_event_record) {
+    if (rc && e->ipc) { /* the slot's reference is dropped: a later wait passes (ipc_event.c) */
+        sim_ipc_event_complete(e->ipc, (uint32_t)gen);
+    } else if (rc && type == &sim_task_event_record) {
         /* Refused: the record will never execute, so it must not be waited for. */
         pthread_mutex_lock(&e->lock);
         if (e->record_gen == gen)
@@ -218,15 +250,21 @@ static aclError wait_submit(aclrtStream stream, aclrtEvent event, uint32_t timeo
         sim_obj_put(&e->obj);
         return rc;
     }
+    if (flag == ACL_EVENT_WAIT_EXTERNAL) { /* issue 23: in captured graphs only (capture.c) */
+        rc = sim_capture_external_flag_op(s, e, false, func);
+        sim_obj_put(&s->obj);
+        sim_obj_put(&e->obj);
+        return rc;
+    }
     if (sim_capture_event_op(s, e, &sim_task_event_wait, func, &rc)) {
         sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
         return rc;
     }
     pthread_mutex_lock(&e->lock);
-    uint64_t gen = e->record_gen;
+    uint64_t gen = e->ipc ? sim_ipc_event_pending(e->ipc) : e->record_gen;
     pthread_mutex_unlock(&e->lock);
-    if (gen == 0) { /* never recorded: nothing to wait for */
+    if (gen == 0) { /* never recorded (IPC: no record pending in any process): nothing to wait for */
         sim_obj_put(&s->obj);
         sim_obj_put(&e->obj);
         return ACL_SUCCESS;
@@ -362,14 +400,51 @@ static void sim_event_wait_set(sim_stream *s, sim_event *e)
 static aclError run_record(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
     (void)s, (void)msg, (void)msglen;
-    sim_event_execute_record(t->u.event.event, t->u.event.gen);
+    if (t->u.event.event->ipc)
+        sim_ipc_event_complete(t->u.event.event->ipc, (uint32_t)t->u.event.gen);
+    else
+        sim_event_execute_record(t->u.event.event, t->u.event.gen);
     return ACL_SUCCESS;
+}
+
+/* issue 23: the generation a replay's external record or wait got from its aclmdlRIExecuteAsync
+ * (capture.c), or 0 with *ext false for the other captured event tasks. */
+static uint64_t external_gen(const sim_task *rt, const sim_task *t, bool *ext)
+{
+    *ext = t->u.event.gen && rt && rt->u.model.ext_gen;
+    return *ext ? rt->u.model.ext_gen[t->u.event.gen - 1] : 0;
+}
+
+uint64_t sim_event_external_take(sim_event *e, bool record)
+{
+    pthread_mutex_lock(&e->lock);
+    uint64_t gen = record ? ++e->record_gen : e->record_gen;
+    pthread_mutex_unlock(&e->lock);
+    return gen;
+}
+
+void sim_event_external_untake(sim_event *e, uint64_t gen, bool record)
+{
+    if (!record)
+        return;
+    pthread_mutex_lock(&e->lock);
+    bool latest = e->record_gen == gen;
+    if (latest) /* as a refused aclrtRecordEvent: never happened */
+        e->record_gen--;
+    pthread_mutex_unlock(&e->lock);
+    if (!latest) /* a later record was taken meanwhile: whoever waits for this one goes on */
+        sim_event_execute_record(e, gen);
 }
 
 static aclError replay_record(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
 {
-    (void)s, (void)rt, (void)msg, (void)msglen;
-    sim_event_record_now(t->u.event.event);
+    (void)s, (void)msg, (void)msglen;
+    bool ext;
+    uint64_t gen = external_gen(rt, t, &ext);
+    if (ext) /* the record its execution committed (CommitExternalEventRecords) */
+        sim_event_execute_record(t->u.event.event, gen);
+    else
+        sim_event_record_now(t->u.event.event);
     return ACL_SUCCESS;
 }
 
@@ -385,6 +460,10 @@ static aclError replay_record(sim_stream *s, const sim_task *rt, const sim_task 
  * the record. */
 static void discard_record(sim_stream *s, sim_task *t, bool stop_abort)
 {
+    if (t->u.event.event->ipc) { /* its slot's reference is dropped (ipc_event.c) */
+        sim_ipc_event_complete(t->u.event.event->ipc, (uint32_t)t->u.event.gen);
+        return;
+    }
     if (stop_abort) {
         const aclsimChip *chip = aclsimGetChip();
         if (chip && chip->engine == ACLSIM_ENGINE_STARS) {
@@ -396,7 +475,15 @@ static void discard_record(sim_stream *s, sim_task *t, bool stop_abort)
 }
 
 /* A replay that stops (a failure in stop mode, an abort) still triggers the records it skips. */
-static void replay_discard_record(const sim_task *t) { sim_event_record_now(t->u.event.event); }
+static void replay_discard_record(const sim_task *rt, const sim_task *t)
+{
+    bool ext;
+    uint64_t gen = external_gen(rt, t, &ext);
+    if (ext)
+        sim_event_execute_record(t->u.event.event, gen);
+    else
+        sim_event_record_now(t->u.event.event);
+}
 
 static aclError run_reset(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
@@ -412,14 +499,27 @@ static aclError replay_reset(sim_stream *s, const sim_task *rt, const sim_task *
     return ACL_SUCCESS;
 }
 
+static void discard_wait(sim_stream *s, sim_task *t, bool stop_abort);
+
 static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
+    if (t->u.event.event->ipc) {
+        aclError rc = sim_ipc_event_wait(s, t->u.event.event->ipc, (uint32_t)t->u.event.gen, t->u.event.timeout_s,
+                                         msg, msglen);
+        discard_wait(s, t, false); /* counted done, as sim_event_execute_wait does */
+        return rc;
+    }
     return sim_event_execute_wait(s, t->u.event.event, t->u.event.gen, t->u.event.timeout_s, msg, msglen);
 }
 
 static aclError replay_wait(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
 {
-    (void)rt, (void)msg, (void)msglen;
+    bool ext;
+    uint64_t gen = external_gen(rt, t, &ext);
+    if (ext) /* the record the event had when the model was executed; none: nothing to wait for.
+              * (Its waits_done count has no reader: EXTERNAL needs an Ex event, which refuses
+              * aclrtQueryEventWaitStatus.) No timeout: an EXTERNAL wait's is 0. */
+        return gen ? sim_event_execute_wait(s, t->u.event.event, gen, 0, msg, msglen) : ACL_SUCCESS;
     sim_event_wait_set(s, t->u.event.event);
     return ACL_SUCCESS;
 }
@@ -487,7 +587,10 @@ SIM_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatu
     if (!(rc = sim_capture_event_busy(e, __func__)) && !(rc = sim_context_failure(e->ctx, __func__))) {
         pthread_mutex_lock(&e->lock);
         *status = recorded_locked(e) ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
-        if (e->ex_mode && e->record_gen == 0) /* new mode: no record yet is complete (Event::QueryEventStatus) */
+        if (e->ipc) /* IpcEventQuery: complete unless a record is pending in some process */
+            *status = sim_ipc_event_complete_now(e->ipc) ? ACL_EVENT_RECORDED_STATUS_COMPLETE
+                                                         : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+        else if (e->ex_mode && e->record_gen == 0) /* new mode: no record yet is complete (Event::QueryEventStatus) */
             *status = ACL_EVENT_RECORDED_STATUS_COMPLETE;
         aclError lost = lost_locked(e, e->record_gen);
         pthread_mutex_unlock(&e->lock);
@@ -507,6 +610,11 @@ static aclError synchronize(aclrtEvent event, int32_t timeout, const char *func)
     if (!e)
         return rc;
     if ((rc = sim_capture_event_busy(e, func)) || (rc = sim_context_failure(e->ctx, func))) {
+        sim_obj_put(&e->obj);
+        return rc;
+    }
+    if (e->ipc) { /* IpcEventSync */
+        rc = sim_ipc_event_sync(e->ipc, e->ctx, timeout, func);
         sim_obj_put(&e->obj);
         return rc;
     }

@@ -38,6 +38,8 @@ SIM_API aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
         return sim_fail(ACL_ERROR_RT_PARAM_INVALID,
                         "flag 0x%x is not a combination of ACL_EVENT_SYNC, ACL_EVENT_CAPTURE_STREAM_PROGRESS and "
                         "ACL_EVENT_TIME_LINE (nor ACL_EVENT_IPC alone)", flag);
+    if (flag == ACL_EVENT_IPC) /* issue 23: the shared page is made with it (ipc_event.c, IpcEvent::Setup) */
+        return sim_event_create_ipc(event, NULL, __func__);
     aclrtEvent h = NULL;
     aclError rc = aclrtCreateEventWithFlag(&h, flag);
     if (rc)

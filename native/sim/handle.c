@@ -180,6 +180,9 @@ const char *sim_kind_name(sim_kind k)
     case SIM_KIND_BINARY_DESC: return "binary descriptor";
     case SIM_KIND_MODEL: return "model";
     case SIM_KIND_TASKGRP: return "task group";
+    case SIM_KIND_LABEL: return "label"; /* issue 23, label.c */
+    case SIM_KIND_LABEL_LIST: return "label list";
+    case SIM_KIND_COND: return "condition handle";
     case SIM_KIND_PHYS: return "physical memory handle";  /* issue 11, memory family */
     case SIM_KIND_ALLOCATOR: return "allocator descriptor";
     case SIM_KIND_NOTIFY: return "notify";

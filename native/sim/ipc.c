@@ -21,8 +21,19 @@
  * their pages (guard gaps, memory.c), so it shares the pages the range lies on instead and
  * accepts any range inside one allocation.
  *
- * Locking: g_lock guards both lists; vmm.c and share.c calls made under it take only their
- * own leaf locks.
+ * Closing an import (issue 23): the call returns at once, but the pages stay mapped until the
+ * work this process had submitted when it closed -- every stream's tasks up to then -- has
+ * finished; then they are unmapped (at the next aclrtIpcMem* call, or aclFinalize). Simulator
+ * choice: the real close unmaps when the driver says (closed source), and the device has run a
+ * kernel launched before the close long before the host gets there; a simulated kernel may
+ * still be queued behind a busy host (hicann/runtime's 11_ipc_memory_withoutpid launches its
+ * read in process B, writes a file and closes the key without synchronizing: it failed with an
+ * AI-core exception when B's kernel ran after the close). Work submitted after the close may
+ * still reach the pages until they go; using memory after closing it is the program's error.
+ *
+ * Locking: g_lock guards the three lists; vmm.c and share.c calls made under it take only their
+ * own leaf locks. A closing import's streams are listed (device->lock) before g_lock is taken,
+ * and their progress is read from atomics.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -46,9 +57,22 @@ typedef struct ipc_import {
     struct ipc_import *next; /* in import order: a close takes the oldest of its key */
 } ipc_import;
 
+/* A closed import waiting for the work submitted before its close: each stream of the process
+ * (+1 ref) and the sequence number of its last task then. */
+typedef struct ipc_closing {
+    ipc_import *im;
+    int n;
+    sim_stream **s;
+    uint64_t *seq;
+    struct ipc_closing *next;
+} ipc_closing;
+
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static ipc_export *g_exports;
 static ipc_import *g_imports;
+static ipc_closing *g_closing;
+
+static void reap_closing(bool force);
 
 static aclError need_context(const char *func, int *dev)
 {
@@ -72,6 +96,7 @@ static ipc_export *find_export(const char *key)
 SIM_API aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags)
 {
     SIM_CHECK_PROCESS();
+    reap_closing(false);
     SIM_CHECK_NOT_NULL(devPtr);
     SIM_CHECK_NOT_NULL(key);
     if (size == 0)
@@ -115,6 +140,7 @@ SIM_API aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, s
 SIM_API aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)
 {
     SIM_CHECK_PROCESS();
+    reap_closing(false);
     SIM_CHECK_NOT_NULL(key);
     SIM_CHECK_NOT_NULL(pid);
     if ((int32_t)num <= 0) /* rtsIpcMemSetImportPid takes it as int */
@@ -133,6 +159,7 @@ SIM_API aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t n
 SIM_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)
 {
     SIM_CHECK_PROCESS();
+    reap_closing(false);
     SIM_CHECK_NOT_NULL(devPtr);
     SIM_CHECK_NOT_NULL(key);
     if (flags > ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS)
@@ -174,9 +201,84 @@ static void drop_import(ipc_import *im)
     free(im);
 }
 
+/* The streams of every device of the process and how far each has been submitted: the work a
+ * closing import waits for. NULL when out of host memory (the import then goes at once). */
+static ipc_closing *closing_new(ipc_import *im)
+{
+    ipc_closing *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->im = im;
+    int cap = 0;
+    for (int i = 0; i < g_rt.cfg.num_devices; i++) {
+        sim_device *d = sim_device_at(i);
+        pthread_mutex_lock(&d->lock);
+        for (sim_stream *s = d->streams; s; s = s->next) {
+            if (c->n == cap) {
+                int ncap = cap ? cap * 2 : 16;
+                sim_stream **ns = realloc(c->s, (size_t)ncap * sizeof *ns);
+                uint64_t *nq = ns ? realloc(c->seq, (size_t)ncap * sizeof *nq) : NULL;
+                if (ns)
+                    c->s = ns;
+                if (!nq)
+                    break;
+                c->seq = nq;
+                cap = ncap;
+            }
+            sim_obj_get(&s->obj);
+            c->s[c->n] = s;
+            c->seq[c->n++] = atomic_load(&s->submitted);
+        }
+        pthread_mutex_unlock(&d->lock);
+    }
+    return c;
+}
+
+static bool closing_done(const ipc_closing *c)
+{
+    for (int i = 0; i < c->n; i++)
+        if (atomic_load(&c->s[i]->completed) < c->seq[i])
+            return false;
+    return true;
+}
+
+static void closing_free(ipc_closing *c)
+{
+    drop_import(c->im);
+    for (int i = 0; i < c->n; i++)
+        sim_obj_put(&c->s[i]->obj);
+    free(c->s);
+    free(c->seq);
+    free(c);
+}
+
+/* Unmaps the closed imports whose work has finished (all of them with force: aclFinalize). */
+static void reap_closing(bool force)
+{
+    ipc_closing *done = NULL;
+    pthread_mutex_lock(&g_lock);
+    for (ipc_closing **pc = &g_closing; *pc;) {
+        ipc_closing *c = *pc;
+        if (force || closing_done(c)) {
+            *pc = c->next;
+            c->next = done;
+            done = c;
+        } else {
+            pc = &c->next;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    while (done) {
+        ipc_closing *next = done->next;
+        closing_free(done);
+        done = next;
+    }
+}
+
 SIM_API aclError aclrtIpcMemClose(const char *key)
 {
     SIM_CHECK_PROCESS();
+    reap_closing(false);
     SIM_CHECK_NOT_NULL(key);
     aclError rc = need_context(__func__, NULL);
     if (rc)
@@ -200,7 +302,19 @@ SIM_API aclError aclrtIpcMemClose(const char *key)
     }
     pthread_mutex_unlock(&g_lock);
     if (im) {
-        drop_import(im);
+        /* Unmapped once the work submitted so far has finished (see the top of the file). */
+        ipc_closing *c = closing_new(im);
+        if (!c || closing_done(c)) {
+            if (c)
+                closing_free(c);
+            else
+                drop_import(im);
+        } else {
+            pthread_mutex_lock(&g_lock);
+            c->next = g_closing;
+            g_closing = c;
+            pthread_mutex_unlock(&g_lock);
+        }
     } else if (ex) {
         sim_share_close(ex->share);
         free(ex);
@@ -212,6 +326,7 @@ SIM_API aclError aclrtIpcMemClose(const char *key)
 
 void sim_ipc_reset(void)
 {
+    reap_closing(true);
     pthread_mutex_lock(&g_lock);
     ipc_import *im = g_imports;
     ipc_export *ex = g_exports;

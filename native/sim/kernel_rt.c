@@ -4,7 +4,8 @@
  * The Ascend C layer (kernel_operator.h and the headers in ascendc/) runs inside the kernel binary; what it
  * needs from the simulator is small and lives here: ending the running block as an AI-core
  * exception when the kernel breaks one of the hardware's rules (or calls trap()), printing the
- * device's printf lines, the simulated chip, and each AI core's unified buffer. binary.c puts
+ * device's printf lines, the simulated chip, each AI core's unified buffer, and the float
+ * overflow mode of the running launch. binary.c puts
  * the table into every binary's slot when it loads it.
  *
  * Threads: fail and ub are called on the thread running a block (a core thread, or a stream
@@ -104,8 +105,13 @@ static void rt_sync_all(void)
     }
 }
 
+/* issue 23: the float overflow mode of the launch this thread runs a block of -- its stream's
+ * (sim_stream.sat_mode) -- or, outside a block, the process's. */
+static int rt_sat_mode(void) { return t_job ? t_job->sat_mode : sim_sat_mode_current(); }
+
 static const aclsim_kernel_rt g_kernel_rt = {
     .version = ACLSIM_KERNEL_RT_VERSION,
+    .sat_mode = rt_sat_mode,
     .fail = rt_fail,
     .print = rt_print,
     .chip = rt_chip,

@@ -228,6 +228,7 @@ aclError sim_kernel_execute(sim_stream *s, sim_task *t, char *msg, size_t msglen
     job.stream = (uint64_t)(uintptr_t)s->obj.handle;
     job.seq = t->seq;
     job.max_cores = t->u.kernel.max_cores;
+    job.sat_mode = s->sat_mode; /* issue 23: the stream's, read by the Ascend C layer */
     job.take_status = fn->bin->take_status;
     job.running_slot = &s->running_job; /* an abort ends the launch through it (abort.c) */
     uint64_t t0 = sim_now_ns();

@@ -37,12 +37,20 @@
  *   abort.c        aclrtStreamAbort, aclrtDeviceTaskAbort
  *   event.c        events: records, waits, timestamps; the event tasks
  *   event_query.c  event queries that need only public event state (ids, wait status, ...)
+ *   ipc_event.c    IPC events: the shared page records and waits of several processes use,
+ *                  aclrtIpcGetEventHandle / aclrtIpcOpenEventHandle
  *   callback.c     report subscription, host callbacks (the callback task), aclrtProcessReport
  *   host_func.c    aclrtLaunchHostFunc (run on the runtime's own callback threads) and the
  *                  host-function subscription calls, over callback.c's machinery
  *   exception.c    exception-info callbacks: how the runtime says which task failed
  *   capture.c      stream capture (ACL Graph): aclmdlRICapture*, models and their replay (the
  *                  model task), task groups and task update (the update task)
+ *   model_build.c  models built by stream binding (aclmdlRIBuildBegin ... BuildEnd): bound
+ *                  streams record their tasks, the replay's schedule; aclmdlRIDebugJsonPrint
+ *   label.c        labels and label lists: aclrtSetLabel, aclrtSwitchLabelByIndex (their tasks)
+ *   stream_switch.c  aclrtSwitchStream, aclrtActiveStream: a model's stream control tasks
+ *   cond.c         condition handles and condition tasks of captured models (IF/WHILE/SWITCH
+ *                  on a device value; the sub-models aclmdlRICaptureToModelRIBegin fills)
  *   notify.c       notifies: stream-ordered record and wait-and-reset, IPC export/import
  *   overflow.c     overflow detection: the stream switch, the device's overflow status
  *
@@ -80,8 +88,6 @@
  * The rest of CANN's surface -- what programs written for CANN call around the runtime:
  *   base.c         acl_base_rt.h's helpers (fp16, data buffers, type sizes, aclAppLog), version,
  *                  arch and error-detail queries
- *   unsimulated.c  runtime functions with their real prototypes the simulator does not
- *                  simulate yet: each fails with a message saying so
  *   not_provided.c the dump, profiler and tensor-data-transfer libraries: 200001 with a
  *                  message
  *
@@ -90,7 +96,9 @@
  *
  * Locking order (outer to inner): g_rt.lock > device->lock > capture lock (capture.c) >
  * stream->lock > event->lock / subscriber->lock / pool->lock / model run lock > handle table
- * lock. No lock is held while a kernel block, a copy or a user callback runs.
+ * lock. No lock is held while a kernel block, a copy or a user callback runs. Issue 23: the
+ * capture lock and label.c's label lock are each outer to model_build.c's build lock, which is
+ * never held with a stream lock; cond.c's cond lock is a leaf.
  */
 #ifndef AIOCANN_SIM_H_
 #define AIOCANN_SIM_H_
@@ -189,6 +197,9 @@ typedef enum sim_kind {
     SIM_KIND_BINARY_DESC = 6, /* aclrtCreateBinary's descriptor (not loaded) */
     SIM_KIND_MODEL = 7,       /* aclmdlRI (capture.c) */
     SIM_KIND_TASKGRP = 8,     /* aclrtTaskGrp (capture.c) */
+    SIM_KIND_LABEL = 9,       /* aclrtLabel (label.c; issue 23) */
+    SIM_KIND_LABEL_LIST = 10, /* aclrtLabelList (label.c) */
+    SIM_KIND_COND = 11,       /* aclmdlRICondHandle (cond.c) */
     /* issue 11: numbered down from the top of the 4-bit kind space (at most 15), clear of
      * kinds added upwards. Memory family: */
     SIM_KIND_PHYS = 12,       /* aclrtDrvMemHandle: a physical memory handle (vmm.c) */
@@ -339,6 +350,7 @@ typedef struct sim_job {
      * many blocks can run at once (a barrier needs all of them running). */
     atomic_uint sync_arrived, sync_gen;
     uint32_t concurrency;
+    int sat_mode;               /* issue 23: its stream's float overflow mode (kernel_rt.c) */
 } sim_job;
 
 /* One AI core: a slot that runs one block at a time. Normally its own thread runs the blocks;
@@ -585,7 +597,8 @@ typedef struct sim_task {
         } copy;
         struct {
             struct sim_event *event; /* holds a ref */
-            uint64_t gen;
+            uint64_t gen;            /* a captured EXTERNAL-flag record/wait: 1 + its index in
+                                      * the model's external list (capture.c) */
             uint32_t timeout_s;      /* a wait's: aclrtSetOpWaitTimeout at submission, 0 = never */
         } event;
         struct {
@@ -596,6 +609,9 @@ typedef struct sim_task {
         } callback;
         struct {
             struct sim_model *model;   /* holds a ref */
+            uint64_t *ext_gen;         /* issue 23: the generations of its external records and
+                                        * waits, taken by aclmdlRIExecuteAsync (owned) */
+            bool ran;                  /* run or discarded by its stream (its worker writes it) */
         } model;
         struct {
             struct sim_model *model;   /* holds a ref: the slot is the model's */
@@ -644,7 +660,7 @@ struct sim_task_ops {
     aclError (*run)(sim_stream *s, sim_task *t, char *msg, size_t msglen);
     aclError (*replay)(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen);
     void (*discard)(sim_stream *s, sim_task *t, bool stop_abort);
-    void (*replay_discard)(const sim_task *t);
+    void (*replay_discard)(const sim_task *rt, const sim_task *t);
     void (*release)(sim_task *t);
     bool (*defers_reports)(const sim_stream *s, const sim_task *t);
     void (*trace)(const sim_task *t, aclsimTraceRecord *r);
@@ -712,11 +728,17 @@ struct sim_stream {
     /* Capture state (capture.c): non-NULL while the stream captures into a model, or has a
      * task-group state. Written under the capture lock; a submission reads it without. */
     _Atomic(struct sim_capstate *) cap;
+    /* issue 23: the stream's binding to a model built by stream binding (model_build.c), or
+     * NULL. Written under the build lock; a submission reads it without. */
+    _Atomic(struct sim_mbind *) mbind;
     struct sim_stream *next;     /* device->streams */
     /* issue 11 (stream_attr.c): aclrtDestroyStreamForce sets `discard`, after which the
      * worker discards what is left instead of running it (sim_task_ops.discard); attributes
      * kept for aclrtSet/GetStreamAttribute, guarded by lock. */
     atomic_bool discard;
+    /* issue 23: the float overflow mode (aclrtFloatOverflowMode) the process had when the
+     * stream was created (Stream::SetSatMode); its kernels compute in it. */
+    int sat_mode;
     /* issue 21: the stream is being shut down (sim_stream_shutdown): a wait for an event record
      * that will never happen (sim_event_record_lost) gives up instead of holding it for good. */
     atomic_bool closing;
@@ -822,6 +844,14 @@ bool sim_capture_route(sim_stream *s, sim_task **t, const char *func, aclError *
  * on s, before event.c does it: true when capture takes it (captured or refused, outcome in
  * *rc); false to do it as usual. */
 bool sim_capture_event_op(sim_stream *s, sim_event *e, const sim_task_ops *kind, const char *func, aclError *rc);
+/* issue 23: an ACL_EVENT_RECORD_EXTERNAL record (record) or ACL_EVENT_WAIT_EXTERNAL wait of e on
+ * s: captured as an external one (107029 when s is not capturing). */
+aclError sim_capture_external_flag_op(sim_stream *s, sim_event *e, bool record, const char *func);
+/* event.c: the generation an execution of a model takes for an external record of e (a new
+ * record) or wait on e (the newest record, 0 for none); and its undoing when the execution is
+ * refused. */
+uint64_t sim_event_external_take(sim_event *e, bool record);
+void sim_event_external_untake(sim_event *e, uint64_t gen, bool record);
 /* 107027 when s is capturing (synchronize, query or destroy it), else 0. */
 aclError sim_capture_stream_busy(sim_stream *s, const char *func);
 /* 107027 when any stream of context c is capturing (aclrtSynchronizeDevice), else 0. */
@@ -838,6 +868,80 @@ aclError sim_capture_pageable_copy(sim_stream *s, const char *func);
  * context c goes away (its models are destroyed). */
 void sim_capture_stream_gone(sim_stream *s);
 void sim_capture_context_gone(sim_context *c);
+
+/* ------------------------------------------------------------------ built models -------
+ * (model_build.c, label.c, stream_switch.c; issue 23) A model built by stream binding is
+ * capture.c's model object with a program of model_build.c's: the streams bound to it and the
+ * tasks recorded on each. */
+
+typedef struct sim_built sim_built;
+struct sim_mbind;
+/* Where a recorded task sits: its model's program, the bound stream's index there, its index
+ * among that stream's tasks. */
+typedef struct sim_build_pos {
+    sim_built *b;
+    uint64_t uid;   /* b's unique id: a position outlives its model, which a later one may reuse */
+    uint32_t index;
+    size_t pos;
+} sim_build_pos;
+/* sim_stream_submit's hook for a stream whose `mbind` is set: records t in its model (true,
+ * outcome in *rc, t taken either way), or false when the stream is no longer bound. */
+bool sim_build_route(sim_stream *s, sim_task *t, const char *func, aclError *rc, uint32_t *task_id);
+/* An event record, reset or wait (kind as sim_capture_event_op's) on bound stream s: recorded in
+ * the model as an operation on the event done at each replay (capture.c's event hook). */
+aclError sim_build_event_op(sim_stream *s, sim_event *e, const sim_task_ops *kind, const char *func);
+/* Records t on bound stream s and says where (107005 when s is not bound); takes t. */
+aclError sim_build_add(sim_stream *s, sim_task *t, const char *func, sim_build_pos *where);
+/* s is a model's stream: bound by aclmdlRIBindStream, or a captured model's own
+ * (Stream::IsModelStream). */
+bool sim_build_is_bound(sim_stream *s);
+void sim_build_unbind_all(sim_built *b);                          /* the model is destroyed */
+void sim_build_free(sim_built *b);                                /* the model is gone */
+uint32_t sim_build_streams(sim_built *b, aclrtStream *out, uint32_t max); /* bound streams */
+/* The replay of a built model on s, as part of model task rt. */
+aclError sim_build_replay(sim_stream *s, const sim_task *rt, sim_built *b, char *msg, size_t msglen);
+/* For the control tasks, inside a replay: run target (a stream of the running model) after the
+ * running stream, or with jump instead of the rest of it; or jump to a recorded position. */
+aclError sim_build_run_stream(sim_stream *target, bool jump, char *msg, size_t msglen);
+aclError sim_build_run_jump(const sim_build_pos *to, char *msg, size_t msglen);
+extern const sim_task_ops sim_task_label_set, sim_task_label_switch;      /* label.c */
+extern const sim_task_ops sim_task_stream_switch, sim_task_stream_active; /* stream_switch.c */
+/* The id of the stream a switch or activation task starts; UINT32_MAX for another task. */
+uint32_t sim_stream_control_target(const sim_task *t);
+/* capture.c: the model object. get: +1, or 107017; in_current_context: 107004 when not. */
+struct sim_model *sim_model_get(aclmdlRI h, const char *func, aclError *rc);
+void sim_model_put(struct sim_model *m);
+aclError sim_model_in_current_context(struct sim_model *m, const char *func);
+/* A new model of context ctx whose program is b (not ready until sim_model_set_ready): its
+ * handle is open, the handle table holds it. */
+struct sim_model *sim_model_new_built(sim_context *ctx, sim_built *b, const char *func, aclError *rc);
+aclmdlRI sim_model_handle(struct sim_model *m);
+sim_built *sim_model_built(struct sim_model *m); /* NULL for a captured model */
+void sim_model_set_ready(struct sim_model *m);
+uint32_t sim_model_id(struct sim_model *m);
+/* Every task a captured model replays, in order, with the id of the model stream it was
+ * captured on. */
+void sim_capture_model_visit(struct sim_model *m, void (*fn)(void *arg, uint32_t stream_id, const sim_task *t),
+                             void *arg);
+
+/* Condition tasks (cond.c; issue 23): a captured task that, at replay, runs a sub-model chosen
+ * by an 8-byte value in device memory (IF, WHILE, SWITCH). capture.c keeps the sub-models and
+ * handles in their parent model. */
+struct sim_cond;
+extern const sim_task_ops sim_task_cond;
+void sim_cond_launch(struct sim_cond *c);  /* a run of its model begins: the default value */
+void sim_cond_close(struct sim_cond *c);   /* its model is destroyed: the handle closes */
+void sim_cond_release(struct sim_cond *c); /* its model is gone: the handle and memory go */
+bool sim_model_capturing(struct sim_model *m);
+/* Hands c (the caller's reference) to capturing model m. */
+aclError sim_model_add_cond(struct sim_model *m, struct sim_cond *c, const char *func);
+/* Captures condition task t on capturing stream s, whose model must be parent, after making n
+ * empty sub-models of parent (+1 each in subs[]). Takes t. */
+aclError sim_capture_cond_task(sim_stream *s, struct sim_model *parent, sim_task *t, uint32_t n,
+                               struct sim_model **subs, const char *func);
+/* Replays ready model m inside replay task rt on s (a condition task's branch): its failures
+ * are returned, not reported. */
+aclError sim_capture_replay_model(sim_stream *s, const sim_task *rt, struct sim_model *m, char *msg, size_t msglen);
 
 /* ------------------------------------------------------------------ events (event.c) ----- */
 
@@ -867,7 +971,30 @@ struct sim_event {
      * which host waiters then get (under lock). */
     uint64_t lost_gen;
     aclError lost_code;
+    /* issue 23: an ACL_EVENT_IPC event's shared state (ipc_event.c), set at creation: its
+     * records and waits use it instead of the generations above. */
+    struct sim_ipc_event *ipc;
 };
+
+/* ipc_event.c (issue 23): the shared page of an IPC event, mapped by every process holding it.
+ * Records take a generation at submission (take) and publish it when executed (complete); a
+ * wait captures the latest one still pending (pending: 0 when none) and blocks its stream on
+ * the page's futex until it is done, or the stream is aborted; sync is the host's wait. */
+typedef struct sim_ipc_event sim_ipc_event;
+aclError sim_ipc_event_supported(const char *func); /* 207000 on a chip without IPC events */
+aclError sim_ipc_event_setup(sim_event *e, const char *func); /* the creator's page and export */
+void sim_ipc_event_release(sim_ipc_event *ie);                /* NULL: nothing */
+void sim_ipc_event_unshare(sim_ipc_event *ie); /* aclrtDestroyEvent: the handle opens no more */
+uint32_t sim_ipc_event_take(sim_ipc_event *ie);
+void sim_ipc_event_complete(sim_ipc_event *ie, uint32_t gen);
+uint32_t sim_ipc_event_pending(sim_ipc_event *ie);
+bool sim_ipc_event_complete_now(sim_ipc_event *ie);
+aclError sim_ipc_event_wait(sim_stream *s, sim_ipc_event *ie, uint32_t gen, uint32_t timeout_s, char *msg,
+                            size_t msglen);
+aclError sim_ipc_event_sync(sim_ipc_event *ie, sim_context *ctx, int32_t timeout_ms, const char *func);
+/* event.c: a new IPC event of the current context -- the creator's (ie NULL) or one opened
+ * from a handle (ie: the opened page, owned by the event on success). */
+aclError sim_event_create_ipc(aclrtEvent *event, sim_ipc_event *ie, const char *func);
 
 /* Its tasks (record, reset, wait: sim_task_event_*) are event.c's. A stream-side wait blocks
  * its worker until the record it names has executed; it ends early, with success, when the
@@ -1128,6 +1255,8 @@ void sim_op_timeout_reset(void);
 /* issue 21: aclrtSetDeviceSatMode's process-wide mode back to the chip's default (aclFinalize;
  * device_query.c). */
 void sim_sat_mode_reset(void);
+/* The process's float overflow mode now (aclrtFloatOverflowMode): what a new stream takes. */
+int sim_sat_mode_current(void);
 /* Whether the driver supports millisecond operator timeouts (Runtime::IsSupportOpTimeoutMs). */
 bool sim_op_timeout_ms_mode(void);
 

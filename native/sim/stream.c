@@ -467,8 +467,16 @@ aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_
         return rc;
     }
     /* A capturing stream records the task in its model instead of queueing it; a stream that
-     * updates a task group turns a kernel into an update task (capture.c). */
+     * updates a task group turns a kernel into an update task (capture.c); a stream bound to a
+     * model being built records it there (model_build.c, issue 23). */
     uint32_t captured_id;
+    if (atomic_load_explicit(&s->mbind, memory_order_acquire) && sim_build_route(s, t, func, &rc, &captured_id)) {
+        if (!rc)
+            t_last_task_id = captured_id;
+        if (seq)
+            *seq = 0;
+        return rc;
+    }
     if (atomic_load_explicit(&s->cap, memory_order_acquire) && sim_capture_route(s, &t, func, &rc, &captured_id)) {
         if (!rc)
             t_last_task_id = captured_id;
@@ -647,6 +655,7 @@ sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priori
     s->is_default = is_default;
     s->priority = priority;
     s->flags = flags;
+    s->sat_mode = sim_sat_mode_current(); /* issue 23: kept for the stream's life */
     s->id = d->next_stream_id++; /* d->lock is held by every caller */
     s->last_task = UINT16_MAX;   /* the first task gets id 0 */
     sim_mutex_init(&s->lock);
@@ -835,6 +844,12 @@ aclError sim_stream_destroy(aclrtStream stream, bool force, const char *func)
         sim_obj_put(&s->obj);
         return sim_fail_(func, ACL_ERROR_RT_STREAM_MODEL,
                          "stream %u is bound to a captured model: it goes when the model is destroyed", s->id);
+    }
+    if (atomic_load(&s->mbind)) { /* issue 23: bound by aclmdlRIBindStream (TearDownOwnedStream) */
+        sim_obj_put(&s->obj);
+        return sim_fail_(func, ACL_ERROR_RT_STREAM_MODEL,
+                         "stream %u is bound to a model: unbind it (aclmdlRIUnbindStream) or destroy the model first",
+                         s->id);
     }
     if ((rc = sim_capture_stream_busy(s, func))) { /* ApiErrorDecorator::StreamDestroy */
         sim_obj_put(&s->obj);

@@ -292,6 +292,23 @@ def test_ipc_key_shares_device_memory_with_another_process(device, stream, kerne
     ok(acl.rt.free(dev))
 
 
+def test_ipc_close_waits_for_the_work_queued_before_it(device):
+    """Issue 23 (hicann/runtime's 11_ipc_memory_withoutpid): the importer closes the key while a
+    copy from the imported memory is still queued; the copy reads the exporter's data, and the
+    pages go once it is done."""
+    dev = to_device(np.frombuffer(b"queued before the close", np.uint8))
+    key = ok(acl.rt.ipc_mem_get_export_key(dev, 23, 65, IPC_DISABLE_PID_VALIDATION))
+    with Peer() as peer:
+        imported = peer.call(op="ipc_import", key=key)
+        assert imported["ret"] == SUCCESS
+        got = peer.call(op="close_behind_queued_read", key=key, ptr=imported["ptr"], n=23)
+        assert (got["close"], got["sync"]) == (SUCCESS, SUCCESS)
+        assert bytes.fromhex(got["hex"]) == b"queued before the close"
+        assert got["after"] != SUCCESS  # unmapped by then
+    ok(acl.rt.ipc_mem_close(key))
+    ok(acl.rt.free(dev))
+
+
 def test_ipc_key_without_pid_validation(device):
     dev = to_device(np.frombuffer(b"open to any process", np.uint8))
     key = ok(acl.rt.ipc_mem_get_export_key(dev, 19, 65, IPC_DISABLE_PID_VALIDATION))

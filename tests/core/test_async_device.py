@@ -12,6 +12,7 @@ from async_util import tiling
 
 import aiocann as ac
 from aiocann import _runtime
+from aiocann._core import core_of
 
 pytestmark = pytest.mark.anyio
 
@@ -20,7 +21,7 @@ async def test_devices_share_the_runtime_and_release_it():
     assert _runtime._users == 0
     async with ac.Device(0) as a:
         async with ac.Device(0) as b:  # same index, nested: shares the ACL device
-            assert a._acl is b._acl and _runtime._devices[0].users == 2
+            assert core_of(a).acl is core_of(b).acl and _runtime._devices[0].users == 2
         assert _runtime._devices[0].users == 1
         assert await ac.device_count() >= 2
     assert _runtime._users == 0 and not _runtime._devices

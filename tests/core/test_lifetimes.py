@@ -95,7 +95,7 @@ def test_forked_child_gets_a_clear_error_not_a_deadlock():
                         msg = last_error_message() or ""
                         ok = rc == 100001 and "forked" in msg
                         # issue 12: every entry point refuses, these three included
-                        ok = ok and lib.aclrtSynchronizeStream(s._handle) == 100001
+                        ok = ok and lib.aclrtSynchronizeStream(ffi.cast("aclrtStream", s.handle)) == 100001
                         ok = ok and lib.aclrtSynchronizeEvent(ffi.cast("aclrtEvent", 1)) == 100001
                         ok = ok and lib.aclrtCreateStream(ffi.new("aclrtStream *")) == 100001
                         result = []

@@ -895,3 +895,134 @@ def test_static_tensor_gm_bypass_and_system_cycle(acl):
     np.testing.assert_array_equal(got[:blocks], [1, 1, 2])  # DivCeil(idx + 1, 2)
     np.testing.assert_array_equal(got[blocks:], 4)  # every block saw every block's write
     assert np.all(acl.from_device(cycles, blocks, np.int64) >= 0)
+
+
+# --------------------------------------------------------------------------- float overflow mode
+
+SATURATION, INF_NAN = 0, 1
+HALF_MAX = F16(65504)
+
+
+def _in_mode(acl: Any, mode: int, launch: Any) -> Any:
+    """launch(stream) on a stream created after aclrtSetDeviceSatMode(mode) -- a stream takes
+    the mode when it is created -- with the Inf/NaN default restored afterwards."""
+    from aiocann._lib import lib
+
+    assert lib.aclrtSetDeviceSatMode(mode) == 0
+    try:
+        s = acl.stream()
+    finally:
+        assert lib.aclrtSetDeviceSatMode(INF_NAN) == 0
+    return launch(s)
+
+
+def _count_in_mode(acl, mode, name, dtype, op, a, b):
+    n, full = a.size, CAP // np.dtype(dtype).itemsize  # the kernel copies whole buffers
+    pad = np.ones(full - n, dtype)
+    da, db = acl.to_device(np.concatenate([a, pad])), acl.to_device(np.concatenate([b, pad]))
+    do = acl.to_device(np.zeros(full, dtype))
+    fn = kernel(acl, "ops.cpp", name)
+
+    def go(s):
+        acl.launch(fn, 1, s, ("ptr", da), ("ptr", db), ("ptr", do), ("uint32_t", op), ("uint32_t", n))
+        acl.sync(s)
+
+    _in_mode(acl, mode, go)
+    return acl.from_device(do, n, dtype)
+
+
+def _saturate(x: np.ndarray) -> np.ndarray:
+    """What the saturation mode makes of IEEE results: +-Inf -> +-max finite, NaN -> 0."""
+    big = np.finfo(x.dtype).max
+    return np.where(np.isnan(x), x.dtype.type(0), np.clip(x, -big, big)).astype(x.dtype)
+
+
+@pytest.mark.parametrize(("name", "dtype"), [("count_f16", F16), ("count_f32", F32)])
+@pytest.mark.parametrize("op", [0, 1, 2, 3])  # add, sub, mul, div
+def test_overflow_mode_of_arithmetic(acl, name, dtype, op):
+    """aclrtFloatOverflowMode: Inf/NaN mode gives IEEE (numpy's) results; saturation mode turns
+    an Inf result into the largest finite value of its sign and a NaN result into 0."""
+    big = np.finfo(dtype).max
+    a = np.array([big, -big, big, 0, 1, -1, np.inf, np.nan, 3, 0.5] * 7, dtype)
+    b = np.array([big, big, -big, 0, 0, 0, 1, 1, 2, 0.25] * 7, dtype)
+    with np.errstate(all="ignore"):
+        ieee = EXACT[op](a, b)
+    assert not np.isfinite(ieee).all()  # the operands do overflow
+    got = _count_in_mode(acl, INF_NAN, name, dtype, op, a, b)
+    np.testing.assert_array_equal(got, ieee)  # NaN == NaN for assert_array_equal
+    got = _count_in_mode(acl, SATURATION, name, dtype, op, a, b)
+    np.testing.assert_array_equal(got, _saturate(ieee))
+    assert np.isfinite(got).all()
+
+
+def test_overflow_mode_of_cast_to_half(acl):
+    """float -> half: a value past half's range is Inf in the Inf/NaN mode, +-65504 in the
+    saturation mode; a NaN or Inf source stays so, or becomes 0 / +-65504."""
+    x = np.array([1e6, -1e6, 65504, 65520, np.inf, -np.inf, np.nan, 1.5], F32)
+    fn = kernel(acl, "ops.cpp", "cast_op")
+    dx = acl.to_device(np.concatenate([x.view(np.uint8), np.zeros(16384 - x.nbytes, np.uint8)]))
+
+    def cast(s):
+        do = acl.malloc(16384)
+        args = (("ptr", dx), ("ptr", do), ("uint32_t", 0), ("uint32_t", RINT), ("uint32_t", x.size))
+        acl.launch(fn, 1, s, *args)
+        acl.sync(s)
+        return acl.from_device(do, 16384, np.uint8)[: x.size * 2].view(F16)
+
+    with np.errstate(over="ignore"):
+        ieee = x.astype(F16)
+    np.testing.assert_array_equal(_in_mode(acl, INF_NAN, cast), ieee)
+    sat = _in_mode(acl, SATURATION, cast)
+    np.testing.assert_array_equal(sat, [HALF_MAX, -HALF_MAX, HALF_MAX, HALF_MAX, HALF_MAX, -HALF_MAX, 0, 1.5])
+
+
+def test_a_stream_keeps_the_mode_it_was_created_with(acl):
+    """The docs: the mode applies to streams created after aclrtSetDeviceSatMode; earlier
+    streams keep theirs."""
+    from aiocann._lib import lib
+
+    a = np.full(CAP // 2, 60000, F16)
+    da, do = acl.to_device(a), acl.to_device(np.zeros(CAP // 2, F16))
+    fn = kernel(acl, "ops.cpp", "count_f16")
+    before = acl.stream()  # Inf/NaN
+    assert lib.aclrtSetDeviceSatMode(SATURATION) == 0
+    try:
+        acl.launch(fn, 1, before, ("ptr", da), ("ptr", da), ("ptr", do), ("uint32_t", 0), ("uint32_t", 64))
+        acl.sync(before)
+    finally:
+        assert lib.aclrtSetDeviceSatMode(INF_NAN) == 0
+    assert np.isinf(acl.from_device(do, 64, F16)).all()
+
+
+_PART_ADD = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from acl_util import acl_session
+from aiocann.compiler import build_kernel
+with acl_session() as acl:
+    fn = acl.function(build_kernel(sys.argv[2]), "add_custom")
+    total, tiles = 8 * 2048 * 4, 8
+    x = np.full(total, 60000, np.float16)
+    dx, dz = acl.to_device(x), acl.malloc(x.nbytes)
+    length, num = acl.to_device(np.array([total], np.int32)), acl.to_device(np.array([tiles], np.int32))
+    s = acl.stream()
+    acl.launch(fn, 8, s, ("ptr", dx), ("ptr", dx), ("ptr", dz), ("ptr", length), ("ptr", num))
+    acl.sync(s)
+    print(sorted(set(float(v) for v in acl.from_device(dz, total, np.float16))))
+"""
+
+
+@pytest.mark.parametrize(("soc", "want"), [("Ascend310P3", "[65504.0]"), ("Ascend910B1", "[inf]")])
+def test_each_part_computes_in_its_default_mode(soc, want):
+    """The default mode is the chip's: saturation on the parts that have only that one (910A,
+    310P), Inf/NaN on A2/A3 (aclrtFloatOverflowMode's docs). The chip is chosen per process."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "AIOCANN_BACKEND": "sim", "AIOCANN_SIM_SOC_NAME": soc}
+    args = [sys.executable, "-c", _PART_ADD, str(TESTS_DIR / "support"), str(KERNELS / "add_custom.cpp")]
+    p = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == want

@@ -12,6 +12,10 @@ Run as ``python mem_peer.py DEVICE``. It initialises ACL, binds DEVICE, prints
 * ``{"op": "vmm_close"}`` -> ``{"ret": r}``: unmap, release, free what vmm_import made
 * ``{"op": "read", "ptr": p, "n": n}`` -> ``{"ret": r, "hex": ...}`` (a device-to-host memcpy)
 * ``{"op": "write", "ptr": p, "hex": ...}`` -> ``{"ret": r}`` (a host-to-device memcpy)
+* ``{"op": "close_behind_queued_read", "key": K, "ptr": p, "n": n}`` -> ``{"close": r, "sync": r,
+  "hex": ..., "after": r}``: an async device-to-host copy of the import, queued behind a notify
+  wait, then ``ipc_close(K)``, then the notify's record; ``hex`` is what the copy read once the
+  stream synchronized, ``after`` a synchronous read of p once the import is gone
 * ``{"op": "exit"}``: resets the device, finalizes and exits.
 
 The tests drive it through ``Peer`` (a context manager): ``Peer().call(op=..., ...)``.
@@ -59,6 +63,8 @@ def main() -> int:
         elif op == "vmm_close":
             ret = acl.rt.unmap_mem(vmm["va"]) or acl.rt.release_mem_address(vmm["va"])
             reply = {"ret": ret or acl.rt.free_physical(vmm["handle"])}
+        elif op == "close_behind_queued_read":
+            reply = _close_behind_queued_read(cmd["key"], cmd["ptr"], cmd["n"])
         elif op == "read":
             buf = ctypes.create_string_buffer(cmd["n"])
             ret = acl.rt.memcpy(ctypes.addressof(buf), cmd["n"], cmd["ptr"], cmd["n"], MEMCPY_DEVICE_TO_HOST)
@@ -74,6 +80,27 @@ def main() -> int:
     acl.rt.reset_device(device)
     acl.finalize()
     return 0
+
+
+def _close_behind_queued_read(key: str, ptr: int, n: int) -> dict[str, Any]:
+    s, _ = acl.rt.create_stream()
+    side, _ = acl.rt.create_stream()
+    gate, _ = acl.rt.create_notify(0)
+    host, _ = acl.rt.malloc_host(n)
+    assert acl.rt.wait_and_reset_notify(gate, s, 0) == 0
+    assert acl.rt.memcpy_async(host, n, ptr, n, MEMCPY_DEVICE_TO_HOST, s) == 0
+    close = acl.rt.ipc_mem_close(key)  # the copy has not run yet
+    assert acl.rt.record_notify(gate, side) == 0
+    sync = acl.rt.synchronize_stream(s)
+    data = ctypes.string_at(host, n).hex()
+    # The import's pages go once its work is done (the next IPC call looks): a read fails then.
+    acl.rt.ipc_mem_close(key)
+    buf = ctypes.create_string_buffer(n)
+    after = acl.rt.memcpy(ctypes.addressof(buf), n, ptr, n, MEMCPY_DEVICE_TO_HOST)
+    for done in (acl.rt.free_host(host), acl.rt.destroy_notify(gate), acl.rt.destroy_stream(s)):
+        assert done == 0
+    assert acl.rt.destroy_stream(side) == 0
+    return {"close": close, "sync": sync, "hex": data, "after": after}
 
 
 class Peer:

@@ -239,6 +239,19 @@ def test_cpp_program_built_against_the_toolkit(toolkit: Path, tmp_path: Path) ->
 
 
 @needs_cmake
+def test_ipc_events_synchronize_two_processes(toolkit: Path, tmp_path: Path) -> None:
+    """Records in one process release stream waits and host synchronizes in the other (issue 23)."""
+    build(PROGRAMS / "ipc_event_c", tmp_path / "build", toolkit)
+    main = str(tmp_path / "build" / "main")
+    p = subprocess.run([main], env=toolkit_env(toolkit), capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "[SUCCESS]" in p.stdout, p.stdout + p.stderr
+    # A part without RT_FEATURE_IPC_EVENT (910A): creating or opening one is 207000.
+    env = toolkit_env(toolkit, AIOCANN_SIM_SOC_NAME="Ascend910A")
+    p = subprocess.run([main, "nochip"], env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "[SUCCESS]" in p.stdout, p.stdout + p.stderr
+
+
+@needs_cmake
 def test_a_c_library_and_aiocann_share_one_runtime(toolkit: Path, tmp_path: Path) -> None:
     build(PROGRAMS / "shared_lib", tmp_path / "build", toolkit)
     so = tmp_path / "build" / "libtkprobe.so"
@@ -388,6 +401,7 @@ def test_hicann_runtime_examples(capsys: pytest.CaptureFixture[str]) -> None:
         "1_basic_features/context/0_context_query",
         "2_advanced_features/built_in_task/0_reduce_task",
         "2_advanced_features/built_in_task/1_random_num_task",
+        "2_advanced_features/label/0_simple_label",
         "3_memory_advanced/allocator/0_custom_allocator",
     ):
         if name in runtime_only:

@@ -13,6 +13,7 @@
 #ifndef AIOCANN_ASCENDC_BASE_H_
 #define AIOCANN_ASCENDC_BASE_H_
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -166,21 +166,63 @@ template <typename T> inline T &At(T *base, uint32_t r, uint32_t l, uint32_t blk
 
 template <typename T> inline float F(T v) { return (float)v; }
 
-struct OpAdd { template <typename T> static T Do(T a, T b) { return (T)(a + b); } };
-struct OpSub { template <typename T> static T Do(T a, T b) { return (T)(a - b); } };
-struct OpMul { template <typename T> static T Do(T a, T b) { return (T)(a * b); } };
-struct OpDiv { template <typename T> static T Do(T a, T b) { return (T)(a / b); } };
+/* The float overflow mode (issue 23; aclrtSetDeviceSatMode, aclrtFloatOverflowMode in the
+ * runtime's docs): in the Inf/NaN mode (IEEE 754; the A2/A3 default) a floating-point result is
+ * what IEEE arithmetic gives; in the saturation mode (the only one on 910A and 310P) a result that
+ * is +-Inf becomes the largest finite value of its type and sign, and a NaN becomes 0. The mode
+ * is the launching stream's (fixed when the stream was created). Only a non-finite result asks
+ * the simulator which mode applies, so finite arithmetic costs one test. A binary run by a
+ * simulator without the call (table version < 3) computes in IEEE. */
+inline bool Saturating()
+{
+    const aclsim_kernel_rt *rt = Rt();
+    return rt && rt->version >= 3 && rt->sat_mode && rt->sat_mode() == 0;
+}
+
+template <typename T> inline T MaxFinite(bool neg)
+{
+    if constexpr (std::is_same_v<T, half>) {
+        return neg ? (half)-65504.0f : (half)65504.0f;
+    } else if constexpr (std::is_same_v<T, bfloat16_t>) {
+        T v;
+        uint16_t b = neg ? 0xff7fu : 0x7f7fu; /* +-(2 - 2^-7) * 2^127 */
+        memcpy(&v, &b, 2);
+        return v;
+    } else if constexpr (std::is_same_v<T, float>) {
+        return neg ? -FLT_MAX : FLT_MAX;
+    } else {
+        return neg ? -DBL_MAX : DBL_MAX;
+    }
+}
+
+/* r as the overflow mode leaves it (integers unchanged). */
+template <typename T> inline T Fin(T r)
+{
+    if constexpr (kOneOf<T, half, float, bfloat16_t, double>) {
+        double f = std::is_same_v<T, double> ? (double)r : (double)(float)r;
+        if (__builtin_isfinite(f) || !Saturating())
+            return r;
+        return f != f ? (T)0.0f : MaxFinite<T>(f < 0);
+    } else {
+        return r;
+    }
+}
+
+struct OpAdd { template <typename T> static T Do(T a, T b) { return Fin((T)(a + b)); } };
+struct OpSub { template <typename T> static T Do(T a, T b) { return Fin((T)(a - b)); } };
+struct OpMul { template <typename T> static T Do(T a, T b) { return Fin((T)(a * b)); } };
+struct OpDiv { template <typename T> static T Do(T a, T b) { return Fin((T)(a / b)); } };
 struct OpMax { template <typename T> static T Do(T a, T b) { return a > b ? a : b; } };
 struct OpMin { template <typename T> static T Do(T a, T b) { return a < b ? a : b; } };
 struct OpAnd { template <typename T> static T Do(T a, T b) { return (T)(a & b); } };
 struct OpOr { template <typename T> static T Do(T a, T b) { return (T)(a | b); } };
-struct OpLeakyRelu { template <typename T> static T Do(T a, T s) { return a >= (T)0 ? a : (T)(a * s); } };
+struct OpLeakyRelu { template <typename T> static T Do(T a, T s) { return Fin(a >= (T)0 ? a : (T)(a * s)); } };
 
-struct OpExp { template <typename T> static T Do(T a) { return (T)expf(F(a)); } };
-struct OpLn { template <typename T> static T Do(T a) { return (T)logf(F(a)); } };
-struct OpSqrt { template <typename T> static T Do(T a) { return (T)sqrtf(F(a)); } };
-struct OpRsqrt { template <typename T> static T Do(T a) { return (T)(1.0f / sqrtf(F(a))); } };
-struct OpReciprocal { template <typename T> static T Do(T a) { return (T)(1.0f / F(a)); } };
+struct OpExp { template <typename T> static T Do(T a) { return Fin((T)expf(F(a))); } };
+struct OpLn { template <typename T> static T Do(T a) { return Fin((T)logf(F(a))); } };
+struct OpSqrt { template <typename T> static T Do(T a) { return Fin((T)sqrtf(F(a))); } };
+struct OpRsqrt { template <typename T> static T Do(T a) { return Fin((T)(1.0f / sqrtf(F(a)))); } };
+struct OpReciprocal { template <typename T> static T Do(T a) { return Fin((T)(1.0f / F(a))); } };
 struct OpAbs { template <typename T> static T Do(T a) { return a < (T)0 ? (T)(-a) : a; } };
 struct OpRelu { template <typename T> static T Do(T a) { return a > (T)0 ? a : (T)0; } };
 struct OpNot { template <typename T> static T Do(T a) { return (T)~a; } };
@@ -575,7 +617,7 @@ inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U &
     T *d = dst.addr_;
     const U *x = src.addr_;
     for (int64_t i = 0; i < count; i++)
-        d[i] = (T)(a * (float)x[i] + (float)d[i]);
+        d[i] = aclsim::Fin((T)(a * (float)x[i] + (float)d[i]));
 }
 
 namespace aclsim {
@@ -592,7 +634,7 @@ inline void AxpyRepeat(const LocalTensor<T> &dst, const LocalTensor<U> &src, flo
         for (uint32_t l = 0; l <= (uint32_t)pl.highest; l++)
             if (LaneOn(MaskAt(pl, r), l)) {
                 T &d = At(dst.addr_, r, l, p.dstBlkStride, p.dstRepStride);
-                d = (T)(a * (float)At(src.addr_, r, l, p.srcBlkStride, p.srcRepStride) + (float)d);
+                d = Fin((T)(a * (float)At(src.addr_, r, l, p.srcBlkStride, p.srcRepStride) + (float)d));
             }
 }
 } // namespace aclsim
@@ -791,7 +833,7 @@ template <typename D, typename S> inline D CastOne(S v, RoundMode mode)
     if constexpr (std::is_same_v<S, double>)
         x = v;
     if constexpr (kFloatLike<D>)
-        return ToFloat<D>(x, mode);
+        return Fin(ToFloat<D>(x, mode)); /* an overflow (or an Inf/NaN source) as the mode says */
     else if constexpr (kFloatLike<S>)
         return ToInt<D>(x, mode);
     else
@@ -862,7 +904,7 @@ template <typename T> inline T TreeSum(T *v, uint32_t n)
 {
     for (uint32_t w = n / 2; w >= 1; w /= 2)
         for (uint32_t i = 0; i < w; i++)
-            v[i] = (T)(v[2 * i] + v[2 * i + 1]);
+            v[i] = Fin((T)(v[2 * i] + v[2 * i + 1]));
     return v[0];
 }
 
@@ -1059,7 +1101,7 @@ template <typename T> inline T Extreme(ReduceType t)
 
 template <typename T> inline T Combine(ReduceType t, T a, T b)
 {
-    return t == ReduceType::SUM ? (T)(a + b) : t == ReduceType::MAX ? (a > b ? a : b) : (a < b ? a : b);
+    return t == ReduceType::SUM ? Fin((T)(a + b)) : t == ReduceType::MAX ? (a > b ? a : b) : (a < b ? a : b);
 }
 
 /* The tree of adjacent pairs for sums; max and min do not depend on the order. Lanes off the

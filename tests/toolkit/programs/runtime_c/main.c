@@ -313,9 +313,11 @@ static void test_event_flags(void)
     EXPECT_RC(aclrtStreamWaitEventWithFlag(s, e, 0, ACL_EVENT_WAIT_EXTERNAL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
 
     OK(aclrtCreateEventExWithFlag(&ex, ACL_EVENT_SYNC));
-    OK(aclrtRecordEventWithFlag(ex, s, ACL_EVENT_RECORD_EXTERNAL));
+    /* EXTERNAL records and waits belong in captured graphs (ApiImpl::EventRecord, StreamWaitEvent):
+     * 107029 on a stream that is not capturing -- the flag is taken all the same (ApiErrorDecorator). */
+    EXPECT_RC(aclrtRecordEventWithFlag(ex, s, ACL_EVENT_RECORD_EXTERNAL), ACL_ERROR_RT_STREAM_NOT_CAPTURED);
     EXPECT_RC(aclrtStreamWaitEventWithFlag(s, ex, 5, ACL_EVENT_WAIT_EXTERNAL), ACL_ERROR_INVALID_PARAM);
-    OK(aclrtStreamWaitEventWithFlag(s, ex, 0, ACL_EVENT_WAIT_EXTERNAL));
+    EXPECT_RC(aclrtStreamWaitEventWithFlag(s, ex, 0, ACL_EVENT_WAIT_EXTERNAL), ACL_ERROR_RT_STREAM_NOT_CAPTURED);
     EXPECT_RC(aclrtStreamWaitEventWithFlag(s, ex, 0, ACL_EVENT_WAIT_DEFAULT), ACL_ERROR_RT_PARAM_INVALID);
     /* One record flag per event: a DEFAULT record -- aclrtRecordEvent's too -- is refused now. */
     EXPECT_RC(aclrtRecordEventWithFlag(ex, s, ACL_EVENT_RECORD_DEFAULT), ACL_ERROR_RT_PARAM_INVALID);
@@ -328,6 +330,102 @@ static void test_event_flags(void)
     OK(aclrtDestroyEvent(e));
     OK(aclrtDestroyEvent(ex));
     OK(aclrtDestroyStream(s));
+}
+
+/* EXTERNAL records and waits inside captured graphs (hicann/runtime example/2_advanced_features/
+ * model_ri/4_model_sync_external): each execution of the model records / waits the real event
+ * outside the graph -- the record is the event's newest from aclmdlRIExecuteAsync on, the wait
+ * waits for the record the event had then. A notify holds streams back so that the order is
+ * observed, not raced. */
+static void test_external_in_graph(void)
+{
+    const size_t n = 4096;
+    aclrtStream gs, xs, side;
+    OK(aclrtCreateStream(&gs));
+    OK(aclrtCreateStream(&xs));
+    OK(aclrtCreateStream(&side));
+    aclrtNotify gate;
+    OK(aclrtCreateNotify(&gate, ACL_NOTIFY_DEFAULT));
+    void *src, *src2, *dst;
+    OK(aclrtMalloc(&src, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&src2, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&dst, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMemset(src, n, 1, n));
+    OK(aclrtMemset(src2, n, 2, n));
+    OK(aclrtMemset(dst, n, 0, n));
+    unsigned char host[4096];
+
+    /* 1. An external wait: the graph's copy waits for the record made outside it. */
+    aclrtEvent in;
+    OK(aclrtCreateEventExWithFlag(&in, ACL_EVENT_SYNC));
+    aclmdlRI waiter = NULL;
+    OK(aclmdlRICaptureBegin(gs, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    OK(aclrtStreamWaitEventWithFlag(gs, in, 0, ACL_EVENT_WAIT_EXTERNAL));
+    EXPECT_RC(aclrtStreamWaitEventWithFlag(gs, in, 0, ACL_EVENT_WAIT_EXTERNAL), ACL_ERROR_RT_PARAM_INVALID); /* once */
+    OK(aclrtMemcpyAsync(dst, n, src, n, ACL_MEMCPY_DEVICE_TO_DEVICE, gs));
+    OK(aclmdlRICaptureEnd(gs, &waiter));
+    OK(aclmdlRIExecuteAsync(waiter, gs)); /* never recorded: nothing to wait for */
+    OK(aclrtSynchronizeStream(gs));
+    OK(aclrtWaitAndResetNotify(gate, xs, 0));
+    OK(aclrtMemcpyAsync(src, n, src2, n, ACL_MEMCPY_DEVICE_TO_DEVICE, xs)); /* src becomes 2s ... */
+    OK(aclrtRecordEvent(in, xs));                                           /* ... before this record */
+    OK(aclmdlRIExecuteAsync(waiter, gs));
+    EXPECT_RC(aclrtSynchronizeStreamWithTimeout(gs, 50), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT); /* held by the wait */
+    OK(aclrtRecordNotify(gate, side));
+    OK(aclrtSynchronizeStream(gs));
+    OK(aclrtMemcpy(host, n, dst, n, ACL_MEMCPY_DEVICE_TO_HOST));
+    EXPECT(host[0] == 2 && host[n - 1] == 2); /* the copy ran after the external record */
+    OK(aclmdlRIExecuteAsync(waiter, gs)); /* recorded and done: passes */
+    OK(aclrtSynchronizeStream(gs));
+    OK(aclmdlRIDestroy(waiter));
+
+    /* 2. An external record: from aclmdlRIExecuteAsync on, the event's newest record is the
+     * replay's -- a host synchronize and a stream wait issued right after wait for it. */
+    aclrtEvent out;
+    OK(aclrtCreateEventExWithFlag(&out, ACL_EVENT_SYNC));
+    aclmdlRI recorder = NULL;
+    OK(aclmdlRICaptureBegin(gs, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    OK(aclrtMemcpyAsync(dst, n, src, n, ACL_MEMCPY_DEVICE_TO_DEVICE, gs));
+    OK(aclrtRecordEventWithFlag(out, gs, ACL_EVENT_RECORD_EXTERNAL));
+    EXPECT_RC(aclrtRecordEventWithFlag(out, gs, ACL_EVENT_RECORD_EXTERNAL), ACL_ERROR_RT_PARAM_INVALID); /* once */
+    /* One event for both an external record and an external wait in one graph: 107000 (the
+     * flags are taken before that check, so the event keeps them). */
+    aclrtEvent both;
+    OK(aclrtCreateEventExWithFlag(&both, ACL_EVENT_SYNC));
+    OK(aclrtRecordEventWithFlag(both, gs, ACL_EVENT_RECORD_EXTERNAL));
+    EXPECT_RC(aclrtStreamWaitEventWithFlag(gs, both, 0, ACL_EVENT_WAIT_EXTERNAL), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclmdlRICaptureEnd(gs, &recorder));
+    aclrtEventRecordedStatus st;
+    OK(aclrtQueryEventStatus(out, &st));
+    EXPECT(st == ACL_EVENT_RECORDED_STATUS_COMPLETE); /* capture recorded nothing yet */
+    OK(aclrtMemset(dst, n, 0, n));
+    OK(aclrtWaitAndResetNotify(gate, gs, 0));
+    OK(aclmdlRIExecuteAsync(recorder, gs));
+    OK(aclrtQueryEventStatus(out, &st));
+    EXPECT(st == ACL_EVENT_RECORDED_STATUS_NOT_READY);
+    EXPECT_RC(aclrtSynchronizeEventWithTimeout(out, 50), ACL_ERROR_RT_EVENT_SYNC_TIMEOUT);
+    OK(aclrtStreamWaitEvent(xs, out));
+    OK(aclrtMemcpyAsync(src2, n, dst, n, ACL_MEMCPY_DEVICE_TO_DEVICE, xs)); /* after the replay's copy */
+    EXPECT_RC(aclrtSynchronizeStreamWithTimeout(xs, 20), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    OK(aclrtRecordNotify(gate, side));
+    OK(aclrtSynchronizeEvent(out));
+    OK(aclrtSynchronizeStream(xs));
+    OK(aclrtQueryEventStatus(out, &st));
+    EXPECT(st == ACL_EVENT_RECORDED_STATUS_COMPLETE);
+    OK(aclrtMemcpy(host, n, src2, n, ACL_MEMCPY_DEVICE_TO_HOST));
+    EXPECT(host[0] == 2 && host[n - 1] == 2);
+    OK(aclmdlRIDestroy(recorder));
+
+    OK(aclrtDestroyEvent(in));
+    OK(aclrtDestroyEvent(out));
+    OK(aclrtDestroyEvent(both));
+    OK(aclrtDestroyNotify(gate));
+    OK(aclrtFree(src));
+    OK(aclrtFree(src2));
+    OK(aclrtFree(dst));
+    OK(aclrtDestroyStream(gs));
+    OK(aclrtDestroyStream(xs));
+    OK(aclrtDestroyStream(side));
 }
 
 /* ------------------------------------------------------------------ random numbers */
@@ -520,30 +618,28 @@ static void test_memory(void)
     OK(aclrtFreePhysical(ph));
 }
 
-/* ------------------------------------------------------------------ not simulated yet */
+/* ------------------------------------------------------------------ model tasks, IPC events */
 
-static void test_not_yet(void)
+/* The checks these make before anything else, and the refusals on an ordinary stream. (Their
+ * behaviour: tests/toolkit/programs/model_build_c and ipc_event_c.) Everything the toolkit's
+ * headers declare is simulated or, for other packages, refused with 200001. */
+static void test_model_task_checks(void)
 {
-    aclrtLabel label;
-    aclmdlRI model;
     aclrtIpcEventHandle ipc;
     aclrtEvent e;
-    EXPECT_RC(aclrtCreateLabel(NULL), ACL_ERROR_INVALID_PARAM);
-    EXPECT_RC(aclrtCreateLabel(&label), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
-    EXPECT(strstr(aclGetRecentErrMsg(), "does not simulate") != NULL);
-    EXPECT_RC(aclmdlRIBuildBegin(&model, 0), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
-    EXPECT_RC(aclmdlRIBuildBegin(NULL, 0), ACL_ERROR_INVALID_PARAM);
-    OK(aclrtCreateEventExWithFlag(&e, ACL_EVENT_IPC));
-    EXPECT_RC(aclrtIpcGetEventHandle(e, &ipc), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    aclmdlRICondHandle cond;
+    EXPECT_RC(aclmdlRICondHandleCreate(NULL, 0, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &cond), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtCreateEventExWithFlag(&e, ACL_EVENT_IPC)); /* IPC events are simulated: programs/ipc_event_c */
+    OK(aclrtIpcGetEventHandle(e, &ipc));
     EXPECT_RC(aclrtIpcGetEventHandle(e, NULL), ACL_ERROR_INVALID_PARAM);
     OK(aclrtDestroyEvent(e));
     int32_t lv = 0, rv = 0;
     aclrtStream s;
     OK(aclrtCreateStream(&s));
     EXPECT_RC(aclrtSwitchStream(&lv, ACL_RT_EQUAL, &rv, ACL_RT_SWITCH_INT32, s, s, s), ACL_ERROR_INVALID_PARAM);
-    EXPECT_RC(aclrtSwitchStream(&lv, ACL_RT_EQUAL, &rv, ACL_RT_SWITCH_INT32, s, NULL, s),
-              ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
-    EXPECT_RC(aclrtActiveStream(s, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    /* An ordinary stream is no model's: switching and activating need a model's streams. */
+    EXPECT_RC(aclrtSwitchStream(&lv, ACL_RT_EQUAL, &rv, ACL_RT_SWITCH_INT32, s, NULL, s), ACL_ERROR_RT_STREAM_MODEL);
+    EXPECT_RC(aclrtActiveStream(s, s), ACL_ERROR_RT_STREAM_MODEL);
     OK(aclrtDestroyStream(s));
 }
 
@@ -559,9 +655,10 @@ int main(int argc, char **argv)
     test_host_func();
     test_stream_config();
     test_event_flags();
+    test_external_in_graph();
     test_random();
     test_memory();
-    test_not_yet();
+    test_model_task_checks();
     OK(aclrtResetDevice(0));
     OK(aclFinalize());
     printf("devices=%u\n", count);
