@@ -114,6 +114,11 @@ typedef struct sim_device sim_device;
 typedef struct sim_context sim_context;
 typedef struct sim_stream sim_stream;
 typedef struct sim_event sim_event;
+/* Streams parked on one thing (an event, a report, a notify, the value bell: executor.c),
+ * linked through sim_stream.wq_*; guarded by the owner's lock. */
+typedef struct sim_waitq {
+    sim_stream *head;
+} sim_waitq;
 typedef struct sim_subscriber sim_subscriber;
 typedef struct sim_binary sim_binary;
 typedef struct sim_function sim_function;
@@ -562,6 +567,15 @@ typedef struct sim_task {
     uint64_t seq;
     uint32_t task_id;            /* the runtime's task id (sim_stream_submit), see stream.c */
     uint32_t tid;                /* Linux thread id of the submitting thread */
+    /* Parking (executor.c): t's run returned SIM_TASK_PARKED and t waits at the head of its
+     * stream's queue to be run again (resumed); wait_deadline_ns is its wait's timeout on
+     * CLOCK_MONOTONIC (0: none), wait_ctx what its kind keeps between runs (a blocking
+     * callback's report), park_t0 when it first ran (its trace record's start). */
+    bool parked;
+    bool traced;                 /* traced when it was handed over (traced_at_start) */
+    uint64_t wait_deadline_ns;
+    void *wait_ctx;
+    uint64_t park_t0;
     union {
         struct {
             struct sim_function *fn; /* holds a ref (and through it, the binary) */
@@ -639,6 +653,10 @@ typedef struct sim_task {
  *  failed_kernel  t is a kernel launch (issue 23): its failure goes to the device's fast ring
  *           buffer too, and *k is filled with what its exception info carries (k->func NULL
  *           when the task has no function). NULL: not a kernel. */
+/* What a run returns when its task waits for something not there yet and parked its stream
+ * instead of blocking the worker (sim_park; executor.c). Never an ACL code. */
+#define SIM_TASK_PARKED ((aclError)-1)
+
 struct sim_exception_kernel;
 struct sim_task_ops {
     aclError (*run)(sim_stream *s, sim_task *t, char *msg, size_t msglen);
@@ -743,6 +761,17 @@ struct sim_stream {
         pthread_cond_t *cv;
         _Atomic uint32_t *word;
     } blocker;
+    /* Parking (executor.c). park_state and timer_pos (1 + the index in the executor's timer
+     * heap, 0: none) are the executor's, under its lock; wq_* link s on the wait queue
+     * (sim_waitq) of what its parked task waits for, under that queue owner's lock; running is
+     * the task the turn runs directly (sim_task_can_park), the turn's own. */
+    int park_state;
+    uint32_t timer_pos;
+    uint64_t timer_ns;           /* the parked task's deadline while timer_pos is set */
+    struct sim_stream *wq_next, *wq_prev;
+    bool wq_linked;
+    bool timer_reserved;         /* sim_exec_start reserved its timer heap place */
+    sim_task *running;
 };
 
 /* Resolves a stream argument: NULL is the current context's default stream. +1 ref, and *rc
@@ -807,6 +836,36 @@ void sim_exec_block(void);
 void sim_exec_unblock(void);
 /* The pool's live worker threads. */
 int sim_exec_threads(void);
+/* A stream that sim_exec_start succeeded for is gone (stream.c's destroy): the place it
+ * reserved in the timer heap goes too. */
+void sim_exec_forget(void);
+
+/* Parking: a task whose wait is not over does not hold its worker. Its run, when
+ * sim_task_can_park(s, t) (t is run directly by a pool worker's turn, not inside a replay),
+ * calls sim_park_arm(s), then -- under the lock of what it waits for -- checks the wait; when it
+ * is not over, it links s on that thing's wait queue (sim_waitq_add) and returns
+ * sim_park(s, t, deadline_ns). The turn puts t back at the head of s's queue and ends; s stays
+ * scheduled but on no run queue. Whatever may end the wait -- the thing it waits for (under its
+ * lock, via sim_waitq_wake_all or sim_stream_wake), the deadline (the executor's timer), an
+ * abort, a forced destroy, a shutdown (sim_stream_interrupt / shutdown) -- wakes s, and a worker
+ * runs t again (t->parked is set): the run unlinks s (sim_waitq_remove), checks again, and
+ * finishes or parks again. A wake between the arm and the park is not lost: the turn sees it
+ * and runs t again at once. */
+bool sim_task_can_park(const sim_stream *s, const sim_task *t);
+void sim_park_arm(sim_stream *s);
+aclError sim_park(sim_stream *s, sim_task *t, uint64_t deadline_ns);
+/* The wait of s's parked task may be over: a worker runs it again. Any thread, any lock held
+ * (the executor's lock is a leaf). */
+void sim_stream_wake(sim_stream *s);
+/* The turn's end of a park (stream.c): false when s was woken since sim_park_arm (run t again
+ * now). s->lock held. */
+bool sim_exec_park(sim_stream *s, uint64_t deadline_ns);
+/* A parked stream's timeout is due: the caller (a worker between batches) fires it. */
+void sim_exec_fire_timers(void);
+/* sim_waitq (above): streams parked on one thing. */
+void sim_waitq_add(sim_waitq *q, sim_stream *s);    /* if not yet linked */
+void sim_waitq_remove(sim_waitq *q, sim_stream *s); /* if linked */
+void sim_waitq_wake_all(sim_waitq *q);               /* unlinks and wakes each */
 
 /* ------------------------------------------------------------------ capture (capture.c) -- */
 
@@ -867,6 +926,7 @@ struct sim_event {
      * which host waiters then get (under lock). */
     uint64_t lost_gen;
     aclError lost_code;
+    sim_waitq parked;      /* streams whose wait on it parked (executor.c), woken by records */
 };
 
 /* Its tasks (record, reset, wait: sim_task_event_*) are event.c's. A stream-side wait blocks
@@ -882,6 +942,7 @@ typedef struct sim_report {
     void *user_data;
     bool block;
     bool done;             /* guarded by the subscriber lock */
+    sim_stream *parked;    /* the stream whose task waits for it, parked (executor.c); lock */
 } sim_report;
 
 struct sim_subscriber {
