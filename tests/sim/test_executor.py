@@ -302,3 +302,39 @@ out += [lib.aclrtResetDevice(0), int(time.monotonic() - t0 < 3)]
         workers=1,
     )
     assert got == [0, 0, 0, 0, 0, 1]
+
+
+def test_a_cross_device_wait_parks() -> None:
+    """A stream of device 1 waits on an event device 0 records later (behind a notify wait):
+    with one worker for both devices, device 0's streams still run, and the wait ends with the
+    record."""
+    got = run(
+        """
+e = ffi.new("aclrtEvent *")
+check(lib.aclrtCreateEventWithFlag(e, 0x1))
+rec = new_stream()
+n = ffi.new("aclrtNotify *")
+check(lib.aclrtCreateNotify(n, 0))
+check(lib.aclrtWaitAndResetNotify(n[0], rec, 0))
+check(lib.aclrtRecordEvent(e[0], rec))
+check(lib.aclrtSetDevice(1))
+far = new_stream()
+check(lib.aclrtStreamWaitEvent(far, e[0]))
+q = ffi.new("void **")
+check(lib.aclrtMalloc(q, 4096, 0))
+check(lib.aclrtMemsetAsync(q[0], 4096, 1, 4096, far))
+time.sleep(0.05)
+status = ffi.new("aclrtStreamStatus *")
+check(lib.aclrtStreamQuery(far, status))
+out += [status[0]]
+check(lib.aclrtSetDevice(0))
+other = new_stream()
+check(lib.aclrtMemsetAsync(p[0], 4096, 2, 4096, other))
+out += [lib.aclrtSynchronizeStreamWithTimeout(other, 5000)]
+check(lib.aclrtRecordNotify(n[0], other))
+check(lib.aclrtSetDevice(1))
+out += [lib.aclrtSynchronizeStreamWithTimeout(far, 5000)]
+""",
+        workers=1,
+    )
+    assert got == [1, 0, 0]  # 1: ACL_STREAM_STATUS_NOT_READY while parked
