@@ -338,3 +338,30 @@ out += [lib.aclrtSynchronizeStreamWithTimeout(far, 5000)]
         workers=1,
     )
     assert got == [1, 0, 0]  # 1: ACL_STREAM_STATUS_NOT_READY while parked
+
+
+def test_a_host_function_in_progress_holds_no_worker() -> None:
+    """aclrtLaunchHostFunc: its stream waits while the runtime's own thread runs the function
+    (here 0.3 s); with one worker, another stream's work completes meanwhile, and the host
+    function's stream goes on after it returns."""
+    got = run(
+        """
+import ctypes
+from aiocann.compiler import library_path
+acl = ctypes.CDLL(str(library_path()))  # the library the binding uses (not in the binding)
+@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+def slow(arg):
+    time.sleep(0.3)
+a = new_stream()
+check(acl.aclrtLaunchHostFunc(ctypes.c_void_p(int(ffi.cast("uintptr_t", a))), slow, None))
+check(lib.aclrtMemsetAsync(p[0], 4096, 1, 4096, a))
+time.sleep(0.05)
+t0 = time.monotonic()
+b = new_stream()
+check(lib.aclrtMemsetAsync(p[0], 4096, 2, 4096, b))
+out += [lib.aclrtSynchronizeStreamWithTimeout(b, 5000), int(time.monotonic() - t0 < 0.2)]
+out += [lib.aclrtSynchronizeStreamWithTimeout(a, 5000), int(time.monotonic() - t0 > 0.2)]
+""",
+        workers=1,
+    )
+    assert got == [0, 1, 0, 1]
