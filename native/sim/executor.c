@@ -10,13 +10,13 @@
  * poll for more, as before), or after a batch when other streams are waiting, which then go
  * first (the stream goes to the back of the queue).
  *
- * A task that waits for something another thread or process provides -- an event record, a
- * blocking host callback, a notify, a value -- says so (sim_stream_block_on, sim_exec_block):
- * its worker stops counting as one of the pool's, and when that leaves fewer running workers
- * than the pool's size while streams are queued, another thread joins (as Go's scheduler hands
- * its processor to a new thread when one blocks in a system call). A waiting stream thus never
- * keeps another stream from running, and threads beyond the pool's size exist only while that
- * many streams wait at once: they leave when their wait is over and the pool is full again.
+ * A task that waits for something another thread or process provides parks its stream (see
+ * Parking below). A wait that cannot park blocks its worker, and says so (sim_stream_block_on,
+ * sim_exec_block): the worker stops counting as one of the pool's, and when that leaves fewer
+ * running workers than the pool's size while streams are queued, another thread joins (as
+ * Go's scheduler hands its processor to a new thread when one blocks in a system call).
+ * Threads beyond the pool's size exist only while that many such waits are under way: they
+ * leave when their wait is over and the pool is full again.
  *
  * The pool's size: AIOCANN_SIM_STREAM_WORKERS, by default the machine's CPUs plus the AI cores
  * of a device (AIOCANN_SIM_CORES): a worker running a kernel waits for the device's AI-core

@@ -308,6 +308,10 @@ static aclError block_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
     uint32_t timeout_s = (uint32_t)t->u.op.a;
     struct timespec deadline;
     bool timed = timeout_s && sim_deadline((int32_t)(timeout_s > 2000000u ? 2000000000u : timeout_s * 1000u), &deadline);
+    if (timed && t->wait_deadline_ns) { /* parked before an export moved the flag: the same deadline */
+        deadline.tv_sec = (time_t)(t->wait_deadline_ns / 1000000000ull);
+        deadline.tv_nsec = (long)(t->wait_deadline_ns % 1000000000ull);
+    }
     _Atomic uint32_t *registered = NULL;
     aclError rc = ACL_SUCCESS;
     for (;;) {

@@ -929,8 +929,8 @@ struct sim_event {
     sim_waitq parked;      /* streams whose wait on it parked (executor.c), woken by records */
 };
 
-/* Its tasks (record, reset, wait: sim_task_event_*) are event.c's. A stream-side wait blocks
- * its worker until the record it names has executed; it ends early, with success, when the
+/* Its tasks (record, reset, wait: sim_task_event_*) are event.c's. A stream-side wait parks
+ * its stream (executor.c) until the record it names has executed; it ends early, with success, when the
  * stream is aborted, and after the aclrtSetOpWaitTimeout limit taken at submission (0: never)
  * it fails with 107020. */
 
@@ -961,7 +961,8 @@ void sim_subscriber_put(sim_subscriber *sub);
 /* Joins the threads that run aclrtLaunchHostFunc's functions (host_func.c); aclFinalize. */
 void sim_host_func_stop(void);
 /* Its task (sim_task_callback) hands the report over. A blocking one wakes the processing
- * thread and waits for the callback to return. A non-blocking one is only queued: the stream
+ * thread and parks its stream until the callback has returned (executor.c; inside a replay,
+ * or out of memory, its worker waits instead). A non-blocking one is only queued: the stream
  * worker owes the thread a sim_callback_wake (sim_stream_owe_report), which it may defer to wake
  * it once for several reports (see stream.c). A blocking one that s's abort finds still queued
  * is withdrawn; one already running is waited for (user code cannot be stopped). */
@@ -1157,14 +1158,16 @@ aclError sim_op_device_address(const void *p, const char *what, const char *func
  * that is not a configured device. */
 sim_device *sim_device_arg(int32_t id, const char *func, aclError *rc);
 
-/* Blocking inside a task (stream.c). A worker that waits for something another thread or
+/* Blocking inside a task (stream.c), for the waits that cannot park (executor.c: inside a
+ * replay, on a shared notify). A worker that waits for something another thread or
  * process provides says what it waits on -- a condition variable and its mutex, or a futex
  * word -- so that an abort can wake it; it re-checks sim_stream_abort_requested() after every
  * wake-up. */
 void sim_stream_block_on(sim_stream *s, pthread_mutex_t *mu, pthread_cond_t *cv, _Atomic uint32_t *word);
 void sim_stream_unblock(sim_stream *s);
 bool sim_stream_abort_requested(const sim_stream *s); /* aborting, or being force-destroyed */
-/* Wakes what the worker registered with sim_stream_block_on, after the caller set the flag
+/* Wakes what the worker registered with sim_stream_block_on, and a parked task (its stream
+ * is queued again, executor.c), after the caller set the flag
  * sim_stream_abort_requested reads; returns once a futex waiter has left its wait. The caller
  * holds no stream lock. */
 void sim_stream_interrupt(sim_stream *s);

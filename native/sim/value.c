@@ -11,10 +11,12 @@
  * under its fault guard, so an address that stops being mapped (freed, unmapped) fails the
  * task with 507013 instead of crashing, and the failure is reported as every task's is.
  *
- * How a wait waits: the hardware polls the memory. So does the simulator's worker, sleeping
- * between reads; a value write anywhere wakes every waiting stream at once (the bell), and
- * any other writer -- a kernel, a copy, a memset, the host -- is noticed at the next read, at
- * most 1 ms later. A wait whose value never comes holds its stream as on a device: the
+ * How a wait waits: the hardware polls the memory. So does the simulator: the wait reads it,
+ * and while the condition does not hold its stream is parked (executor.c) until the next read
+ * (20 us, doubling to 1 ms); a value write anywhere wakes every waiting stream at once (the
+ * bell), and any other writer -- a kernel, a copy, a memset, the host -- is noticed at the
+ * next read, at most 1 ms later. (Inside a graph replay the worker itself sleeps between
+ * reads.) A wait whose value never comes holds its stream as on a device: the
  * stream's synchronize waits (a timeout returns 507046). Only the end of the stream ends it:
  * aclrtDestroyStream, aclrtDestroyStreamForce, aclrtResetDevice and aclFinalize set the
  * stream stopping, the wait gives up, and the stream's remaining tasks are discarded as a
