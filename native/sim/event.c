@@ -425,9 +425,18 @@ static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
     uint32_t timeout_s = t->u.event.timeout_s;
     if (!sim_task_can_park(s, t))
         return sim_event_execute_wait(s, e, gen, timeout_s, msg, msglen);
-    if (!t->parked && timeout_s)
-        t->wait_deadline_ns = sim_now_ns() + (uint64_t)timeout_s * 1000000000ull;
-    sim_park_arm(s);
+    if (!t->parked) {
+        pthread_mutex_lock(&e->lock);
+        if (e->done_gen >= gen) { /* recorded already, the common case: no parking machinery */
+            e->waits_done++;
+            pthread_mutex_unlock(&e->lock);
+            return ACL_SUCCESS;
+        }
+        pthread_mutex_unlock(&e->lock);
+        if (timeout_s)
+            t->wait_deadline_ns = sim_now_ns() + (uint64_t)timeout_s * 1000000000ull;
+    }
+    sim_park_arm(s); /* before the check that decides to park: a wake-up after it is not lost */
     pthread_mutex_lock(&e->lock);
     sim_waitq_remove(&e->parked, s);
     bool expired = false;

@@ -277,9 +277,17 @@ static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
     uint32_t timeout_s = (uint32_t)t->u.op.a;
     if (!sim_task_can_park(s, t))
         return block_wait(s, t, msg, msglen);
-    if (!t->parked && timeout_s)
-        t->wait_deadline_ns = sim_now_ns() + (uint64_t)timeout_s * 1000000000ull;
-    sim_park_arm(s);
+    if (!t->parked) {
+        uint32_t set = 1; /* recorded already, the common case: no parking machinery */
+        pthread_mutex_lock(&n->lock); /* not while an export moves the flag */
+        bool taken = atomic_load(&n->word) == &n->local && atomic_compare_exchange_strong(&n->local, &set, 0);
+        pthread_mutex_unlock(&n->lock);
+        if (taken)
+            return ACL_SUCCESS;
+        if (timeout_s)
+            t->wait_deadline_ns = sim_now_ns() + (uint64_t)timeout_s * 1000000000ull;
+    }
+    sim_park_arm(s); /* before the check that decides to park: a wake-up after it is not lost */
     pthread_mutex_lock(&n->lock);
     sim_waitq_remove(&n->parked, s);
     if (atomic_load(&n->word) != &n->local) {
