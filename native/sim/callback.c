@@ -8,8 +8,9 @@
  * thread serves streams of one
  * device only (107012). When a stream reaches a callback task, its worker hands a report to
  * the subscriber's queue; aclrtProcessReport, called by that thread, runs every queued report
- * in the calling thread. For ACL_CALLBACK_BLOCK the stream's worker waits until the callback
- * has returned, so later tasks of the stream wait too; for NO_BLOCK it continues at once.
+ * in the calling thread. For ACL_CALLBACK_BLOCK the stream waits until the callback has
+ * returned, so later tasks of the stream wait too -- parked, its worker free for other streams
+ * (executor.c), and woken by aclrtProcessReport; for NO_BLOCK it continues at once.
  *
  * A subscriber stays registered while it serves a stream or still has reports queued, so a
  * thread that unsubscribes its last stream can still drain what was already delivered -- but

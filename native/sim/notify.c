@@ -45,7 +45,9 @@
  * nothing (simulated devices reach each other anyway).
  *
  * Locking: notify->lock guards which word is current (local or shared) and the export;
- * device->lock the id bitmap. Stream workers block on the word without any lock.
+ * device->lock the id bitmap. A wait on the notify's own flag parks its stream on n->parked
+ * (under n->lock, which a record holds while it sets the flag and wakes them); a wait on a
+ * shared flag blocks its worker on the futex word without any lock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
