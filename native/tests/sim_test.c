@@ -923,6 +923,39 @@ static void test_parking(void)
     pthread_mutex_lock(&r.lock);
     CHECK(r.count == PARKERS / 3);
     pthread_mutex_unlock(&r.lock);
+    /* Waits racing the records, notifies and writes that end them (a wake-up between a wait's
+     * check and its park must not be lost): rounds of a record and a value write on one
+     * stream, each waited for on another, and a notify ping-pong between two streams (a notify
+     * is one bit: the handshake keeps two records from meeting before a wait). */
+    aclrtNotify ping, pong;
+    OK(aclrtCreateNotify(&ping, 0));
+    OK(aclrtCreateNotify(&pong, 0));
+    OK(aclrtMemset(vals, PARKERS * 8, 0, PARKERS * 8));
+    for (int round = 1; round <= 200; round++) {
+        aclrtStream w = st[round % PARKERS], p = st[(round + 1) % PARKERS];
+        OK(aclrtRecordEvent(e, p));
+        OK(aclrtStreamWaitEvent(w, e));
+        OK(aclrtRecordNotify(ping, gate));
+        OK(aclrtWaitAndResetNotify(ping, release, 0));
+        OK(aclrtRecordNotify(pong, release));
+        OK(aclrtWaitAndResetNotify(pong, gate, 0));
+        /* A slot per pair of streams: its writes all come from one stream, in order, so its
+         * value only grows (one shared slot could be overwritten with a smaller round). */
+        OK(aclrtValueWrite(&vals[round % PARKERS], (uint64_t)round, 0, p));
+        OK(aclrtValueWait(&vals[round % PARKERS], (uint64_t)round, 0 /* GEQ */, w));
+        OK(aclrtValueWrite(&marks[round % PARKERS], (uint64_t)round, 0, w));
+    }
+    for (int i = 0; i < PARKERS; i++)
+        OK(aclrtSynchronizeStream(st[i]));
+    OK(aclrtSynchronizeStream(gate));
+    OK(aclrtSynchronizeStream(release));
+    OK(aclrtMemcpy(host, sizeof host, marks, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST));
+    bad = 0;
+    for (int round = 200 - PARKERS + 1; round <= 200; round++)
+        bad += host[round % PARKERS] != (uint64_t)round;
+    CHECK(bad == 0);
+    OK(aclrtDestroyNotify(ping));
+    OK(aclrtDestroyNotify(pong));
     for (int i = 0; i < PARKERS; i++) {
         if (i % 3 == 1)
             OK(aclrtUnSubscribeReport((uint64_t)tid, st[i]));
