@@ -8,8 +8,9 @@
  * thread serves streams of one
  * device only (107012). When a stream reaches a callback task, its worker hands a report to
  * the subscriber's queue; aclrtProcessReport, called by that thread, runs every queued report
- * in the calling thread. For ACL_CALLBACK_BLOCK the stream's worker waits until the callback
- * has returned, so later tasks of the stream wait too; for NO_BLOCK it continues at once.
+ * in the calling thread. For ACL_CALLBACK_BLOCK the stream waits until the callback has
+ * returned, so later tasks of the stream wait too -- parked, its worker free for other streams
+ * (executor.c), and woken by aclrtProcessReport; for NO_BLOCK it continues at once.
  *
  * A subscriber stays registered while it serves a stream or still has reports queued, so a
  * thread that unsubscribes its last stream can still drain what was already delivered -- but
@@ -194,6 +195,8 @@ void sim_callback_reset(void)
                 /* Cannot happen (stream workers were joined), but never leave one waiting. */
                 r->done = true;
                 pthread_cond_broadcast(&sub->done_cv);
+                if (r->parked)
+                    sim_stream_wake(r->parked);
             } else {
                 free(r);
             }
@@ -310,9 +313,51 @@ void sim_callback_wake(sim_subscriber *sub)
 /* A non-blocking report is only queued: the worker owes the processing thread a wake-up,
  * which it may defer to wake it once for several reports (stream.c). A replay has no such
  * bookkeeping: it wakes the thread at once. */
+/* A blocking report, parking (executor.c): the first run queues a report of the task's own
+ * (t->wait_ctx) and parks; each run after a wake-up -- the report processed, an abort, a
+ * shutdown -- checks it again under the subscriber's lock. Out of memory for the report, the
+ * worker blocks instead (sim_callback_execute's report on its stack). */
+static aclError park_callback(sim_stream *s, sim_task *t)
+{
+    sim_subscriber *sub = t->u.callback.sub;
+    sim_report *r = t->wait_ctx;
+    sim_park_arm(s);
+    pthread_mutex_lock(&sub->lock);
+    if (!r) {
+        if (!(r = calloc(1, sizeof *r))) {
+            pthread_mutex_unlock(&sub->lock);
+            sim_callback_execute(s, sub, t->u.callback.fn, t->u.callback.user_data, true);
+            return ACL_SUCCESS;
+        }
+        r->fn = t->u.callback.fn;
+        r->user_data = t->u.callback.user_data;
+        r->block = true;
+        t->wait_ctx = r;
+        if (sub->tail)
+            sub->tail->next = r;
+        else
+            sub->head = r;
+        sub->tail = r;
+        pthread_cond_signal(&sub->cv);
+    }
+    /* Aborted (issue 11, abort.c): a report no thread has taken yet is withdrawn, so its
+     * callback never runs; one being run is waited for. */
+    if (!r->done && !(sim_stream_abort_requested(s) && withdraw_locked(sub, r))) {
+        r->parked = s;
+        pthread_mutex_unlock(&sub->lock);
+        return sim_park(s, t, 0);
+    }
+    pthread_mutex_unlock(&sub->lock);
+    free(r);
+    t->wait_ctx = NULL;
+    return ACL_SUCCESS;
+}
+
 static aclError run_callback(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
     (void)msg, (void)msglen;
+    if (t->u.callback.block && sim_task_can_park(s, t))
+        return park_callback(s, t);
     sim_callback_execute(s, t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
     if (!t->u.callback.block)
         sim_stream_owe_report(s, t->u.callback.sub);
@@ -386,8 +431,12 @@ SIM_API aclError aclrtProcessReport(int32_t timeout)
         r->fn(r->user_data); /* the user's callback, in this thread, no simulator lock held */
         if (r->block) {
             pthread_mutex_lock(&sub->lock);
-            r->done = true; /* r lives on the blocked worker's stack: do not touch it after this */
+            /* r lives on the blocked worker's stack, or is its parked task's (freed when it
+             * runs again, which takes this lock first): do not touch it after the unlock. */
+            r->done = true;
             pthread_cond_broadcast(&sub->done_cv);
+            if (r->parked)
+                sim_stream_wake(r->parked);
             pthread_mutex_unlock(&sub->lock);
         } else {
             free(r);

@@ -306,6 +306,7 @@ static void sim_event_execute_record(sim_event *e, uint64_t gen)
         e->timestamp_ns = sim_now_ns();
     }
     pthread_cond_broadcast(&e->cv);
+    sim_waitq_wake_all(&e->parked);
     pthread_mutex_unlock(&e->lock);
 }
 
@@ -319,6 +320,7 @@ static void sim_event_record_lost(sim_event *e, uint64_t gen, aclError code)
         e->lost_code = code;
     }
     pthread_cond_broadcast(&e->cv); /* a host synchronize waiting for it gives up */
+    sim_waitq_wake_all(&e->parked); /* a closing stream's wait, too */
     pthread_mutex_unlock(&e->lock);
 }
 
@@ -370,6 +372,7 @@ static void sim_event_record_now(sim_event *e)
     e->done_gen = ++e->record_gen;
     e->timestamp_ns = sim_now_ns();
     pthread_cond_broadcast(&e->cv);
+    sim_waitq_wake_all(&e->parked);
     pthread_mutex_unlock(&e->lock);
 }
 
@@ -501,15 +504,52 @@ static aclError replay_reset(sim_stream *s, const sim_task *rt, const sim_task *
 
 static void discard_wait(sim_stream *s, sim_task *t, bool stop_abort);
 
+/* The parking form of sim_event_execute_wait (executor.c): the same conditions, checked each
+ * time the stream is woken -- by a record (or a lost one) of e, its deadline, an abort, a
+ * forced destroy or the shutdown. */
 static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
-    if (t->u.event.event->ipc) {
-        aclError rc = sim_ipc_event_wait(s, t->u.event.event->ipc, (uint32_t)t->u.event.gen, t->u.event.timeout_s,
-                                         msg, msglen);
+    sim_event *e = t->u.event.event;
+    if (e->ipc) { /* issue 23: another process records it, so nothing here can wake a parked stream:
+                   * the worker sleeps on the shared page's futex (sim_stream_block_on's hand-off) */
+        aclError rc = sim_ipc_event_wait(s, e->ipc, (uint32_t)t->u.event.gen, t->u.event.timeout_s, msg, msglen);
         discard_wait(s, t, false); /* counted done, as sim_event_execute_wait does */
         return rc;
     }
-    return sim_event_execute_wait(s, t->u.event.event, t->u.event.gen, t->u.event.timeout_s, msg, msglen);
+    uint64_t gen = t->u.event.gen;
+    uint32_t timeout_s = t->u.event.timeout_s;
+    if (!sim_task_can_park(s, t))
+        return sim_event_execute_wait(s, e, gen, timeout_s, msg, msglen);
+    if (!t->parked) {
+        pthread_mutex_lock(&e->lock);
+        if (e->done_gen >= gen) { /* recorded already, the common case: no parking machinery */
+            e->waits_done++;
+            pthread_mutex_unlock(&e->lock);
+            return ACL_SUCCESS;
+        }
+        pthread_mutex_unlock(&e->lock);
+        if (timeout_s)
+            t->wait_deadline_ns = sim_now_ns() + (uint64_t)timeout_s * 1000000000ull;
+    }
+    sim_park_arm(s); /* before the check that decides to park: a wake-up after it is not lost */
+    pthread_mutex_lock(&e->lock);
+    sim_waitq_remove(&e->parked, s);
+    bool expired = false;
+    if (e->done_gen < gen && !sim_stream_abort_requested(s) && !(lost_locked(e, gen) && atomic_load(&s->closing))) {
+        if (!t->wait_deadline_ns || sim_now_ns() < t->wait_deadline_ns) {
+            sim_waitq_add(&e->parked, s);
+            pthread_mutex_unlock(&e->lock);
+            return sim_park(s, t, t->wait_deadline_ns);
+        }
+        expired = true;
+    }
+    e->waits_done++; /* issue 11: aclrtQueryEventWaitStatus */
+    pthread_mutex_unlock(&e->lock);
+    if (!expired)
+        return ACL_SUCCESS;
+    /* The wait task's timeout (TS_ERROR_TASK_TIMEOUT, SetStarsResultCommon) -> 107020. */
+    snprintf(msg, msglen, "the stream waited %u s for an event record (aclrtSetOpWaitTimeout) and gave up", timeout_s);
+    return ACL_ERROR_RT_TASK_TIMEOUT;
 }
 
 static aclError replay_wait(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)

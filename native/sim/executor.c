@@ -10,13 +10,13 @@
  * poll for more, as before), or after a batch when other streams are waiting, which then go
  * first (the stream goes to the back of the queue).
  *
- * A task that waits for something another thread or process provides -- an event record, a
- * blocking host callback, a notify, a value -- says so (sim_stream_block_on, sim_exec_block):
- * its worker stops counting as one of the pool's, and when that leaves fewer running workers
- * than the pool's size while streams are queued, another thread joins (as Go's scheduler hands
- * its processor to a new thread when one blocks in a system call). A waiting stream thus never
- * keeps another stream from running, and threads beyond the pool's size exist only while that
- * many streams wait at once: they leave when their wait is over and the pool is full again.
+ * A task that waits for something another thread or process provides parks its stream (see
+ * Parking below). A wait that cannot park blocks its worker, and says so (sim_stream_block_on,
+ * sim_exec_block): the worker stops counting as one of the pool's, and when that leaves fewer
+ * running workers than the pool's size while streams are queued, another thread joins (as
+ * Go's scheduler hands its processor to a new thread when one blocks in a system call).
+ * Threads beyond the pool's size exist only while that many such waits are under way: they
+ * leave when their wait is over and the pool is full again.
  *
  * The pool's size: AIOCANN_SIM_STREAM_WORKERS, by default the machine's CPUs plus the AI cores
  * of a device (AIOCANN_SIM_CORES): a worker running a kernel waits for the device's AI-core
@@ -24,14 +24,37 @@
  * start on demand and stay (idle, asleep) once started; the pool is the process's and
  * outlives aclFinalize, like the threads of a real runtime.
  *
- * Locking: g_exec.lock is a leaf below every stream's lock (stream->lock > g_exec.lock); a
- * worker holds no lock while it runs a stream.
+ * Parking. A task whose wait is not over -- an event wait before its record, a blocking
+ * callback before aclrtProcessReport ran it, a notify wait before its record, a value wait
+ * before its value -- does not keep its worker: its run links the stream on the wait queue of
+ * what it waits for and returns SIM_TASK_PARKED (sim_park; the kinds do this through their
+ * own run, so the executor never asks which kind a task is). The turn puts the task back at
+ * the head of its stream's queue and ends, the stream staying scheduled but on no run queue,
+ * and the worker takes the next queued stream. Whatever may end the wait wakes the stream
+ * (sim_stream_wake): it goes to the back of the run queue and a worker runs the task again,
+ * which checks again. So a stream's order holds (nothing behind the parked task runs), and a
+ * thousand waiting streams cost no thread. The state machine, under g_exec.lock:
+ *   NONE --arm (the run, before it checks)--> ARMED --park (the turn)--> PARKED
+ *   ARMED --wake--> WOKEN --park--> NONE, and the turn runs the task again at once
+ *   PARKED --wake, or its deadline--> NONE, on the run queue
+ * A wake that comes between the check and the park is thus never lost. A parked wait's
+ * timeout is a deadline in a binary heap of parked streams (a place for each stream reserved
+ * when it is created, so parking never allocates); one idle worker, the timekeeper, sleeps
+ * until the first deadline, and busy workers fire due ones between batches. A wait that cannot
+ * park -- inside a replay (capture.c runs a model's tasks within one task), on a notify shared
+ * with another process, out of memory -- blocks its worker as a hand-off (sim_exec_block).
+ *
+ * Locking: g_exec.lock is a leaf below every stream's lock (stream->lock > g_exec.lock), and
+ * below the locks of what a parked task waits for (event, subscriber, notify, bell: they wake
+ * a stream while they hold their own); a worker holds no lock while it runs a stream.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sim.h"
@@ -46,7 +69,18 @@ static struct {
     int size;                    /* the pool's size, as configured when a stream last started */
     atomic_int queued;           /* streams on the run queue, read without the lock */
     atomic_int pollers;          /* workers polling a stream of theirs for more work (stream.c) */
-} g_exec = {.lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    /* Parked streams with a deadline: a binary heap on sim_stream.timer_ns. */
+    sim_stream **timers;
+    uint32_t ntimers, cap;
+    uint32_t reserved;           /* streams that may park: the heap's capacity covers them */
+    bool keeper;                 /* an idle worker sleeps on timer_cv until the first deadline */
+    pthread_cond_t timer_cv;     /* CLOCK_MONOTONIC, initialised by the first sim_exec_start */
+    _Atomic uint64_t next_deadline; /* the heap's first deadline, UINT64_MAX when empty */
+} g_exec = {.lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .next_deadline = UINT64_MAX};
+
+enum { PARK_NONE, PARK_ARMED, PARK_WOKEN, PARK_PARKED };
+static pthread_once_t g_timer_once = PTHREAD_ONCE_INIT;
+static void timer_init(void) { sim_cond_init_monotonic(&g_exec.timer_cv); }
 
 /* Only a pool worker's waits count (a stream-side wait always runs on one). */
 static __thread bool t_is_worker;
@@ -95,16 +129,32 @@ static void wake_locked(void)
         return;
     if (g_exec.idle)
         pthread_cond_signal(&g_exec.cv);
+    else if (g_exec.keeper)
+        pthread_cond_signal(&g_exec.timer_cv); /* the timekeeper is idle too: it takes the stream */
     else if (g_exec.threads - g_exec.blocked < pool_size())
         (void)spawn_locked(); /* on failure the running workers still drain the queue */
 }
 
 aclError sim_exec_start(const char *func)
 {
+    pthread_once(&g_timer_once, timer_init);
     int size = configured_size();
     pthread_mutex_lock(&g_exec.lock);
     g_exec.size = size;
     int err = g_exec.threads > 0 ? 0 : spawn_locked();
+    /* The stream's place in the timer heap, so that parking it never needs memory. */
+    if (!err && g_exec.reserved + 1 > g_exec.cap) {
+        uint32_t cap = g_exec.cap ? g_exec.cap * 2 : 64;
+        sim_stream **grown = realloc(g_exec.timers, cap * sizeof *grown);
+        if (grown) {
+            g_exec.timers = grown;
+            g_exec.cap = cap;
+        } else {
+            err = ENOMEM;
+        }
+    }
+    if (!err)
+        g_exec.reserved++;
     pthread_mutex_unlock(&g_exec.lock);
     if (err)
         return sim_fail_(func, ACL_ERROR_RT_NO_STREAM_RESOURCE, "cannot start a stream worker thread: %s",
@@ -112,9 +162,16 @@ aclError sim_exec_start(const char *func)
     return ACL_SUCCESS;
 }
 
-void sim_exec_schedule(sim_stream *s)
+void sim_exec_forget(void)
 {
     pthread_mutex_lock(&g_exec.lock);
+    g_exec.reserved--;
+    pthread_mutex_unlock(&g_exec.lock);
+}
+
+/* Appends s to the run queue. g_exec.lock held. */
+static void enqueue_locked(sim_stream *s)
+{
     s->run_next = NULL;
     if (g_exec.tail)
         g_exec.tail->run_next = s;
@@ -123,7 +180,191 @@ void sim_exec_schedule(sim_stream *s)
     g_exec.tail = s;
     atomic_fetch_add_explicit(&g_exec.queued, 1, memory_order_relaxed);
     wake_locked();
+}
+
+void sim_exec_schedule(sim_stream *s)
+{
+    pthread_mutex_lock(&g_exec.lock);
+    enqueue_locked(s);
     pthread_mutex_unlock(&g_exec.lock);
+}
+
+/* ------------------------------------------------------------------ the timer heap ------- */
+
+static void heap_put(uint32_t i, sim_stream *s)
+{
+    g_exec.timers[i] = s;
+    s->timer_pos = i + 1;
+}
+
+static void sift_up(uint32_t i)
+{
+    sim_stream *s = g_exec.timers[i];
+    while (i > 0) {
+        uint32_t parent = (i - 1) / 2;
+        if (g_exec.timers[parent]->timer_ns <= s->timer_ns)
+            break;
+        heap_put(i, g_exec.timers[parent]);
+        i = parent;
+    }
+    heap_put(i, s);
+}
+
+static void sift_down(uint32_t i)
+{
+    sim_stream *s = g_exec.timers[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= g_exec.ntimers)
+            break;
+        if (c + 1 < g_exec.ntimers && g_exec.timers[c + 1]->timer_ns < g_exec.timers[c]->timer_ns)
+            c++;
+        if (g_exec.timers[c]->timer_ns >= s->timer_ns)
+            break;
+        heap_put(i, g_exec.timers[c]);
+        i = c;
+    }
+    heap_put(i, s);
+}
+
+static void publish_next_deadline(void)
+{
+    atomic_store(&g_exec.next_deadline, g_exec.ntimers ? g_exec.timers[0]->timer_ns : UINT64_MAX);
+}
+
+static void timer_remove(sim_stream *s)
+{
+    uint32_t i = s->timer_pos - 1;
+    s->timer_pos = 0;
+    sim_stream *last = g_exec.timers[--g_exec.ntimers];
+    if (i < g_exec.ntimers) {
+        heap_put(i, last);
+        sift_up(i);
+        sift_down(last->timer_pos - 1);
+    }
+    publish_next_deadline();
+}
+
+/* Runs every parked stream whose deadline has passed. g_exec.lock held. */
+static void fire_due_locked(void)
+{
+    if (!g_exec.ntimers)
+        return;
+    uint64_t now = sim_now_ns();
+    while (g_exec.ntimers && g_exec.timers[0]->timer_ns <= now) {
+        sim_stream *s = g_exec.timers[0];
+        timer_remove(s);
+        s->park_state = PARK_NONE;
+        enqueue_locked(s);
+    }
+}
+
+void sim_exec_fire_timers(void)
+{
+    /* Between every two batches of every turn: no clock read while nothing is parked with a
+     * deadline. */
+    uint64_t next = atomic_load_explicit(&g_exec.next_deadline, memory_order_relaxed);
+    if (next == UINT64_MAX || next > sim_now_ns())
+        return;
+    pthread_mutex_lock(&g_exec.lock);
+    fire_due_locked();
+    pthread_mutex_unlock(&g_exec.lock);
+}
+
+/* ------------------------------------------------------------------ parking -------------- */
+
+bool sim_task_can_park(const sim_stream *s, const sim_task *t) { return t_is_worker && s->running == t; }
+
+void sim_park_arm(sim_stream *s)
+{
+    pthread_mutex_lock(&g_exec.lock);
+    s->park_state = PARK_ARMED;
+    pthread_mutex_unlock(&g_exec.lock);
+}
+
+aclError sim_park(sim_stream *s, sim_task *t, uint64_t deadline_ns)
+{
+    (void)s;
+    t->parked = true;
+    t->wait_deadline_ns = deadline_ns;
+    return SIM_TASK_PARKED;
+}
+
+bool sim_exec_park(sim_stream *s, uint64_t deadline_ns)
+{
+    pthread_mutex_lock(&g_exec.lock);
+    if (s->park_state != PARK_ARMED) { /* woken since the arm: the turn runs the task again */
+        s->park_state = PARK_NONE;
+        pthread_mutex_unlock(&g_exec.lock);
+        return false;
+    }
+    s->park_state = PARK_PARKED;
+    if (deadline_ns) {
+        s->timer_ns = deadline_ns;
+        uint32_t i = g_exec.ntimers++; /* within cap: sim_exec_start reserved it */
+        g_exec.timers[i] = s;
+        sift_up(i);
+        publish_next_deadline();
+        if (g_exec.timers[0] == s) { /* a new first deadline: the timekeeper must see it */
+            if (g_exec.keeper)
+                pthread_cond_signal(&g_exec.timer_cv);
+            else if (g_exec.idle)
+                pthread_cond_signal(&g_exec.cv); /* it becomes the timekeeper */
+            else if (g_exec.threads - g_exec.blocked < pool_size())
+                (void)spawn_locked(); /* else busy workers fire it between batches */
+        }
+    }
+    pthread_mutex_unlock(&g_exec.lock);
+    return true;
+}
+
+void sim_stream_wake(sim_stream *s)
+{
+    pthread_mutex_lock(&g_exec.lock);
+    if (s->park_state == PARK_ARMED) {
+        s->park_state = PARK_WOKEN;
+    } else if (s->park_state == PARK_PARKED) {
+        if (s->timer_pos)
+            timer_remove(s);
+        s->park_state = PARK_NONE;
+        enqueue_locked(s);
+    }
+    pthread_mutex_unlock(&g_exec.lock);
+}
+
+void sim_waitq_add(sim_waitq *q, sim_stream *s)
+{
+    if (s->wq_linked)
+        return;
+    s->wq_prev = NULL;
+    s->wq_next = q->head;
+    if (q->head)
+        q->head->wq_prev = s;
+    q->head = s;
+    s->wq_linked = true;
+}
+
+void sim_waitq_remove(sim_waitq *q, sim_stream *s)
+{
+    if (!s->wq_linked)
+        return;
+    if (s->wq_prev)
+        s->wq_prev->wq_next = s->wq_next;
+    else
+        q->head = s->wq_next;
+    if (s->wq_next)
+        s->wq_next->wq_prev = s->wq_prev;
+    s->wq_next = s->wq_prev = NULL;
+    s->wq_linked = false;
+}
+
+void sim_waitq_wake_all(sim_waitq *q)
+{
+    while (q->head) {
+        sim_stream *s = q->head;
+        sim_waitq_remove(q, s);
+        sim_stream_wake(s);
+    }
 }
 
 void sim_exec_polling(bool on)
@@ -179,11 +420,21 @@ static void *worker_main(void *arg)
         /* More workers running than the pool's size (blocked ones came back): this one leaves. */
         if (g_exec.threads - g_exec.blocked > pool_size())
             break;
+        fire_due_locked();
         sim_stream *s = g_exec.head;
         if (!s) {
-            g_exec.idle++;
-            pthread_cond_wait(&g_exec.cv, &g_exec.lock);
-            g_exec.idle--;
+            if (g_exec.ntimers && !g_exec.keeper) {
+                /* The timekeeper: asleep until the first deadline (or a new, earlier one). */
+                uint64_t ns = g_exec.timers[0]->timer_ns;
+                struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
+                g_exec.keeper = true;
+                pthread_cond_timedwait(&g_exec.timer_cv, &g_exec.lock, &ts);
+                g_exec.keeper = false;
+            } else {
+                g_exec.idle++;
+                pthread_cond_wait(&g_exec.cv, &g_exec.lock);
+                g_exec.idle--;
+            }
             continue;
         }
         g_exec.head = s->run_next;
@@ -192,6 +443,8 @@ static void *worker_main(void *arg)
         atomic_fetch_sub_explicit(&g_exec.queued, 1, memory_order_relaxed);
         if (g_exec.head) /* more queued than this worker takes: pass the wake-up on */
             wake_locked();
+        else if (g_exec.ntimers && !g_exec.keeper && g_exec.idle)
+            pthread_cond_signal(&g_exec.cv); /* an idle one keeps the time instead of this one */
         pthread_mutex_unlock(&g_exec.lock);
         sim_stream_run_turn(s, guard);
         pthread_mutex_lock(&g_exec.lock);

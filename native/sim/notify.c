@@ -45,7 +45,9 @@
  * nothing (simulated devices reach each other anyway).
  *
  * Locking: notify->lock guards which word is current (local or shared) and the export;
- * device->lock the id bitmap. Stream workers block on the word without any lock.
+ * device->lock the id bitmap. A wait on the notify's own flag parks its stream on n->parked
+ * (under n->lock, which a record holds while it sets the flag and wakes them); a wait on a
+ * shared flag blocks its worker on the futex word without any lock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -84,6 +86,7 @@ typedef struct sim_notify {
     _Atomic(_Atomic uint32_t *) word; /* &local, or &shared->word */
     shared_notify *shared;          /* mapped page once exported or imported */
     sim_share *share;               /* the creator's export, until it destroys the notify */
+    sim_waitq parked;               /* streams whose wait parked on the local flag (lock) */
 } sim_notify;
 
 /* ------------------------------------------------------------------ futex ---------------- */
@@ -249,6 +252,7 @@ static void set_flag(sim_notify *n)
     pthread_mutex_lock(&n->lock); /* not while an export moves the flag */
     _Atomic uint32_t *w = atomic_load(&n->word);
     atomic_store(w, 1);
+    sim_waitq_wake_all(&n->parked);
     pthread_mutex_unlock(&n->lock);
     sim_futex_wake(w);
 }
@@ -262,14 +266,62 @@ static aclError run_record(sim_stream *s, sim_task *t, char *msg, size_t msglen)
     return ACL_SUCCESS;
 }
 
-/* Blocks s's worker until the flag is set, then clears it. t->u.op.a: the timeout in seconds
- * (0 = never). Ends early, as passed, when s is aborted or force-destroyed. */
+static aclError block_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen);
+
+/* Waits until the flag is set, then clears it. t->u.op.a: the timeout in seconds (0 = never).
+ * Ends early, as passed, when s is aborted or force-destroyed. While the flag is the notify's
+ * own (not exported or imported), the wait parks its stream (executor.c), woken by a record,
+ * an export (which moves the flag), its deadline, an abort or the shutdown; a shared flag may
+ * be set by another process, which no wait queue here hears: that wait blocks on the futex. */
 static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
+{
+    sim_notify *n = t->u.op.obj;
+    uint32_t timeout_s = (uint32_t)t->u.op.a;
+    if (!sim_task_can_park(s, t))
+        return block_wait(s, t, msg, msglen);
+    if (!t->parked) {
+        uint32_t set = 1; /* recorded already, the common case: no parking machinery */
+        pthread_mutex_lock(&n->lock); /* not while an export moves the flag */
+        bool taken = atomic_load(&n->word) == &n->local && atomic_compare_exchange_strong(&n->local, &set, 0);
+        pthread_mutex_unlock(&n->lock);
+        if (taken)
+            return ACL_SUCCESS;
+        if (timeout_s)
+            t->wait_deadline_ns = sim_now_ns() + (uint64_t)timeout_s * 1000000000ull;
+    }
+    sim_park_arm(s); /* before the check that decides to park: a wake-up after it is not lost */
+    pthread_mutex_lock(&n->lock);
+    sim_waitq_remove(&n->parked, s);
+    if (atomic_load(&n->word) != &n->local) {
+        pthread_mutex_unlock(&n->lock);
+        return block_wait(s, t, msg, msglen);
+    }
+    uint32_t one = 1;
+    if (atomic_compare_exchange_strong(&n->local, &one, 0) || sim_stream_abort_requested(s)) {
+        pthread_mutex_unlock(&n->lock);
+        return ACL_SUCCESS;
+    }
+    if (t->wait_deadline_ns && sim_now_ns() >= t->wait_deadline_ns) {
+        pthread_mutex_unlock(&n->lock);
+        snprintf(msg, msglen, "notify %u: the stream waited %u s for a record and gave up", n->id, timeout_s);
+        return ACL_ERROR_RT_TASK_TIMEOUT; /* TS_ERROR_TASK_TIMEOUT */
+    }
+    sim_waitq_add(&n->parked, s);
+    pthread_mutex_unlock(&n->lock);
+    return sim_park(s, t, t->wait_deadline_ns);
+}
+
+/* The blocking form: s's worker sleeps on the flag's futex (a hand-off, executor.c). */
+static aclError block_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
     sim_notify *n = t->u.op.obj;
     uint32_t timeout_s = (uint32_t)t->u.op.a;
     struct timespec deadline;
     bool timed = timeout_s && sim_deadline((int32_t)(timeout_s > 2000000u ? 2000000000u : timeout_s * 1000u), &deadline);
+    if (timed && t->wait_deadline_ns) { /* parked before an export moved the flag: the same deadline */
+        deadline.tv_sec = (time_t)(t->wait_deadline_ns / 1000000000ull);
+        deadline.tv_nsec = (long)(t->wait_deadline_ns % 1000000000ull);
+    }
     _Atomic uint32_t *registered = NULL;
     aclError rc = ACL_SUCCESS;
     for (;;) {
@@ -461,6 +513,7 @@ SIM_API aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t l
     n->shared = sh;
     n->share = share;
     atomic_store(&n->word, &sh->word);
+    sim_waitq_wake_all(&n->parked); /* parked waits, too: they go on to block on the new word */
     pthread_mutex_unlock(&n->lock);
     sim_futex_wake(&n->local);
     sim_share_key(share, key, ulen);

@@ -122,6 +122,11 @@ typedef struct sim_device sim_device;
 typedef struct sim_context sim_context;
 typedef struct sim_stream sim_stream;
 typedef struct sim_event sim_event;
+/* Streams parked on one thing (an event, a report, a notify, the value bell: executor.c),
+ * linked through sim_stream.wq_*; guarded by the owner's lock. */
+typedef struct sim_waitq {
+    sim_stream *head;
+} sim_waitq;
 typedef struct sim_subscriber sim_subscriber;
 typedef struct sim_binary sim_binary;
 typedef struct sim_function sim_function;
@@ -574,6 +579,15 @@ typedef struct sim_task {
     uint64_t seq;
     uint32_t task_id;            /* the runtime's task id (sim_stream_submit), see stream.c */
     uint32_t tid;                /* Linux thread id of the submitting thread */
+    /* Parking (executor.c): t's run returned SIM_TASK_PARKED and t waits at the head of its
+     * stream's queue to be run again (resumed); wait_deadline_ns is its wait's timeout on
+     * CLOCK_MONOTONIC (0: none), wait_ctx what its kind keeps between runs (a blocking
+     * callback's report), park_t0 when it first ran (its trace record's start). */
+    bool parked;
+    bool traced;                 /* traced when it was handed over (traced_at_start) */
+    uint64_t wait_deadline_ns;
+    void *wait_ctx;
+    uint64_t park_t0;
     union {
         struct {
             struct sim_function *fn; /* holds a ref (and through it, the binary) */
@@ -655,6 +669,10 @@ typedef struct sim_task {
  *  failed_kernel  t is a kernel launch (issue 23): its failure goes to the device's fast ring
  *           buffer too, and *k is filled with what its exception info carries (k->func NULL
  *           when the task has no function). NULL: not a kernel. */
+/* What a run returns when its task waits for something not there yet and parked its stream
+ * instead of blocking the worker (sim_park; executor.c). Never an ACL code. */
+#define SIM_TASK_PARKED ((aclError)-1)
+
 struct sim_exception_kernel;
 struct sim_task_ops {
     aclError (*run)(sim_stream *s, sim_task *t, char *msg, size_t msglen);
@@ -765,6 +783,17 @@ struct sim_stream {
         pthread_cond_t *cv;
         _Atomic uint32_t *word;
     } blocker;
+    /* Parking (executor.c). park_state and timer_pos (1 + the index in the executor's timer
+     * heap, 0: none) are the executor's, under its lock; wq_* link s on the wait queue
+     * (sim_waitq) of what its parked task waits for, under that queue owner's lock; running is
+     * the task the turn runs directly (sim_task_can_park), the turn's own. */
+    int park_state;
+    uint32_t timer_pos;
+    uint64_t timer_ns;           /* the parked task's deadline while timer_pos is set */
+    struct sim_stream *wq_next, *wq_prev;
+    bool wq_linked;
+    bool timer_reserved;         /* sim_exec_start reserved its timer heap place */
+    sim_task *running;
 };
 
 /* Resolves a stream argument: NULL is the current context's default stream. +1 ref, and *rc
@@ -829,6 +858,36 @@ void sim_exec_block(void);
 void sim_exec_unblock(void);
 /* The pool's live worker threads. */
 int sim_exec_threads(void);
+/* A stream that sim_exec_start succeeded for is gone (stream.c's destroy): the place it
+ * reserved in the timer heap goes too. */
+void sim_exec_forget(void);
+
+/* Parking: a task whose wait is not over does not hold its worker. Its run, when
+ * sim_task_can_park(s, t) (t is run directly by a pool worker's turn, not inside a replay),
+ * calls sim_park_arm(s), then -- under the lock of what it waits for -- checks the wait; when it
+ * is not over, it links s on that thing's wait queue (sim_waitq_add) and returns
+ * sim_park(s, t, deadline_ns). The turn puts t back at the head of s's queue and ends; s stays
+ * scheduled but on no run queue. Whatever may end the wait -- the thing it waits for (under its
+ * lock, via sim_waitq_wake_all or sim_stream_wake), the deadline (the executor's timer), an
+ * abort, a forced destroy, a shutdown (sim_stream_interrupt / shutdown) -- wakes s, and a worker
+ * runs t again (t->parked is set): the run unlinks s (sim_waitq_remove), checks again, and
+ * finishes or parks again. A wake between the arm and the park is not lost: the turn sees it
+ * and runs t again at once. */
+bool sim_task_can_park(const sim_stream *s, const sim_task *t);
+void sim_park_arm(sim_stream *s);
+aclError sim_park(sim_stream *s, sim_task *t, uint64_t deadline_ns);
+/* The wait of s's parked task may be over: a worker runs it again. Any thread, any lock held
+ * (the executor's lock is a leaf). */
+void sim_stream_wake(sim_stream *s);
+/* The turn's end of a park (stream.c): false when s was woken since sim_park_arm (run t again
+ * now). s->lock held. */
+bool sim_exec_park(sim_stream *s, uint64_t deadline_ns);
+/* A parked stream's timeout is due: the caller (a worker between batches) fires it. */
+void sim_exec_fire_timers(void);
+/* sim_waitq (above): streams parked on one thing. */
+void sim_waitq_add(sim_waitq *q, sim_stream *s);    /* if not yet linked */
+void sim_waitq_remove(sim_waitq *q, sim_stream *s); /* if linked */
+void sim_waitq_wake_all(sim_waitq *q);               /* unlinks and wakes each */
 
 /* ------------------------------------------------------------------ capture (capture.c) -- */
 
@@ -974,6 +1033,7 @@ struct sim_event {
     /* issue 23: an ACL_EVENT_IPC event's shared state (ipc_event.c), set at creation: its
      * records and waits use it instead of the generations above. */
     struct sim_ipc_event *ipc;
+    sim_waitq parked;      /* streams whose wait on it parked (executor.c), woken by records */
 };
 
 /* ipc_event.c (issue 23): the shared page of an IPC event, mapped by every process holding it.
@@ -996,8 +1056,8 @@ aclError sim_ipc_event_sync(sim_ipc_event *ie, sim_context *ctx, int32_t timeout
  * from a handle (ie: the opened page, owned by the event on success). */
 aclError sim_event_create_ipc(aclrtEvent *event, sim_ipc_event *ie, const char *func);
 
-/* Its tasks (record, reset, wait: sim_task_event_*) are event.c's. A stream-side wait blocks
- * its worker until the record it names has executed; it ends early, with success, when the
+/* Its tasks (record, reset, wait: sim_task_event_*) are event.c's. A stream-side wait parks
+ * its stream (executor.c) until the record it names has executed; it ends early, with success, when the
  * stream is aborted, and after the aclrtSetOpWaitTimeout limit taken at submission (0: never)
  * it fails with 107020. */
 
@@ -1009,6 +1069,7 @@ typedef struct sim_report {
     void *user_data;
     bool block;
     bool done;             /* guarded by the subscriber lock */
+    sim_stream *parked;    /* the stream whose task waits for it, parked (executor.c); lock */
 } sim_report;
 
 struct sim_subscriber {
@@ -1027,7 +1088,8 @@ void sim_subscriber_put(sim_subscriber *sub);
 /* Joins the threads that run aclrtLaunchHostFunc's functions (host_func.c); aclFinalize. */
 void sim_host_func_stop(void);
 /* Its task (sim_task_callback) hands the report over. A blocking one wakes the processing
- * thread and waits for the callback to return. A non-blocking one is only queued: the stream
+ * thread and parks its stream until the callback has returned (executor.c; inside a replay,
+ * or out of memory, its worker waits instead). A non-blocking one is only queued: the stream
  * worker owes the thread a sim_callback_wake (sim_stream_owe_report), which it may defer to wake
  * it once for several reports (see stream.c). A blocking one that s's abort finds still queued
  * is withdrawn; one already running is waited for (user code cannot be stopped). */
@@ -1223,14 +1285,16 @@ aclError sim_op_device_address(const void *p, const char *what, const char *func
  * that is not a configured device. */
 sim_device *sim_device_arg(int32_t id, const char *func, aclError *rc);
 
-/* Blocking inside a task (stream.c). A worker that waits for something another thread or
+/* Blocking inside a task (stream.c), for the waits that cannot park (executor.c: inside a
+ * replay, on a shared notify). A worker that waits for something another thread or
  * process provides says what it waits on -- a condition variable and its mutex, or a futex
  * word -- so that an abort can wake it; it re-checks sim_stream_abort_requested() after every
  * wake-up. */
 void sim_stream_block_on(sim_stream *s, pthread_mutex_t *mu, pthread_cond_t *cv, _Atomic uint32_t *word);
 void sim_stream_unblock(sim_stream *s);
 bool sim_stream_abort_requested(const sim_stream *s); /* aborting, or being force-destroyed */
-/* Wakes what the worker registered with sim_stream_block_on, after the caller set the flag
+/* Wakes what the worker registered with sim_stream_block_on, and a parked task (its stream
+ * is queued again, executor.c), after the caller set the flag
  * sim_stream_abort_requested reads; returns once a futex waiter has left its wait. The caller
  * holds no stream lock. */
 void sim_stream_interrupt(sim_stream *s);

@@ -342,7 +342,7 @@ void sim_stream_run_turn(sim_stream *s, sim_guard *guard)
         }
         /* Take every queued task at once: one lock round trip per batch, not per task. Only
          * the turn sets `aborted`, so it follows it locally. */
-        sim_task *batch = s->head;
+        sim_task *batch = s->head, *batch_tail = s->tail;
         s->head = s->tail = NULL;
         bool aborted = s->aborted;
         pthread_mutex_unlock(&s->lock);
@@ -363,19 +363,45 @@ void sim_stream_run_turn(sim_stream *s, sim_guard *guard)
 
             /* `discard`: aclrtDestroyStreamForce (issue 11), set from another thread; `aborting`:
              * aclrtStreamAbort / aclrtDeviceTaskAbort (abort.c) */
-            if (aborted || atomic_load_explicit(&s->discard, memory_order_relaxed) ||
-                atomic_load_explicit(&s->aborting, memory_order_acquire)) {
+            /* A parked task (executor.c) is resumed, never discarded: its run ends its wait
+             * itself, as an abort or forced destroy requires (a report withdrawn, ...). */
+            if (!t->parked && (aborted || atomic_load_explicit(&s->discard, memory_order_relaxed) ||
+                               atomic_load_explicit(&s->aborting, memory_order_acquire))) {
                 discard(s, t, aborted);
             } else {
                 msg[0] = '\0';
                 bool trace = sim_trace_on();
-                uint64_t t0 = trace ? sim_now_ns() : 0;
+                uint64_t t0 = t->parked ? t->park_t0 : trace ? sim_now_ns() : 0;
                 /* A blocking callback is traced as it is handed over: its completion may be
                  * seen, and a trace stopped, before the stream goes on past it. */
-                bool early = trace && t->ops->traced_at_start && t->ops->traced_at_start(t);
+                bool early = !t->parked && trace && t->ops->traced_at_start && t->ops->traced_at_start(t);
                 if (early)
                     sim_stream_trace_task(s, t, t0, ACL_SUCCESS);
+                early = early || t->traced;
+                s->running = t; /* what sim_task_can_park asks */
                 aclError rc = t->ops->run(s, t, msg, sizeof msg);
+                s->running = NULL;
+                if (rc == SIM_TASK_PARKED) {
+                    /* t waits (executor.c): it goes back to the head of the queue, with the
+                     * rest of the batch behind it and what was submitted since behind that,
+                     * and the worker leaves s -- unless s was woken meanwhile. Owed reports
+                     * are paid first: the wait may be long. */
+                    t->park_t0 = t0 ? t0 : sim_now_ns();
+                    t->traced = early;
+                    pay_reports(s);
+                    pthread_mutex_lock(&s->lock);
+                    if (s->head)
+                        batch_tail->next = s->head;
+                    else
+                        s->tail = batch_tail;
+                    s->head = t; /* t->next is still the rest of the batch */
+                    bool parked = sim_exec_park(s, t->wait_deadline_ns);
+                    pthread_mutex_unlock(&s->lock);
+                    if (parked)
+                        return; /* s is the waker's now: not touched again */
+                    break;      /* woken already: the turn takes the queue again */
+                }
+                t->parked = false;
                 if (trace && !early)
                     sim_stream_trace_task(s, t, t0, rc);
                 /* A task ended by an abort is not a failure: the abort clears the stream's
@@ -402,6 +428,7 @@ void sim_stream_run_turn(sim_stream *s, sim_guard *guard)
                 pthread_mutex_unlock(&s->lock);
             task_done(s, t);
         }
+        sim_exec_fire_timers(); /* parked streams whose timeout is due join the run queue */
         pthread_mutex_lock(&s->lock);
         if (s->head && sim_exec_others_waiting()) {
             /* Other streams are waiting for a worker: they go first, s to the back of the run
@@ -579,6 +606,7 @@ bool sim_stream_abort_requested(const sim_stream *s)
 
 void sim_stream_interrupt(sim_stream *s)
 {
+    sim_stream_wake(s); /* a parked task runs again and sees the flag (executor.c) */
     pthread_mutex_lock(&s->lock);
     if (s->blocker.mu) { /* stream->lock > event/subscriber lock */
         /* The waiter tests the abort flag under mu before it sleeps: one broadcast is enough. */
@@ -630,6 +658,8 @@ aclError sim_stream_take_error(sim_stream *s, const char *func)
 static void stream_destroy(sim_obj *o)
 {
     sim_stream *s = (sim_stream *)o;
+    if (s->timer_reserved)
+        sim_exec_forget();
     free_list(atomic_load(&s->recycled));
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->done_cv);
@@ -669,6 +699,7 @@ sim_stream *sim_stream_create(sim_context *ctx, bool is_default, uint32_t priori
         sim_obj_put(sim_handle_close(s->obj.handle, SIM_KIND_STREAM));
         return NULL;
     }
+    s->timer_reserved = true;
     s->next = d->streams;
     d->streams = s;
     d->num_streams++;
@@ -733,6 +764,7 @@ void sim_stream_shutdown(sim_stream *s)
         pthread_mutex_unlock(s->blocker.mu);
     }
     s->stopping = true;
+    sim_stream_wake(s); /* a parked task runs again and sees closing / stopping (executor.c) */
     /* The executor drains every queued task first; the turn that finds the queue empty
      * unschedules the stream and wakes us. */
     while (s->scheduled)

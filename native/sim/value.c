@@ -11,10 +11,12 @@
  * under its fault guard, so an address that stops being mapped (freed, unmapped) fails the
  * task with 507013 instead of crashing, and the failure is reported as every task's is.
  *
- * How a wait waits: the hardware polls the memory. So does the simulator's worker, sleeping
- * between reads; a value write anywhere wakes every waiting stream at once (the bell), and
- * any other writer -- a kernel, a copy, a memset, the host -- is noticed at the next read, at
- * most 1 ms later. A wait whose value never comes holds its stream as on a device: the
+ * How a wait waits: the hardware polls the memory. So does the simulator: the wait reads it,
+ * and while the condition does not hold its stream is parked (executor.c) until the next read
+ * (20 us, doubling to 1 ms); a value write anywhere wakes every waiting stream at once (the
+ * bell), and any other writer -- a kernel, a copy, a memset, the host -- is noticed at the
+ * next read, at most 1 ms later. (Inside a graph replay the worker itself sleeps between
+ * reads.) A wait whose value never comes holds its stream as on a device: the
  * stream's synchronize waits (a timeout returns 507046). Only the end of the stream ends it:
  * aclrtDestroyStream, aclrtDestroyStreamForce, aclrtResetDevice and aclFinalize set the
  * stream stopping, the wait gives up, and the stream's remaining tasks are discarded as a
@@ -29,8 +31,8 @@
  * core/src/launch/memory_stars.cc and task/task_info/memory/memory_task.cc (64-bit access),
  * docs/zh/api_ref/11-09_stream_memory_operation.md.
  *
- * Locking: g_bell_lock, a leaf; the wait reads its stream's stopping flag under the stream's
- * lock, holding nothing else.
+ * Locking: g_bell_lock, above only the executor's lock (a ring wakes the parked waits); the
+ * wait reads its stream's stopping flag under the stream's lock, holding nothing else.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -104,6 +106,7 @@ static pthread_cond_t g_bell;
 static pthread_once_t g_bell_once = PTHREAD_ONCE_INIT;
 static uint64_t g_rings;        /* value writes done (g_bell_lock) */
 static atomic_int g_listeners;  /* waits between their first read and their end */
+static sim_waitq g_parked;      /* streams whose value wait parked (g_bell_lock; executor.c) */
 
 static void bell_init(void)
 {
@@ -117,6 +120,7 @@ static void ring(void)
     pthread_mutex_lock(&g_bell_lock);
     g_rings++;
     pthread_cond_broadcast(&g_bell);
+    sim_waitq_wake_all(&g_parked);
     pthread_mutex_unlock(&g_bell_lock);
 }
 
@@ -213,7 +217,59 @@ static bool stopping(sim_stream *s)
     return stop;
 }
 
+static aclError block_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen);
+
+/* The wait, parking (executor.c): each run reads the value once; when the wait is not over it
+ * parks the stream on the bell with a deadline -- the next read, with the same backoff as the
+ * blocking form (t->wait_ctx keeps the current sleep) -- so a value write wakes it at once and
+ * any other writer is noticed at the next read. */
 static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
+{
+    if (!sim_task_can_park(s, t))
+        return block_wait(s, t, msg, msglen);
+    pthread_once(&g_bell_once, bell_init);
+    access64 io = {.addr = (uintptr_t)sim_op_arg(t, 0)};
+    uint64_t want = sim_op_arg(t, 1);
+    uint32_t flag = (uint32_t)sim_op_arg(t, 2);
+    uint64_t sleep_ns = (uint64_t)(uintptr_t)t->wait_ctx;
+    if (!sleep_ns) { /* the first run */
+        atomic_fetch_add(&g_listeners, 1);
+        sleep_ns = POLL_MIN_NS;
+    }
+    aclError rc = ACL_SUCCESS;
+    sim_park_arm(s);
+    for (;;) {
+        pthread_mutex_lock(&g_bell_lock);
+        sim_waitq_remove(&g_parked, s);
+        uint64_t seen = g_rings; /* before the read: a write after it is never missed */
+        pthread_mutex_unlock(&g_bell_lock);
+        if ((rc = guarded(s, do_load, &io, "value wait: read", msg, msglen)))
+            break;
+        if (satisfied(io.value, want, flag))
+            break;
+        if (sim_stream_abort_requested(s))
+            break; /* aborted or force-destroyed: the worker drops what follows */
+        if (stopping(s)) {
+            atomic_store(&s->discard, true); /* as block_wait: the stream goes, unsatisfied */
+            break;
+        }
+        pthread_mutex_lock(&g_bell_lock);
+        if (g_rings != seen) { /* a write since the read: read again */
+            pthread_mutex_unlock(&g_bell_lock);
+            continue;
+        }
+        sim_waitq_add(&g_parked, s);
+        pthread_mutex_unlock(&g_bell_lock);
+        t->wait_ctx = (void *)(uintptr_t)(sleep_ns * 2 < POLL_MAX_NS ? sleep_ns * 2 : POLL_MAX_NS);
+        return sim_park(s, t, sim_now_ns() + sleep_ns);
+    }
+    t->wait_ctx = NULL;
+    atomic_fetch_sub(&g_listeners, 1);
+    return rc;
+}
+
+/* The blocking form (inside a replay): the worker polls and sleeps (a hand-off, executor.c). */
+static aclError block_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
     pthread_once(&g_bell_once, bell_init);
     access64 io = {.addr = (uintptr_t)sim_op_arg(t, 0)};

@@ -3,7 +3,7 @@
  * program would be. The suite runs the seed flow (load a binary, build args with a
  * placeholder, launch, update, relaunch) and the concurrent paths (many streams, events,
  * callbacks processed by a subscribed thread, stream capture replayed and updated from several
- * threads, notifies, stream and device abort, core limits) so that ThreadSanitizer and
+ * threads, notifies, stream and device abort, core limits, streams parked on waits) so that ThreadSanitizer and
  * AddressSanitizer builds exercise every lock and lifetime of the runtime.
  *
  *   sim_test KERNEL_SO        (KERNEL_SO built by aiocann.sim.build_kernel from
@@ -862,6 +862,119 @@ static void test_visible_devices(void)
     unsetenv("ASCEND_RT_VISIBLE_DEVICES");
 }
 
+/* Parking (executor.c): on a pool of two workers, 48 streams wait at once -- on an event whose
+ * record sits behind a notify wait, on blocking callbacks a reporter thread processes while
+ * they park, and on values another stream writes later -- while an abort ends one parked wait
+ * and the records, reports and writes end the others concurrently. Every stream then finishes
+ * in order (the task behind each wait ran after it), and nothing is left parked at the end. */
+enum { PARKERS = 48 };
+
+static void test_parking(void)
+{
+    setenv("AIOCANN_SIM_STREAM_WORKERS", "2", 1);
+    OK(aclInit(NULL));
+    OK(aclrtSetDevice(0));
+    reporter r = {.count = 0};
+    atomic_init(&r.stop, 0);
+    pthread_mutex_init(&r.lock, NULL);
+    pthread_t tid;
+    pthread_create(&tid, NULL, report_main, &r);
+
+    aclrtNotify gate_open;
+    aclrtEvent e;
+    aclrtStream gate, release, st[PARKERS];
+    uint64_t *vals, *marks;
+    OK(aclrtCreateNotify(&gate_open, 0));
+    OK(aclrtCreateEvent(&e));
+    OK(aclrtCreateStream(&gate));
+    OK(aclrtCreateStream(&release));
+    OK(aclrtMalloc((void **)&vals, PARKERS * 8, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc((void **)&marks, PARKERS * 8, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMemset(vals, PARKERS * 8, 0, PARKERS * 8));
+    OK(aclrtMemset(marks, PARKERS * 8, 0, PARKERS * 8));
+    OK(aclrtWaitAndResetNotify(gate_open, gate, 0));
+    OK(aclrtRecordEvent(e, gate)); /* behind the notify wait: not before the gate opens */
+    for (int i = 0; i < PARKERS; i++) {
+        OK(aclrtCreateStream(&st[i]));
+        if (i % 3 == 0) {
+            OK(aclrtStreamWaitEvent(st[i], e));
+        } else if (i % 3 == 1) {
+            OK(aclrtSubscribeReport((uint64_t)tid, st[i]));
+            OK(aclrtLaunchCallback(on_done, &r, ACL_CALLBACK_BLOCK, st[i]));
+        } else {
+            OK(aclrtValueWait(&vals[i], 1, 1 /* EQ */, st[i]));
+        }
+        OK(aclrtValueWrite(&marks[i], (uint64_t)i + 1, 0, st[i])); /* runs after the wait */
+    }
+    OK(aclrtStreamAbort(st[0])); /* parked on the event: its wait ends, its mark is dropped */
+    for (int i = 2; i < PARKERS; i += 3)
+        OK(aclrtValueWrite(&vals[i], 1, 0, release));
+    OK(aclrtRecordNotify(gate_open, release));
+    for (int i = 0; i < PARKERS; i++)
+        OK(aclrtSynchronizeStream(st[i]));
+    OK(aclrtSynchronizeStream(gate));
+    OK(aclrtSynchronizeStream(release));
+    uint64_t host[PARKERS];
+    OK(aclrtMemcpy(host, sizeof host, marks, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST));
+    int bad = 0;
+    for (int i = 0; i < PARKERS; i++)
+        bad += host[i] != (i == 0 ? 0u : (uint64_t)i + 1);
+    CHECK(bad == 0);
+    pthread_mutex_lock(&r.lock);
+    CHECK(r.count == PARKERS / 3);
+    pthread_mutex_unlock(&r.lock);
+    /* Waits racing the records, notifies and writes that end them (a wake-up between a wait's
+     * check and its park must not be lost): rounds of a record and a value write on one
+     * stream, each waited for on another, and a notify ping-pong between two streams (a notify
+     * is one bit: the handshake keeps two records from meeting before a wait). */
+    aclrtNotify ping, pong;
+    OK(aclrtCreateNotify(&ping, 0));
+    OK(aclrtCreateNotify(&pong, 0));
+    OK(aclrtMemset(vals, PARKERS * 8, 0, PARKERS * 8));
+    for (int round = 1; round <= 200; round++) {
+        aclrtStream w = st[round % PARKERS], p = st[(round + 1) % PARKERS];
+        OK(aclrtRecordEvent(e, p));
+        OK(aclrtStreamWaitEvent(w, e));
+        OK(aclrtRecordNotify(ping, gate));
+        OK(aclrtWaitAndResetNotify(ping, release, 0));
+        OK(aclrtRecordNotify(pong, release));
+        OK(aclrtWaitAndResetNotify(pong, gate, 0));
+        /* A slot per pair of streams: its writes all come from one stream, in order, so its
+         * value only grows (one shared slot could be overwritten with a smaller round). */
+        OK(aclrtValueWrite(&vals[round % PARKERS], (uint64_t)round, 0, p));
+        OK(aclrtValueWait(&vals[round % PARKERS], (uint64_t)round, 0 /* GEQ */, w));
+        OK(aclrtValueWrite(&marks[round % PARKERS], (uint64_t)round, 0, w));
+    }
+    for (int i = 0; i < PARKERS; i++)
+        OK(aclrtSynchronizeStream(st[i]));
+    OK(aclrtSynchronizeStream(gate));
+    OK(aclrtSynchronizeStream(release));
+    OK(aclrtMemcpy(host, sizeof host, marks, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST));
+    bad = 0;
+    for (int round = 200 - PARKERS + 1; round <= 200; round++)
+        bad += host[round % PARKERS] != (uint64_t)round;
+    CHECK(bad == 0);
+    OK(aclrtDestroyNotify(ping));
+    OK(aclrtDestroyNotify(pong));
+    for (int i = 0; i < PARKERS; i++) {
+        if (i % 3 == 1)
+            OK(aclrtUnSubscribeReport((uint64_t)tid, st[i]));
+        OK(aclrtDestroyStream(st[i]));
+    }
+    OK(aclrtDestroyStream(gate));
+    OK(aclrtDestroyStream(release));
+    OK(aclrtDestroyEvent(e));
+    OK(aclrtDestroyNotify(gate_open));
+    OK(aclrtFree(vals));
+    OK(aclrtFree(marks));
+    r.stop = 1;
+    pthread_join(tid, NULL);
+    pthread_mutex_destroy(&r.lock);
+    OK(aclrtResetDevice(0));
+    OK(aclFinalize());
+    unsetenv("AIOCANN_SIM_STREAM_WORKERS");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -889,6 +1002,7 @@ int main(int argc, char **argv)
     OK(aclrtResetDevice(0));
     OK(aclFinalize());
     CHECK_RC(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+    test_parking();
     test_visible_devices();
     if (g_failures)
         fprintf(stderr, "%d check(s) failed\n", g_failures);

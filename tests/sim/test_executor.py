@@ -136,3 +136,232 @@ out += [pending] + [lib.aclrtSynchronizeStreamWithTimeout(s, 5000) for s in [rec
 """
     )
     assert got == [3, 0, 0, 0, 0]
+
+
+# Parking (executor.c): with a pool of ONE worker, a stream whose next task waits must not hold
+# it -- the worker parks the stream and runs the others -- and the process gains no thread for
+# the waits (no hand-off to a stand-in thread either).
+
+
+def test_a_wait_on_a_later_record_completes_with_one_worker() -> None:
+    """Stream A waits on an event that only stream B's later work records; with one worker
+    that is a deadlock unless A's wait parks. Many waiters, and no thread joins the pool."""
+    got = run(
+        """
+e = ffi.new("aclrtEvent *")
+check(lib.aclrtCreateEventWithFlag(e, 0x1))  # ACL_EVENT_SYNC
+b = new_stream()
+n = ffi.new("aclrtNotify *")
+check(lib.aclrtCreateNotify(n, 0))
+check(lib.aclrtWaitAndResetNotify(n[0], b, 0))  # B waits too, parked on a notify
+check(lib.aclrtRecordEvent(e[0], b))            # the record is queued behind B's wait
+base = threads()
+waiters = [new_stream() for _ in range(50)]
+for s in waiters:
+    check(lib.aclrtStreamWaitEvent(s, e[0]))
+    check(lib.aclrtMemsetAsync(p[0], 4096, 5, 4096, s))
+time.sleep(0.1)
+status = ffi.new("aclrtStreamStatus *")
+pending = 0
+for s in waiters:
+    check(lib.aclrtStreamQuery(s, status))
+    pending += status[0] != 0
+during = threads() - base
+other = new_stream()  # the one worker still runs other work, then releases B
+check(lib.aclrtMemsetAsync(p[0], 4096, 6, 4096, other))
+ok_other = lib.aclrtSynchronizeStreamWithTimeout(other, 5000)
+check(lib.aclrtRecordNotify(n[0], other))
+rcs = [lib.aclrtSynchronizeStreamWithTimeout(s, 5000) for s in [b] + waiters]
+out += [pending, during, ok_other, sum(rc != 0 for rc in rcs), threads() - base]
+""",
+        workers=1,
+    )
+    pending, during, ok_other, failed, after = got
+    assert pending == 50  # every waiter was still waiting (in order: its memset behind the wait)
+    assert during == 0 and after == 0  # no thread for any of the 51 waits
+    assert ok_other == 0 and failed == 0
+
+
+def test_blocking_callbacks_park_while_other_streams_progress() -> None:
+    """Twenty streams each reach a blocking callback that no thread processes yet: with one
+    worker, another stream's work still completes; once a thread processes the reports, every
+    callback runs, in order before its stream's next task."""
+    got = run(
+        """
+import threading
+streams = [new_stream() for _ in range(20)]
+ran = []
+@ffi.callback("void(void *)")
+def cb(arg):
+    ran.append(int(ffi.cast("intptr_t", arg)))
+tid = threading.get_ident()
+for s in streams:
+    check(lib.aclrtSubscribeReport(tid, s))
+base = threads()
+for i, s in enumerate(streams):
+    check(lib.aclrtLaunchCallback(cb, ffi.cast("void *", i), 1, s))  # ACL_CALLBACK_BLOCK
+    check(lib.aclrtMemsetAsync(p[0], 4096, 7, 4096, s))
+other = new_stream()
+check(lib.aclrtMemsetAsync(p[0], 4096, 8, 4096, other))
+ok_other = lib.aclrtSynchronizeStreamWithTimeout(other, 5000)
+status = ffi.new("aclrtStreamStatus *")
+pending = 0
+for s in streams:
+    check(lib.aclrtStreamQuery(s, status))
+    pending += status[0] != 0
+during = threads() - base
+deadline = time.monotonic() + 5
+while len(ran) < 20 and time.monotonic() < deadline:
+    lib.aclrtProcessReport(100)
+rcs = [lib.aclrtSynchronizeStreamWithTimeout(s, 5000) for s in streams]
+for s in streams:
+    check(lib.aclrtUnSubscribeReport(tid, s))
+out += [ok_other, pending, during, len(ran), int(sorted(ran) == list(range(20))), sum(rc != 0 for rc in rcs)]
+""",
+        workers=1,
+    )
+    assert got == [0, 20, 0, 20, 1, 0]
+
+
+def test_parked_waits_still_time_out_with_their_codes() -> None:
+    """A parked event wait (aclrtSetOpWaitTimeout's 1 s) and a parked notify wait (1 s) fail their
+    tasks with 107020 after about a second, on a pool of one worker that meanwhile runs another
+    stream's work; the stream then goes on with its next task."""
+    got = run(
+        """
+e = ffi.new("aclrtEvent *")
+check(lib.aclrtCreateEventWithFlag(e, 0x1))
+rec = new_stream()
+n0 = ffi.new("aclrtNotify *")
+check(lib.aclrtCreateNotify(n0, 0))
+check(lib.aclrtWaitAndResetNotify(n0[0], rec, 0))  # keeps the record from happening
+check(lib.aclrtRecordEvent(e[0], rec))
+a = new_stream()
+check(lib.aclrtSetOpWaitTimeout(1))  # the wait task's timeout: 1 s
+check(lib.aclrtStreamWaitEvent(a, e[0]))
+check(lib.aclrtMemsetAsync(p[0], 4096, 9, 4096, a))
+bs = new_stream()
+n = ffi.new("aclrtNotify *")
+check(lib.aclrtCreateNotify(n, 0))
+check(lib.aclrtWaitAndResetNotify(n[0], bs, 1))
+check(lib.aclrtMemsetAsync(p[0], 4096, 9, 4096, bs))
+t0 = time.monotonic()
+other = new_stream()
+check(lib.aclrtMemsetAsync(p[0], 4096, 10, 4096, other))
+ok_other = lib.aclrtSynchronizeStreamWithTimeout(other, 5000)
+other_s = time.monotonic() - t0
+ra = lib.aclrtSynchronizeStreamWithTimeout(a, 5000)
+rb = lib.aclrtSynchronizeStreamWithTimeout(bs, 5000)
+waited = time.monotonic() - t0
+check(lib.aclrtRecordNotify(n0[0], other))
+out += [ok_other, int(other_s < 0.5), ra, rb, int(0.8 < waited < 3.0), lib.aclrtSynchronizeStreamWithTimeout(rec, 5000)]
+""",
+        workers=1,
+    )
+    assert got == [0, 1, 107020, 107020, 1, 0]
+
+
+def test_abort_and_reset_of_parked_streams() -> None:
+    """Streams parked on event waits, a blocking callback no one processes and a value wait:
+    aclrtStreamAbort ends two (and a stream takes work again after it), and aclrtResetDevice the
+    value wait (the end of its stream ends it) and the rest -- none hangs, on a pool of one
+    worker. (aclrtDestroyStreamForce waits up to 3 s, as the runtime's does: not here.)"""
+    got = run(
+        """
+import threading
+e = ffi.new("aclrtEvent *")
+check(lib.aclrtCreateEventWithFlag(e, 0x1))
+rec = new_stream()
+n = ffi.new("aclrtNotify *")
+check(lib.aclrtCreateNotify(n, 0))
+check(lib.aclrtWaitAndResetNotify(n[0], rec, 0))
+check(lib.aclrtRecordEvent(e[0], rec))
+a = new_stream()
+check(lib.aclrtStreamWaitEvent(a, e[0]))
+check(lib.aclrtMemsetAsync(p[0], 4096, 11, 4096, a))
+c = new_stream()
+@ffi.callback("void(void *)")
+def cb(arg):
+    pass
+check(lib.aclrtSubscribeReport(threading.get_ident(), c))
+check(lib.aclrtLaunchCallback(cb, ffi.NULL, 1, c))
+f = new_stream()
+check(lib.aclrtStreamWaitEvent(f, e[0]))
+v = new_stream()
+check(lib.aclrtMemsetAsync(p[0], 8, 0, 8, v))
+check(lib.aclrtValueWait(p[0], 1, 1, v))  # EQ 1: never written
+time.sleep(0.1)
+t0 = time.monotonic()
+out += [lib.aclrtStreamAbort(a)]
+check(lib.aclrtMemsetAsync(p[0], 4096, 12, 4096, a))
+out += [lib.aclrtSynchronizeStreamWithTimeout(a, 5000)]
+out += [lib.aclrtStreamAbort(c), lib.aclrtSynchronizeStreamWithTimeout(c, 5000)]
+check(lib.aclrtRecordNotify(n[0], a))  # a notify wait is not ended by a reset (as before); f's then is
+out += [lib.aclrtResetDevice(0), int(time.monotonic() - t0 < 3)]
+""",
+        workers=1,
+    )
+    assert got == [0, 0, 0, 0, 0, 1]
+
+
+def test_a_cross_device_wait_parks() -> None:
+    """A stream of device 1 waits on an event device 0 records later (behind a notify wait):
+    with one worker for both devices, device 0's streams still run, and the wait ends with the
+    record."""
+    got = run(
+        """
+e = ffi.new("aclrtEvent *")
+check(lib.aclrtCreateEventWithFlag(e, 0x1))
+rec = new_stream()
+n = ffi.new("aclrtNotify *")
+check(lib.aclrtCreateNotify(n, 0))
+check(lib.aclrtWaitAndResetNotify(n[0], rec, 0))
+check(lib.aclrtRecordEvent(e[0], rec))
+check(lib.aclrtSetDevice(1))
+far = new_stream()
+check(lib.aclrtStreamWaitEvent(far, e[0]))
+q = ffi.new("void **")
+check(lib.aclrtMalloc(q, 4096, 0))
+check(lib.aclrtMemsetAsync(q[0], 4096, 1, 4096, far))
+time.sleep(0.05)
+status = ffi.new("aclrtStreamStatus *")
+check(lib.aclrtStreamQuery(far, status))
+out += [status[0]]
+check(lib.aclrtSetDevice(0))
+other = new_stream()
+check(lib.aclrtMemsetAsync(p[0], 4096, 2, 4096, other))
+out += [lib.aclrtSynchronizeStreamWithTimeout(other, 5000)]
+check(lib.aclrtRecordNotify(n[0], other))
+check(lib.aclrtSetDevice(1))
+out += [lib.aclrtSynchronizeStreamWithTimeout(far, 5000)]
+""",
+        workers=1,
+    )
+    assert got == [1, 0, 0]  # 1: ACL_STREAM_STATUS_NOT_READY while parked
+
+
+def test_a_host_function_in_progress_holds_no_worker() -> None:
+    """aclrtLaunchHostFunc: its stream waits while the runtime's own thread runs the function
+    (here 0.3 s); with one worker, another stream's work completes meanwhile, and the host
+    function's stream goes on after it returns."""
+    got = run(
+        """
+import ctypes
+from aiocann.compiler import library_path
+acl = ctypes.CDLL(str(library_path()))  # the library the binding uses (not in the binding)
+@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+def slow(arg):
+    time.sleep(0.3)
+a = new_stream()
+check(acl.aclrtLaunchHostFunc(ctypes.c_void_p(int(ffi.cast("uintptr_t", a))), slow, None))
+check(lib.aclrtMemsetAsync(p[0], 4096, 1, 4096, a))
+time.sleep(0.05)
+t0 = time.monotonic()
+b = new_stream()
+check(lib.aclrtMemsetAsync(p[0], 4096, 2, 4096, b))
+out += [lib.aclrtSynchronizeStreamWithTimeout(b, 5000), int(time.monotonic() - t0 < 0.2)]
+out += [lib.aclrtSynchronizeStreamWithTimeout(a, 5000), int(time.monotonic() - t0 > 0.2)]
+""",
+        workers=1,
+    )
+    assert got == [0, 1, 0, 1]
