@@ -5,7 +5,8 @@ now and then it launches a kernel that writes out of bounds instead. The soak ch
 every Completion resolves exactly once with the right outcome (the fault for exactly the
 failing launch; streams continue on failure, so the launches after it succeed, and the next
 synchronize reports the fault once), samples results against numpy, and measures resident
-memory growth and thread / file descriptor counts before and after.
+memory growth and thread / file descriptor counts before and after (the simulator's stream
+workers apart: a pool of the process's, bounded by its size).
 
     python benchmarks/soak.py [--launches 1000000] [--devices 2] [--streams 4]
 
@@ -41,8 +42,33 @@ def _rss_bytes() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def _counts() -> tuple[int, int]:
-    return len(os.listdir("/proc/self/task")), len(os.listdir("/proc/self/fd"))
+# The simulator's stream workers (native/sim/executor.c): a pool of the process's that starts on
+# demand and stays, like a real runtime's threads -- counted apart from the threads that must
+# not outlive the soak, and checked against the pool's configured size instead.
+_POOL_THREAD = "aclsim-stream"
+
+
+def _pool_size() -> int:
+    workers = int(os.environ.get("AIOCANN_SIM_STREAM_WORKERS") or 0)
+    if workers > 0:
+        return workers
+    return (os.cpu_count() or 1) + int(os.environ.get("AIOCANN_SIM_CORES") or 8)
+
+
+def _counts() -> tuple[int, int, int]:
+    """Threads other than the stream workers, file descriptors, stream workers."""
+    pool = others = 0
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                name = f.read().strip()
+        except FileNotFoundError:  # it exited meanwhile
+            continue
+        if name == _POOL_THREAD:
+            pool += 1
+        else:
+            others += 1
+    return others, len(os.listdir("/proc/self/fd")), pool
 
 
 class _Stats:
@@ -197,15 +223,16 @@ async def run_soak(
 def soak(**kwargs: Any) -> dict[str, Any]:
     """run_soak in its own event loop, with the process's threads and file descriptors counted
     before the loop starts and after it ends (so the loop's own worker threads are gone)."""
-    threads0, fds0 = _counts()
+    threads0, fds0, _ = _counts()
     result = anyio.run(lambda: run_soak(**kwargs))
     # The event loop's idle worker threads are told to stop when it ends, and exit a moment later.
     deadline = time.monotonic() + 5
-    while _counts() != (threads0, fds0) and time.monotonic() < deadline:
+    while _counts()[:2] != (threads0, fds0) and time.monotonic() < deadline:
         time.sleep(0.01)
-    threads1, fds1 = _counts()
+    threads1, fds1, pool = _counts()
     result["threads_before_after"] = (threads0, threads1)
     result["fds_before_after"] = (fds0, fds1)
+    result["stream_workers_and_pool_size"] = (pool, _pool_size())
     return result
 
 
@@ -230,6 +257,7 @@ def main() -> None:
         and r["rss_growth_mb"] < 50
         and r["threads_before_after"][0] == r["threads_before_after"][1]
         and r["fds_before_after"][0] == r["fds_before_after"][1]
+        and r["stream_workers_and_pool_size"][0] <= r["stream_workers_and_pool_size"][1]
     )
     print("soak: PASS" if ok else "soak: FAIL")
     sys.exit(0 if ok else 1)

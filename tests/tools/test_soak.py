@@ -21,3 +21,5 @@ def test_short_soak_two_devices_eight_streams():
     assert r["rss_growth_mb"] < 50
     assert r["threads_before_after"][0] == r["threads_before_after"][1]
     assert r["fds_before_after"][0] == r["fds_before_after"][1]
+    workers, pool_size = r["stream_workers_and_pool_size"]
+    assert 0 < workers <= pool_size
