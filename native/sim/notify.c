@@ -281,6 +281,10 @@ static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
         uint32_t one = 1;
         if (atomic_compare_exchange_strong(w, &one, 0) || sim_stream_abort_requested(s))
             break;
+        if (atomic_load(&s->closing)) { /* its stream is going away: as ipc_event.c's wait */
+            atomic_store(&s->discard, true);
+            break;
+        }
         if (sim_futex_wait(w, 0, timed ? &deadline : NULL) == ETIMEDOUT) {
             one = 1;
             if (atomic_compare_exchange_strong(w, &one, 0))

@@ -733,6 +733,14 @@ void sim_stream_shutdown(sim_stream *s)
         pthread_mutex_unlock(s->blocker.mu);
     }
     s->stopping = true;
+    /* A futex wait (an IPC event's, a notify's) gives up once it sees closing; wake it until it
+     * has left, as sim_stream_interrupt does (it may test the flag just before we set it). */
+    while (s->blocker.word) {
+        sim_futex_wake(s->blocker.word);
+        struct timespec ts;
+        sim_deadline(1, &ts);
+        pthread_cond_timedwait(&s->done_cv, &s->lock, &ts);
+    }
     /* The executor drains every queued task first; the turn that finds the queue empty
      * unschedules the stream and wakes us. */
     while (s->scheduled)
