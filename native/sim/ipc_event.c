@@ -186,6 +186,13 @@ aclError sim_ipc_event_wait(sim_stream *s, sim_ipc_event *ie, uint32_t gen, uint
         uint32_t cur = atomic_load(w);
         if (reached(cur, gen) || sim_stream_abort_requested(s))
             break;
+        if (atomic_load(&s->closing)) {
+            /* Its stream is going away (destroyed, its device reset, ACL finalized) with the
+             * record unexecuted -- perhaps in a process that died: the wait gives up and what is
+             * queued after it is discarded, as value.c's waits do (simulator choice). */
+            atomic_store(&s->discard, true);
+            break;
+        }
         if (sim_futex_wait(w, cur, timed ? &deadline : NULL) == ETIMEDOUT && !reached(atomic_load(w), gen)) {
             snprintf(msg, msglen, "the stream waited %u s for an IPC event record (aclrtSetOpWaitTimeout) and gave up",
                      timeout_s);

@@ -314,7 +314,10 @@ aclError sim_build_run_stream(sim_stream *target, bool jump, char *msg, size_t m
         snprintf(msg, msglen, "a stream control task ran outside the replay of a model");
         return ACL_ERROR_RT_INTERNAL_ERROR;
     }
-    for (uint32_t i = 0; i < r->b->n; i++)
+    /* The newest entry of the stream: a stream unbound and bound again during the build has
+     * an entry per binding, and only the last can be bound (Model::UnbindStream removes the
+     * stream; binding it again adds it anew). */
+    for (uint32_t i = r->b->n; i-- > 0;)
         if (r->b->streams[i].stream == target)
             return start(r, i, 0, jump, msg, msglen);
     snprintf(msg, msglen, "stream %u is not a stream of the running model", target->id);

@@ -301,6 +301,12 @@ static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
         pthread_mutex_unlock(&n->lock);
         return ACL_SUCCESS;
     }
+    if (atomic_load(&s->closing)) { /* its stream goes (a reset, aclFinalize, a destroy): the wait gives
+                                     * up and what is queued behind it is discarded, as block_wait does */
+        pthread_mutex_unlock(&n->lock);
+        atomic_store(&s->discard, true);
+        return ACL_SUCCESS;
+    }
     if (t->wait_deadline_ns && sim_now_ns() >= t->wait_deadline_ns) {
         pthread_mutex_unlock(&n->lock);
         snprintf(msg, msglen, "notify %u: the stream waited %u s for a record and gave up", n->id, timeout_s);
@@ -333,6 +339,10 @@ static aclError block_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
         uint32_t one = 1;
         if (atomic_compare_exchange_strong(w, &one, 0) || sim_stream_abort_requested(s))
             break;
+        if (atomic_load(&s->closing)) { /* its stream is going away: as ipc_event.c's wait */
+            atomic_store(&s->discard, true);
+            break;
+        }
         if (sim_futex_wait(w, 0, timed ? &deadline : NULL) == ETIMEDOUT) {
             one = 1;
             if (atomic_compare_exchange_strong(w, &one, 0))

@@ -765,6 +765,14 @@ void sim_stream_shutdown(sim_stream *s)
     }
     s->stopping = true;
     sim_stream_wake(s); /* a parked task runs again and sees closing / stopping (executor.c) */
+    /* A futex wait (an IPC event's, a notify's) gives up once it sees closing; wake it until it
+     * has left, as sim_stream_interrupt does (it may test the flag just before we set it). */
+    while (s->blocker.word) {
+        sim_futex_wake(s->blocker.word);
+        struct timespec ts;
+        sim_deadline(1, &ts);
+        pthread_cond_timedwait(&s->done_cv, &s->lock, &ts);
+    }
     /* The executor drains every queued task first; the turn that finds the queue empty
      * unschedules the stream and wakes us. */
     while (s->scheduled)

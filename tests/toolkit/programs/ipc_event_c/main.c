@@ -253,11 +253,16 @@ static int process_b(void)
     EXPECT_RC(aclrtIpcOpenEventHandle(h, &late), ACL_ERROR_RT_PARAM_INVALID);
     OK(aclrtRecordEvent(ipc, s)); /* B's event still works */
     OK(aclrtSynchronizeEvent(ipc));
-    OK(aclrtDestroyEvent(ipc));
     send_step('e');
-    OK(aclrtDestroyNotify(gate));
-    OK(aclrtDestroyStream(s));
-    OK(aclrtDestroyStream(s2));
+    /* 5. The device is reset with one stream parked on a notify and another on the IPC event
+     * (the record held behind the notify): the reset returns, the waits give up. */
+    aclrtStream parked;
+    OK(aclrtCreateStream(&parked));
+    OK(aclrtWaitAndResetNotify(gate, s, 0));
+    OK(aclrtRecordEvent(ipc, s));
+    OK(aclrtStreamWaitEvent(parked, ipc));
+    EXPECT_RC(aclrtSynchronizeStreamWithTimeout(parked, 20), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    OK(aclrtDestroyEvent(ipc));
     OK(aclrtResetDevice(0));
     OK(aclFinalize());
     return g_failures;

@@ -561,6 +561,31 @@ static void test_events_between_streams(void)
     OK(aclrtDestroyStream(h2));
 }
 
+/* A stream unbound and bound again during the build is the model's stream anew: an activation
+ * reaches it (Model::UnbindStream removes it, Model::BindStream adds it again); what it took
+ * before the unbind went with the unbind. */
+static void test_rebind(void)
+{
+    aclrtStream head = persistent(), side = persistent();
+    aclmdlRI m;
+    OK(aclmdlRIBuildBegin(&m, 0));
+    OK(aclmdlRIBindStream(m, head, ACL_MODEL_STREAM_FLAG_HEAD));
+    OK(aclmdlRIBindStream(m, side, ACL_MODEL_STREAM_FLAG_DEFAULT));
+    add(side, 1, 1); /* gone with the unbind */
+    OK(aclmdlRIUnbindStream(m, side));
+    OK(aclmdlRIBindStream(m, side, ACL_MODEL_STREAM_FLAG_DEFAULT));
+    add(side, 0, 1);
+    OK(aclrtActiveStream(side, head));
+    OK(aclmdlRIEndTask(m, head));
+    OK(aclmdlRIBuildEnd(m, NULL));
+    int32_t out[4];
+    OK(run(m, out));
+    EXPECT(out[0] == 1 && out[1] == 0);
+    OK(aclmdlRIDestroy(m));
+    OK(aclrtDestroyStream(side));
+    OK(aclrtDestroyStream(head));
+}
+
 /* ------------------------------------------------------------------ bad input */
 
 static void test_bad_input(void)
@@ -651,6 +676,7 @@ int main(int argc, char **argv)
     test_label_switch(argv[2]);
     test_label_across_models();
     test_switch_and_activate();
+    test_rebind();
     test_events_between_streams();
     test_endless_loop_is_stoppable();
     test_bad_input();
