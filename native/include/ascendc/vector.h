@@ -208,21 +208,34 @@ template <typename T> inline T Fin(T r)
     }
 }
 
-struct OpAdd { template <typename T> static T Do(T a, T b) { return Fin((T)(a + b)); } };
-struct OpSub { template <typename T> static T Do(T a, T b) { return Fin((T)(a - b)); } };
-struct OpMul { template <typename T> static T Do(T a, T b) { return Fin((T)(a * b)); } };
-struct OpDiv { template <typename T> static T Do(T a, T b) { return Fin((T)(a / b)); } };
+/* Whether an operation's float results obey the overflow mode (kSat): the loops below compute
+ * every element as IEEE does and, only when the launching stream saturates, pass over the
+ * results once more -- so the common (Inf/NaN-mode) loop stays branch-free and vectorised. */
+template <class Op, class = void> struct SatOf : std::false_type {};
+template <class Op> struct SatOf<Op, std::void_t<decltype(Op::kSat)>> : std::bool_constant<Op::kSat> {};
+template <class Op, typename T> inline bool SaturatesHere()
+{
+    if constexpr (SatOf<Op>::value && kOneOf<T, half, float, bfloat16_t, double>)
+        return Saturating();
+    else
+        return false;
+}
+
+struct OpAdd { static constexpr bool kSat = true; template <typename T> static T Do(T a, T b) { return (T)(a + b); } };
+struct OpSub { static constexpr bool kSat = true; template <typename T> static T Do(T a, T b) { return (T)(a - b); } };
+struct OpMul { static constexpr bool kSat = true; template <typename T> static T Do(T a, T b) { return (T)(a * b); } };
+struct OpDiv { static constexpr bool kSat = true; template <typename T> static T Do(T a, T b) { return (T)(a / b); } };
 struct OpMax { template <typename T> static T Do(T a, T b) { return a > b ? a : b; } };
 struct OpMin { template <typename T> static T Do(T a, T b) { return a < b ? a : b; } };
 struct OpAnd { template <typename T> static T Do(T a, T b) { return (T)(a & b); } };
 struct OpOr { template <typename T> static T Do(T a, T b) { return (T)(a | b); } };
-struct OpLeakyRelu { template <typename T> static T Do(T a, T s) { return Fin(a >= (T)0 ? a : (T)(a * s)); } };
+struct OpLeakyRelu { static constexpr bool kSat = true; template <typename T> static T Do(T a, T s) { return a >= (T)0 ? a : (T)(a * s); } };
 
-struct OpExp { template <typename T> static T Do(T a) { return Fin((T)expf(F(a))); } };
-struct OpLn { template <typename T> static T Do(T a) { return Fin((T)logf(F(a))); } };
-struct OpSqrt { template <typename T> static T Do(T a) { return Fin((T)sqrtf(F(a))); } };
-struct OpRsqrt { template <typename T> static T Do(T a) { return Fin((T)(1.0f / sqrtf(F(a)))); } };
-struct OpReciprocal { template <typename T> static T Do(T a) { return Fin((T)(1.0f / F(a))); } };
+struct OpExp { static constexpr bool kSat = true; template <typename T> static T Do(T a) { return (T)expf(F(a)); } };
+struct OpLn { static constexpr bool kSat = true; template <typename T> static T Do(T a) { return (T)logf(F(a)); } };
+struct OpSqrt { static constexpr bool kSat = true; template <typename T> static T Do(T a) { return (T)sqrtf(F(a)); } };
+struct OpRsqrt { static constexpr bool kSat = true; template <typename T> static T Do(T a) { return (T)(1.0f / sqrtf(F(a))); } };
+struct OpReciprocal { static constexpr bool kSat = true; template <typename T> static T Do(T a) { return (T)(1.0f / F(a)); } };
 struct OpAbs { template <typename T> static T Do(T a) { return a < (T)0 ? (T)(-a) : a; } };
 struct OpRelu { template <typename T> static T Do(T a) { return a > (T)0 ? a : (T)0; } };
 struct OpNot { template <typename T> static T Do(T a) { return (T)~a; } };
@@ -246,6 +259,9 @@ inline void BinaryCount(const char *op, const LocalTensor<T> &dst, const LocalTe
     const T *x = a.addr_, *y = b.addr_;
     for (int64_t i = 0; i < count; i++) /* vectorised by the compiler (-O2 and up) */
         d[i] = Op::Do(x[i], y[i]);
+    if (SaturatesHere<Op, T>())
+        for (int64_t i = 0; i < count; i++)
+            d[i] = Fin(d[i]);
 }
 
 template <class Op, typename T>
@@ -258,12 +274,14 @@ inline void BinaryRepeat(const char *op, const LocalTensor<T> &dst, const LocalT
     CheckUb(op, "dst", dst, Span(sizeof(T), repeat, p.dstBlkStride, p.dstRepStride, pl.highest));
     CheckUb(op, "src0", a, Span(sizeof(T), repeat, p.src0BlkStride, p.src0RepStride, pl.highest));
     CheckUb(op, "src1", b, Span(sizeof(T), repeat, p.src1BlkStride, p.src1RepStride, pl.highest));
+    const bool sat = SaturatesHere<Op, T>();
     for (uint32_t r = 0; r < (uint32_t)repeat; r++)
         for (uint32_t l = 0; l <= (uint32_t)pl.highest; l++)
-            if (LaneOn(MaskAt(pl, r), l))
-                At(dst.addr_, r, l, p.dstBlkStride, p.dstRepStride) =
-                    Op::Do(At(a.addr_, r, l, p.src0BlkStride, p.src0RepStride),
-                           At(b.addr_, r, l, p.src1BlkStride, p.src1RepStride));
+            if (LaneOn(MaskAt(pl, r), l)) {
+                T v = Op::Do(At(a.addr_, r, l, p.src0BlkStride, p.src0RepStride),
+                             At(b.addr_, r, l, p.src1BlkStride, p.src1RepStride));
+                At(dst.addr_, r, l, p.dstBlkStride, p.dstRepStride) = sat ? Fin(v) : v;
+            }
 }
 
 template <class Op, typename T>
@@ -279,6 +297,9 @@ inline void UnaryCount(const char *op, const LocalTensor<T> &dst, const LocalTen
     const T *x = src.addr_;
     for (int64_t i = 0; i < count; i++)
         d[i] = Op::Do(x[i]);
+    if (SaturatesHere<Op, T>())
+        for (int64_t i = 0; i < count; i++)
+            d[i] = Fin(d[i]);
 }
 
 template <class Op, typename T>
@@ -290,10 +311,13 @@ inline void UnaryRepeat(const char *op, const LocalTensor<T> &dst, const LocalTe
         return;
     CheckUb(op, "dst", dst, Span(sizeof(T), repeat, p.dstBlkStride, p.dstRepStride, pl.highest));
     CheckUb(op, "src", src, Span(sizeof(T), repeat, p.srcBlkStride, p.srcRepStride, pl.highest));
+    const bool sat = SaturatesHere<Op, T>();
     for (uint32_t r = 0; r < (uint32_t)repeat; r++)
         for (uint32_t l = 0; l <= (uint32_t)pl.highest; l++)
-            if (LaneOn(MaskAt(pl, r), l))
-                At(dst.addr_, r, l, p.dstBlkStride, p.dstRepStride) = Op::Do(At(src.addr_, r, l, p.srcBlkStride, p.srcRepStride));
+            if (LaneOn(MaskAt(pl, r), l)) {
+                T v = Op::Do(At(src.addr_, r, l, p.srcBlkStride, p.srcRepStride));
+                At(dst.addr_, r, l, p.dstBlkStride, p.dstRepStride) = sat ? Fin(v) : v;
+            }
 }
 
 template <class Op, typename T>
@@ -309,6 +333,9 @@ inline void ScalarCount(const char *op, const LocalTensor<T> &dst, const LocalTe
     const T *x = src.addr_;
     for (int64_t i = 0; i < count; i++)
         d[i] = Op::Do(x[i], s);
+    if (SaturatesHere<Op, T>())
+        for (int64_t i = 0; i < count; i++)
+            d[i] = Fin(d[i]);
 }
 
 template <class Op, typename T>
@@ -320,11 +347,13 @@ inline void ScalarRepeat(const char *op, const LocalTensor<T> &dst, const LocalT
         return;
     CheckUb(op, "dst", dst, Span(sizeof(T), repeat, p.dstBlkStride, p.dstRepStride, pl.highest));
     CheckUb(op, "src", src, Span(sizeof(T), repeat, p.srcBlkStride, p.srcRepStride, pl.highest));
+    const bool sat = SaturatesHere<Op, T>();
     for (uint32_t r = 0; r < (uint32_t)repeat; r++)
         for (uint32_t l = 0; l <= (uint32_t)pl.highest; l++)
-            if (LaneOn(MaskAt(pl, r), l))
-                At(dst.addr_, r, l, p.dstBlkStride, p.dstRepStride) =
-                    Op::Do(At(src.addr_, r, l, p.srcBlkStride, p.srcRepStride), s);
+            if (LaneOn(MaskAt(pl, r), l)) {
+                T v = Op::Do(At(src.addr_, r, l, p.srcBlkStride, p.srcRepStride), s);
+                At(dst.addr_, r, l, p.dstBlkStride, p.dstRepStride) = sat ? Fin(v) : v;
+            }
 }
 
 } // namespace aclsim
