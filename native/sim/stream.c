@@ -978,9 +978,16 @@ SIM_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
         return rc;
     sim_exception_fast_poll(s->dev, s->ctx); /* Context::CheckStatus */
     /* ApiErrorDecorator::StreamQuery: nor queried. */
-    if (!(rc = sim_capture_stream_busy(s, __func__)) && !(rc = sim_context_failure(s->ctx, __func__)))
+    if (!(rc = sim_capture_stream_busy(s, __func__)) && !(rc = sim_context_failure(s->ctx, __func__))) {
+        /* Under the stream lock: an event record publishes the event's completion and the
+         * stream's progress together under it (sim_stream_run_turn), so a host that saw the
+         * event complete -- its synchronize returned -- must not read `completed` between the
+         * two and find the stream not ready. */
+        pthread_mutex_lock(&s->lock);
         *status = atomic_load(&s->completed) == atomic_load(&s->submitted) ? ACL_STREAM_STATUS_COMPLETE
                                                                              : ACL_STREAM_STATUS_NOT_READY;
+        pthread_mutex_unlock(&s->lock);
+    }
     sim_obj_put(&s->obj);
     return rc;
 }
