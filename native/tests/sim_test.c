@@ -12,6 +12,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,7 +258,7 @@ typedef struct poller {
     aclrtStream stream;
     aclrtEvent event;
     void *dev;
-    int polls;
+    atomic_int polls;
 } poller;
 
 static void *poll_main(void *arg)
@@ -282,7 +283,7 @@ static void *poll_main(void *arg)
         OK(aclrtGetEventAvailNum(&n));
         int32_t status;
         OK(aclrtDevicePeerAccessStatus(0, 1, &status));
-        p->polls++;
+        atomic_fetch_add(&p->polls, 1);
     }
     OK(aclrtResetDevice(0));
     return NULL;
@@ -309,8 +310,13 @@ static void test_queries_under_load(const char *kernel_path)
 
     poller p = {.stream = s1, .event = ev, .dev = x};
     atomic_init(&p.stop, 0);
+    atomic_init(&p.polls, 0);
     pthread_t tid;
     pthread_create(&tid, NULL, poll_main, &p);
+    /* The work starts once the poller is polling: otherwise the 40 rounds can be over before a
+     * loaded machine first runs the poller, and nothing raced. */
+    while (atomic_load(&p.polls) == 0)
+        sched_yield();
     for (int round = 0; round < 40; round++) {
         aclrtArgsHandle args;
         aclrtParamHandle prm, ph;
@@ -345,7 +351,7 @@ static void test_queries_under_load(const char *kernel_path)
     OK(aclrtSynchronizeDeviceWithTimeout(20000));
     atomic_store(&p.stop, 1);
     pthread_join(tid, NULL);
-    CHECK(p.polls > 0);
+    CHECK(atomic_load(&p.polls) > 0);
     aclrtEventWaitStatus ws;
     OK(aclrtQueryEventWaitStatus(ev, &ws));
     CHECK(ws == ACL_EVENT_WAIT_STATUS_COMPLETE);
