@@ -1466,9 +1466,7 @@ SIM_API aclError aclmdlRIDestroy(aclmdlRI modelRI)
     return rc;
 }
 
-/* The replay of one captured task t on s, as part of replay task rt: its kind's replay, or
- * its run when replaying it is running it. */
-static aclError replay_one(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
+aclError sim_capture_replay_task(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
 {
     if (t->ops->replay)
         return t->ops->replay(s, rt, t, msg, msglen);
@@ -1516,7 +1514,7 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
             bool trace = sim_trace_on();
             uint64_t t0 = trace ? sim_now_ns() : 0;
             buf[0] = '\0';
-            aclError rc = replay_one(s, rt, t, buf, sizeof buf);
+            aclError rc = sim_capture_replay_task(s, rt, t, buf, sizeof buf);
             if (rc && sim_overflow_absorb(s, rc, buf)) /* issue 11: an overflow is a warning */
                 rc = ACL_SUCCESS;
             if (trace) {

@@ -165,16 +165,6 @@ static bool value(const sim_cond *c, uint64_t *v, char *msg, size_t msglen)
     return false;
 }
 
-/* The replay must end: its stream is aborted, force-destroyed or being destroyed. */
-static bool must_end(sim_stream *s)
-{
-    if (sim_stream_abort_requested(s) || atomic_load_explicit(&s->closing, memory_order_relaxed))
-        return true;
-    pthread_mutex_lock(&s->lock);
-    bool stop = s->stopping;
-    pthread_mutex_unlock(&s->lock);
-    return stop;
-}
 
 static aclError branch(sim_stream *s, const sim_task *rt, const sim_cond *c, uint32_t i, char *msg, size_t msglen)
 {
@@ -199,7 +189,7 @@ static aclError cond_replay(sim_stream *s, const sim_task *rt, const sim_task *t
         return c->n == 2 ? branch(s, rt, c, 1, msg, msglen) : ACL_SUCCESS;
     case ACL_MODEL_RI_COND_TYPE_WHILE:
         while (v != 0) {
-            if (must_end(s))
+            if (sim_stream_must_end_task(s))
                 return ACL_SUCCESS; /* aborted or destroyed: the worker drops what follows */
             aclError rc = branch(s, rt, c, 0, msg, msglen);
             if (rc)

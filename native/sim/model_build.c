@@ -348,24 +348,6 @@ static bool event_set(sim_event *e)
     return set;
 }
 
-static aclError replay_one(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
-{
-    if (t->ops->replay)
-        return t->ops->replay(s, rt, t, msg, msglen);
-    return t->ops->run(s, (sim_task *)t, msg, msglen); /* run does not change a recorded task */
-}
-
-/* The replay must end: its stream is aborted, force-destroyed or being destroyed. */
-static bool must_end(sim_stream *s)
-{
-    if (sim_stream_abort_requested(s) || atomic_load_explicit(&s->closing, memory_order_relaxed))
-        return true;
-    pthread_mutex_lock(&s->lock);
-    bool stop = s->stopping;
-    pthread_mutex_unlock(&s->lock);
-    return stop;
-}
-
 aclError sim_build_replay(sim_stream *s, const sim_task *rt, sim_built *b, char *msg, size_t msglen)
 {
     sim_run r = {.b = b, .current = UINT32_MAX};
@@ -392,7 +374,7 @@ aclError sim_build_replay(sim_stream *s, const sim_task *rt, sim_built *b, char 
         for (size_t pc = cur.pos; pc < ms->n; pc++) {
             /* Every task of the replay checks the abort flag; the rest, which take the stream
              * lock, every few hundred (a model that loops forever still ends with its stream). */
-            if (sim_stream_abort_requested(s) || (++steps % 256 == 0 && must_end(s))) {
+            if (sim_stream_abort_requested(s) || (++steps % 256 == 0 && sim_stream_must_end_task(s))) {
                 stop = true;
                 break;
             }
@@ -412,7 +394,7 @@ aclError sim_build_replay(sim_stream *s, const sim_task *rt, sim_built *b, char 
             bool trace = sim_trace_on();
             uint64_t t0 = trace ? sim_now_ns() : 0;
             buf[0] = '\0';
-            aclError rc = replay_one(s, rt, t, buf, sizeof buf);
+            aclError rc = sim_capture_replay_task(s, rt, t, buf, sizeof buf);
             if (rc && sim_overflow_absorb(s, rc, buf))
                 rc = ACL_SUCCESS;
             if (trace && t->ops->trace_type) {
@@ -510,10 +492,19 @@ SIM_API aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag)
     return rc;
 }
 
-/* The stream a model call names, +1: the current context's default stream for NULL. */
-static sim_stream *stream_arg(aclrtStream stream, const char *func, aclError *rc)
+/* The built model and the stream a model call names, +1 each (the stream: the current
+ * context's default stream for NULL); NULL with *rc and nothing held when either is bad. */
+static sim_built *lookup_with_stream(aclmdlRI modelRI, aclrtStream stream, const char *func, struct sim_model **mp,
+                                     sim_stream **sp, aclError *rc)
 {
-    return sim_stream_resolve(stream, func, rc);
+    sim_built *b = lookup(modelRI, func, mp, rc);
+    if (!b)
+        return NULL;
+    if (!(*sp = sim_stream_resolve(stream, func, rc))) {
+        sim_model_put(*mp);
+        return NULL;
+    }
+    return b;
 }
 
 SIM_API aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint32_t flag)
@@ -527,14 +518,10 @@ SIM_API aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint32
                         flag);
     aclError rc;
     struct sim_model *m;
-    sim_built *b = lookup(modelRI, __func__, &m, &rc);
+    sim_stream *s;
+    sim_built *b = lookup_with_stream(modelRI, stream, __func__, &m, &s, &rc);
     if (!b)
         return rc;
-    sim_stream *s = stream_arg(stream, __func__, &rc);
-    if (!s) {
-        sim_model_put(m);
-        return rc;
-    }
     sim_context *c = sim_current_context(__func__);
     if (!c)
         rc = ACL_ERROR_RT_CONTEXT_NULL;
@@ -596,14 +583,10 @@ SIM_API aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream)
     SIM_CHECK_NOT_NULL(modelRI);
     aclError rc;
     struct sim_model *m;
-    sim_built *b = lookup(modelRI, __func__, &m, &rc);
+    sim_stream *s;
+    sim_built *b = lookup_with_stream(modelRI, stream, __func__, &m, &s, &rc);
     if (!b)
         return rc;
-    sim_stream *s = stream_arg(stream, __func__, &rc);
-    if (!s) {
-        sim_model_put(m);
-        return rc;
-    }
     struct sim_mbind *mb = NULL;
     if (!(rc = sim_capture_stream_busy(s, __func__))) {
         pthread_mutex_lock(&g_lock);
@@ -631,14 +614,10 @@ SIM_API aclError aclmdlRIEndTask(aclmdlRI modelRI, aclrtStream stream)
     SIM_CHECK_NOT_NULL(modelRI);
     aclError rc;
     struct sim_model *m;
-    sim_built *b = lookup(modelRI, __func__, &m, &rc);
+    sim_stream *s;
+    sim_built *b = lookup_with_stream(modelRI, stream, __func__, &m, &s, &rc);
     if (!b)
         return rc;
-    sim_stream *s = stream_arg(stream, __func__, &rc);
-    if (!s) {
-        sim_model_put(m);
-        return rc;
-    }
     if (!(rc = sim_capture_stream_busy(s, __func__))) { /* ApiErrorDecorator::ModelEndGraph */
         sim_context *c = sim_current_context(__func__);
         if (!c)

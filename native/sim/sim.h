@@ -1001,6 +1001,9 @@ aclError sim_capture_cond_task(sim_stream *s, struct sim_model *parent, sim_task
 /* Replays ready model m inside replay task rt on s (a condition task's branch): its failures
  * are returned, not reported. */
 aclError sim_capture_replay_model(sim_stream *s, const sim_task *rt, struct sim_model *m, char *msg, size_t msglen);
+/* The replay of one recorded task t on s, as part of replay task rt: its kind's replay, or its
+ * run when replaying it is running it (models built by binding replay through it too). */
+aclError sim_capture_replay_task(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen);
 
 /* ------------------------------------------------------------------ events (event.c) ----- */
 
@@ -1293,6 +1296,9 @@ sim_device *sim_device_arg(int32_t id, const char *func, aclError *rc);
 void sim_stream_block_on(sim_stream *s, pthread_mutex_t *mu, pthread_cond_t *cv, _Atomic uint32_t *word);
 void sim_stream_unblock(sim_stream *s);
 bool sim_stream_abort_requested(const sim_stream *s); /* aborting, or being force-destroyed */
+/* A task that may run for good (a replay's loop: a label jump back, a WHILE) must end: its
+ * stream is aborted, force-destroyed or being destroyed. Takes the stream's lock. */
+bool sim_stream_must_end_task(sim_stream *s);
 /* Wakes what the worker registered with sim_stream_block_on, and a parked task (its stream
  * is queued again, executor.c), after the caller set the flag
  * sim_stream_abort_requested reads; returns once a futex waiter has left its wait. The caller

@@ -604,6 +604,16 @@ bool sim_stream_abort_requested(const sim_stream *s)
            atomic_load_explicit(&s->discard, memory_order_acquire);
 }
 
+bool sim_stream_must_end_task(sim_stream *s)
+{
+    if (sim_stream_abort_requested(s) || atomic_load_explicit(&s->closing, memory_order_relaxed))
+        return true;
+    pthread_mutex_lock(&s->lock);
+    bool stop = s->stopping;
+    pthread_mutex_unlock(&s->lock);
+    return stop;
+}
+
 void sim_stream_interrupt(sim_stream *s)
 {
     sim_stream_wake(s); /* a parked task runs again and sees the flag (executor.c) */
