@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from . import _hotpath, errors
-from ._flavour import NOT_OPEN, Flavour
+from ._flavour import NOT_OPEN, Flavour, LoopTimer
 from ._lib import bind_context, check, ffi, lib
 from ._submission import KEY_SHIFT
 
@@ -115,6 +115,7 @@ class Dispatcher:
         self._task: Any = None  # the asyncio task (kept referenced), or the trio system task
         self._flavour: Flavour = NOT_OPEN  # the device's event loop (start)
         self._reading = False  # our reader callback is registered on it (asyncio)
+        self._timer: LoopTimer | None = None  # keeps the loop's timers on time after our wake-ups (asyncio)
         # Completions are being drained on the device's loop: our reader is registered
         # (asyncio), or the draining task has not ended (trio; a trio run ends its system tasks).
         self.draining = False
@@ -149,6 +150,10 @@ class Dispatcher:
         if flavour.reader_drains:
             flavour.add_reader(self.fd, self._on_readable)  # first: if it raises, nothing is left to stop
             self._reading = True
+            try:
+                self._timer = flavour.loop_timer()
+            except OSError:  # out of fds: timers may run late, nothing else changes
+                self._timer = None
         self.draining = True  # on trio from now too: the task may start after the first await on it
         self._scope, self._stopped = anyio.CancelScope(), anyio.Event()
         self._task = flavour.spawn(self._main, not flavour.reader_drains, name="aiocann dispatcher")
@@ -165,11 +170,17 @@ class Dispatcher:
         return True
 
     def _on_readable(self) -> None:
-        # asyncio's reader callback: runs on the loop, between task steps.
+        # asyncio's reader callback: runs on the loop, between task steps. This wake-up came
+        # at the device's moment, not the loop's: the loop timer keeps its next timer on time.
         if not self._drained():
             self._remove_reader()
+        elif self._timer is not None:
+            self._timer.follow()
 
     def _remove_reader(self) -> None:
+        if self._timer is not None:
+            self._timer.close()
+            self._timer = None
         if self._reading:
             self._flavour.remove_reader(self.fd)
             self._reading = False

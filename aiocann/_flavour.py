@@ -8,8 +8,13 @@ cancelled. ``Device.__aenter__`` picks one :class:`Flavour` for the loop it is o
 (:func:`current`); every other module asks it, instead of branching on asyncio-or-trio itself.
 
 Where it sits: below device.py, completion.py, stream.py and _dispatch.py, above nothing of
-aiocann. trio is an optional dependency: imported only when a device opens under trio, and
-kept (``TrioFlavour.lowlevel``) so the per-await paths need no import statement.
+aiocann but the C boundary (``_lib``: the loop timer's timerfd). trio is an optional
+dependency: imported only when a device opens under trio, and kept (``TrioFlavour.lowlevel``)
+so the per-await paths need no import statement.
+
+The loop timer (:class:`LoopTimer`): asyncio rounds its sleep up to whole milliseconds, so
+every wake-up the device causes could make the loop's next timer up to 1 ms late; after each
+drain the dispatcher has a timerfd wake the loop on time instead.
 
 One shortcut stays outside: ``Completion.__await__`` reads its lane's ``loop`` (the asyncio
 loop, None under trio -- a copy of ``AsyncioFlavour.loop``) rather than calling the flavour,
@@ -21,13 +26,16 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 from asyncio import _get_running_loop
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 import anyio
 
-__all__ = ["NOT_OPEN", "AsyncioFlavour", "Flavour", "TrioFlavour", "current"]
+from ._lib import ffi, lib
+
+__all__ = ["NOT_OPEN", "AsyncioFlavour", "Flavour", "LoopTimer", "TrioFlavour", "current"]
 
 
 class Flavour:
@@ -79,6 +87,11 @@ class Flavour:
     async def wait_readable(self, fd: int) -> None:
         raise NotImplementedError
 
+    def loop_timer(self) -> LoopTimer | None:
+        """A :class:`LoopTimer` for this loop, or None where the loop's timers are its own
+        business (trio; uvloop, whose timers libuv keeps in whole milliseconds anyway)."""
+        return None
+
     def being_cancelled(self) -> bool:
         """The calling task is being cancelled: a cancel scope around it was -- or, on asyncio,
         the task itself, as asyncio.run does on Ctrl-C."""
@@ -119,12 +132,67 @@ class AsyncioFlavour(Flavour):
         if not self.loop.is_closed():
             self.loop.remove_reader(fd)
 
+    def loop_timer(self) -> LoopTimer | None:
+        if isinstance(self.loop, asyncio.BaseEventLoop) and isinstance(getattr(self.loop, "_scheduled", None), list):
+            return LoopTimer(self.loop)
+        return None
+
     def being_cancelled(self) -> bool:
         if super().being_cancelled():
             return True
         task = asyncio.current_task()
         cancelling = getattr(task, "cancelling", None)  # Python >= 3.11
         return cancelling is not None and cancelling() > 0
+
+
+class LoopTimer:
+    """Keeps an asyncio loop's next timer on time after the completion queue woke the loop.
+
+    asyncio sleeps in epoll_wait, whose timeout is whole milliseconds, rounded up: a loop woken
+    by a completion at an arbitrary moment, 0.3 ms before its next timer, sleeps 1 ms and runs
+    the timer 0.7 ms late (native/loop_timer.c says more). The dispatcher calls :meth:`follow`
+    after each drain -- the wake-ups aiocann causes -- and it arms a timerfd, one more fd the
+    loop watches, at the due time of the loop's first timer: the loop then wakes on time. A
+    timer cancelled or moved after that costs one early wake-up of the loop at most: the fd
+    holds one expiry, re-armed whenever the first timer is another.
+
+    It reads the loop's timer heap, ``BaseEventLoop._scheduled`` -- private to asyncio, a heap
+    of ``TimerHandle`` since Python 3.4, and the only place the next timer can be read from.
+    Loops that are not a ``BaseEventLoop`` with that heap get no LoopTimer
+    (:meth:`AsyncioFlavour.loop_timer`)."""
+
+    __slots__ = ("_armed", "_loop", "fd")
+
+    def __init__(self, loop: asyncio.BaseEventLoop) -> None:
+        fd = lib.aiocann_timer_open()
+        if fd < 0:
+            raise OSError(ffi.errno, f"timerfd_create: {os.strerror(ffi.errno)}")
+        self._loop, self.fd = loop, fd
+        self._armed: float | None = None  # the due time the fd is armed for, until it fires
+        try:
+            loop.add_reader(fd, self._fired)
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def follow(self) -> None:
+        """Arm the fd for the loop's first timer, unless it is armed for it already."""
+        scheduled = self._loop._scheduled  # type: ignore[attr-defined]  # noqa: SLF001 (see the class docstring)
+        if scheduled:
+            first = scheduled[0]
+            when = first.when()
+            if when != self._armed and not first.cancelled():
+                self._armed = when
+                lib.aiocann_timer_arm(self.fd, when)
+
+    def _fired(self) -> None:
+        lib.aiocann_timer_clear(self.fd)
+        self._armed = None
+
+    def close(self) -> None:
+        if not self._loop.is_closed():
+            self._loop.remove_reader(self.fd)
+        os.close(self.fd)
 
 
 class TrioFlavour(Flavour):

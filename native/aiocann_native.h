@@ -5,6 +5,7 @@
  *   completion_queue.c  the completion queue (C callback -> token queue -> eventfd) and the
  *                       per-device report thread that runs aclrtProcessReport
  *   fastpath.c          the hot sequences as single C calls (launch + its completion callback)
+ *   loop_timer.c        a timerfd that wakes the event loop on time for its next timer
  *   (hotpath.c is another extension, aiocann._hotpath, that calls these through their addresses)
  *
  * The region between the cffi markers is part of the cffi cdef (native/build_ffi.py).
@@ -112,6 +113,15 @@ aclError aiocann_memcpy(aiocann_cq_stream *qs, void *dst, size_t dest_max, const
 /* aclmdlRIExecuteAsync of model on the stream followed by aiocann_cq_enqueue_replay(qs, token, m),
  * as one call (Graph.launch; the same *launched contract). */
 aclError aiocann_replay(aiocann_cq_stream *qs, aclmdlRI model, aiocann_cq_model *m, uint64_t token, int *launched);
+
+/* ---- loop timer (loop_timer.c: why) ---- */
+/* A non-blocking timerfd on CLOCK_MONOTONIC (the clock of asyncio's loop.time()); -1 with errno. */
+int aiocann_timer_open(void);
+/* Makes fd readable at `when`, in seconds of CLOCK_MONOTONIC (replacing any earlier expiry; a
+ * time that has passed fires at once). 0, or -1 with errno. */
+int aiocann_timer_arm(int fd, double when);
+/* Makes a fired fd unreadable again. */
+void aiocann_timer_clear(int fd);
 /* cffi-end */
 
 /* Internal to the extension. */

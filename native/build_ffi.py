@@ -21,7 +21,7 @@ CDEF_HEADERS = [
     NATIVE / "aiocann_native.h",
     NATIVE / "aiocann_python.h",
 ]
-HELPER_SOURCES = ["native/loader.c", "native/completion_queue.c", "native/fastpath.c", "native/common/host_probe.c"]
+HELPER_SOURCES = ["native/loader.c", "native/completion_queue.c", "native/fastpath.c", "native/loop_timer.c", "native/common/host_probe.c"]
 
 
 def cdef_region(path: Path) -> str:
@@ -40,7 +40,7 @@ ffibuilder.set_source(
     sources=HELPER_SOURCES,
     include_dirs=[str(NATIVE / "include"), str(NATIVE), str(NATIVE / "common")],
     extra_compile_args=["-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden"],
-    libraries=["dl", "pthread"],
+    libraries=["dl", "pthread", "m"],
 )
 
 if __name__ == "__main__":
