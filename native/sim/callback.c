@@ -313,26 +313,27 @@ void sim_callback_wake(sim_subscriber *sub)
 /* A non-blocking report is only queued: the worker owes the processing thread a wake-up,
  * which it may defer to wake it once for several reports (stream.c). A replay has no such
  * bookkeeping: it wakes the thread at once. */
-/* A blocking report, parking (executor.c): the first run queues a report of the task's own
- * (t->wait_ctx) and parks; each run after a wake-up -- the report processed, an abort, a
- * shutdown -- checks it again under the subscriber's lock. Out of memory for the report, the
- * worker blocks instead (sim_callback_execute's report on its stack). */
-static aclError park_callback(sim_stream *s, sim_task *t)
+/* A blocking report, parking (executor.c): the first run queues a report of callback task
+ * cb's (kept in w->wait_ctx) and parks; each run after a wake-up -- the report processed, an
+ * abort, a shutdown -- checks it again under the subscriber's lock. `w` is the task whose
+ * parking it is: cb itself, or the replay cb is part of (sim_replay_can_park). Out of memory
+ * for the report, the worker blocks instead (sim_callback_execute's report on its stack). */
+static aclError park_callback(sim_stream *s, sim_task *w, const sim_task *cb)
 {
-    sim_subscriber *sub = t->u.callback.sub;
-    sim_report *r = t->wait_ctx;
+    sim_subscriber *sub = cb->u.callback.sub;
+    sim_report *r = w->wait_ctx;
     sim_park_arm(s);
     pthread_mutex_lock(&sub->lock);
     if (!r) {
         if (!(r = calloc(1, sizeof *r))) {
             pthread_mutex_unlock(&sub->lock);
-            sim_callback_execute(s, sub, t->u.callback.fn, t->u.callback.user_data, true);
+            sim_callback_execute(s, sub, cb->u.callback.fn, cb->u.callback.user_data, true);
             return ACL_SUCCESS;
         }
-        r->fn = t->u.callback.fn;
-        r->user_data = t->u.callback.user_data;
+        r->fn = cb->u.callback.fn;
+        r->user_data = cb->u.callback.user_data;
         r->block = true;
-        t->wait_ctx = r;
+        w->wait_ctx = r;
         if (sub->tail)
             sub->tail->next = r;
         else
@@ -345,11 +346,11 @@ static aclError park_callback(sim_stream *s, sim_task *t)
     if (!r->done && !(sim_stream_abort_requested(s) && withdraw_locked(sub, r))) {
         r->parked = s;
         pthread_mutex_unlock(&sub->lock);
-        return sim_park(s, t, 0);
+        return sim_park(s, w, 0);
     }
     pthread_mutex_unlock(&sub->lock);
     free(r);
-    t->wait_ctx = NULL;
+    w->wait_ctx = NULL;
     return ACL_SUCCESS;
 }
 
@@ -357,7 +358,7 @@ static aclError run_callback(sim_stream *s, sim_task *t, char *msg, size_t msgle
 {
     (void)msg, (void)msglen;
     if (t->u.callback.block && sim_task_can_park(s, t))
-        return park_callback(s, t);
+        return park_callback(s, t, t);
     sim_callback_execute(s, t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
     if (!t->u.callback.block)
         sim_stream_owe_report(s, t->u.callback.sub);
@@ -366,7 +367,9 @@ static aclError run_callback(sim_stream *s, sim_task *t, char *msg, size_t msgle
 
 static aclError replay_callback(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
 {
-    (void)rt, (void)msg, (void)msglen;
+    (void)msg, (void)msglen;
+    if (t->u.callback.block && sim_replay_can_park(s, rt)) /* capture.c goes on from it */
+        return park_callback(s, (sim_task *)rt, t);
     sim_callback_execute(s, t->u.callback.sub, t->u.callback.fn, t->u.callback.user_data, t->u.callback.block);
     if (!t->u.callback.block)
         sim_callback_wake(t->u.callback.sub);

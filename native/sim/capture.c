@@ -180,6 +180,9 @@ struct sim_model {
 };
 
 static __thread int t_nested; /* replays of sub-models inside a condition task's replay */
+/* The replay task whose current item may park its stream (sim_replay_can_park), while that
+ * item's replay runs on this worker. */
+static __thread const sim_task *t_parkable;
 
 struct sim_taskgrp {
     sim_obj obj;
@@ -1483,18 +1486,29 @@ static void launch_conds(const sim_model *m)
         launch_conds(m->subs[i]);
 }
 
+bool sim_replay_can_park(const sim_stream *s, const sim_task *rt)
+{
+    return t_parkable == rt && sim_task_can_park(s, rt);
+}
+
+/* A replay whose wait parks its stream (an item's replay returned SIM_TASK_PARKED, see
+ * sim_replay_can_park) returns SIM_TASK_PARKED too, with the item it stopped at in
+ * rt->u.model.resume: the turn runs rt again when the stream is woken, and the replay goes on
+ * from that item, which checks its wait again. Items park only while none has failed (so
+ * `first` and `stop` are clear when it goes on; an abort meanwhile is seen afresh). */
 static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_t msglen)
 {
     sim_model *m = rt->u.model.model;
     rt->u.model.ran = true; /* its external records happen (or are discarded) here */
     if (m->built) /* issue 23: a model built by stream binding runs its own program */
         return sim_build_replay(s, rt, m->built, msg, msglen);
-    if (!t_nested) /* issue 23: each run of a model starts with its conditions' defaults */
+    size_t from = rt->parked && !t_nested ? rt->u.model.resume : 0;
+    if (!t_nested && from == 0) /* issue 23: each run of a model starts with its conditions' defaults */
         launch_conds(m);
     char buf[512];
     aclError first = ACL_SUCCESS;
     bool stop = false;
-    for (size_t i = 0; i < m->nrun; i++) {
+    for (size_t i = from; i < m->nrun; i++) {
         const run_item *it = &m->run[i];
         struct sim_capkernel *k = NULL;
         const sim_task *t = it->task;
@@ -1514,7 +1528,16 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
             bool trace = sim_trace_on();
             uint64_t t0 = trace ? sim_now_ns() : 0;
             buf[0] = '\0';
+            t_parkable = !t_nested && !first ? rt : NULL;
             aclError rc = sim_capture_replay_task(s, rt, t, buf, sizeof buf);
+            t_parkable = NULL;
+            if (rc == SIM_TASK_PARKED) { /* a wait that is not over: rt runs again from item i */
+                rt->u.model.resume = i;
+                kernel_put(k);
+                return SIM_TASK_PARKED;
+            }
+            rt->parked = false; /* the item it went on from is done: a later one parks afresh */
+            rt->wait_deadline_ns = 0;
             if (rc && sim_overflow_absorb(s, rc, buf)) /* issue 11: an overflow is a warning */
                 rc = ACL_SUCCESS;
             if (trace) {

@@ -552,15 +552,43 @@ static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
     return ACL_ERROR_RT_TASK_TIMEOUT;
 }
 
+/* The parking form of a replayed wait (sim_replay_can_park; capture.c goes on from it when s is
+ * woken): the conditions of sim_event_execute_wait for an EXTERNAL wait on record `gen`, or of
+ * sim_event_wait_set for a wait on the event's flag (gen 0), checked each time s is woken -- by
+ * a record (or a lost one) of e, an abort, a forced destroy or the shutdown. */
+static aclError park_replay_wait(sim_stream *s, const sim_task *rt, sim_event *e, uint64_t gen)
+{
+    sim_park_arm(s); /* before the check that decides to park: a wake-up after it is not lost */
+    pthread_mutex_lock(&e->lock);
+    sim_waitq_remove(&e->parked, s);
+    bool pending = gen ? e->done_gen < gen && !(lost_locked(e, gen) && atomic_load(&s->closing))
+                       : e->done_gen <= e->reset_gen;
+    if (pending && !sim_stream_abort_requested(s)) {
+        sim_waitq_add(&e->parked, s);
+        pthread_mutex_unlock(&e->lock);
+        return sim_park(s, (sim_task *)rt, 0); /* the replay's stream parks, with rt at its head */
+    }
+    if (gen)
+        e->waits_done++;
+    pthread_mutex_unlock(&e->lock);
+    return ACL_SUCCESS;
+}
+
 static aclError replay_wait(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
 {
     bool ext;
     uint64_t gen = external_gen(rt, t, &ext);
-    if (ext) /* the record the event had when the model was executed; none: nothing to wait for.
-              * (Its waits_done count has no reader: EXTERNAL needs an Ex event, which refuses
-              * aclrtQueryEventWaitStatus.) No timeout: an EXTERNAL wait's is 0. */
-        return gen ? sim_event_execute_wait(s, t->u.event.event, gen, 0, msg, msglen) : ACL_SUCCESS;
-    sim_event_wait_set(s, t->u.event.event);
+    sim_event *e = t->u.event.event;
+    /* EXTERNAL: the record the event had when the model was executed; none: nothing to wait
+     * for. (Its waits_done count has no reader: EXTERNAL needs an Ex event, which refuses
+     * aclrtQueryEventWaitStatus.) No timeout: an EXTERNAL wait's is 0. */
+    if (ext && !gen)
+        return ACL_SUCCESS;
+    if (!e->ipc && sim_replay_can_park(s, rt))
+        return park_replay_wait(s, rt, e, ext ? gen : 0);
+    if (ext)
+        return sim_event_execute_wait(s, e, gen, 0, msg, msglen);
+    sim_event_wait_set(s, e);
     return ACL_SUCCESS;
 }
 

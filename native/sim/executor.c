@@ -40,9 +40,13 @@
  * A wake that comes between the check and the park is thus never lost. A parked wait's
  * timeout is a deadline in a binary heap of parked streams (a place for each stream reserved
  * when it is created, so parking never allocates); one idle worker, the timekeeper, sleeps
- * until the first deadline, and busy workers fire due ones between batches. A wait that cannot
- * park -- inside a replay (capture.c runs a model's tasks within one task), on a notify shared
- * with another process, out of memory -- blocks its worker as a hand-off (sim_exec_block).
+ * until the first deadline, and busy workers fire due ones between batches. A replay parks
+ * too: capture.c runs a captured model's tasks within its replay task, and a wait among them
+ * (an EXTERNAL event, a notify, a value, a blocking callback) parks the replay's stream with the
+ * replay at its head, which goes on from that wait when woken (sim_replay_can_park). A wait
+ * that cannot park -- inside a condition task's sub-model or a model built by stream binding,
+ * after an earlier task of the same replay failed, on a notify or IPC event shared with another
+ * process, out of memory -- blocks its worker as a hand-off (sim_exec_block).
  *
  * Locking: g_exec.lock is a leaf below every stream's lock (stream->lock > g_exec.lock), and
  * below the locks of what a parked task waits for (event, subscriber, notify, bell: they wake

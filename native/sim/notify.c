@@ -266,20 +266,22 @@ static aclError run_record(sim_stream *s, sim_task *t, char *msg, size_t msglen)
     return ACL_SUCCESS;
 }
 
-static aclError block_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen);
+static aclError block_wait(sim_stream *s, sim_notify *n, uint32_t timeout_s, const sim_task *waiter, char *msg,
+                           size_t msglen);
 
-/* Waits until the flag is set, then clears it. t->u.op.a: the timeout in seconds (0 = never).
- * Ends early, as passed, when s is aborted or force-destroyed. While the flag is the notify's
- * own (not exported or imported), the wait parks its stream (executor.c), woken by a record,
+/* Waits until the flag is set, then clears it; timeout_s 0 = never. Ends early, as passed,
+ * when s is aborted or force-destroyed. While the flag is the notify's own (not exported or
+ * imported), the wait parks its stream (executor.c) when `park` says it may, woken by a record,
  * an export (which moves the flag), its deadline, an abort or the shutdown; a shared flag may
- * be set by another process, which no wait queue here hears: that wait blocks on the futex. */
-static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
+ * be set by another process, which no wait queue here hears: that wait blocks on the futex.
+ * `w` is the task whose parking it is -- the wait task itself, or the replay it is part of
+ * (sim_replay_can_park) -- and keeps the wait's deadline between its runs. */
+static aclError wait_flag(sim_stream *s, sim_notify *n, uint32_t timeout_s, sim_task *w, bool park, char *msg,
+                          size_t msglen)
 {
-    sim_notify *n = t->u.op.obj;
-    uint32_t timeout_s = (uint32_t)t->u.op.a;
-    if (!sim_task_can_park(s, t))
-        return block_wait(s, t, msg, msglen);
-    if (!t->parked) {
+    if (!park)
+        return block_wait(s, n, timeout_s, w, msg, msglen);
+    if (!w->parked) {
         uint32_t set = 1; /* recorded already, the common case: no parking machinery */
         pthread_mutex_lock(&n->lock); /* not while an export moves the flag */
         bool taken = atomic_load(&n->word) == &n->local && atomic_compare_exchange_strong(&n->local, &set, 0);
@@ -287,14 +289,14 @@ static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
         if (taken)
             return ACL_SUCCESS;
         if (timeout_s)
-            t->wait_deadline_ns = sim_now_ns() + (uint64_t)timeout_s * 1000000000ull;
+            w->wait_deadline_ns = sim_now_ns() + (uint64_t)timeout_s * 1000000000ull;
     }
     sim_park_arm(s); /* before the check that decides to park: a wake-up after it is not lost */
     pthread_mutex_lock(&n->lock);
     sim_waitq_remove(&n->parked, s);
     if (atomic_load(&n->word) != &n->local) {
         pthread_mutex_unlock(&n->lock);
-        return block_wait(s, t, msg, msglen);
+        return block_wait(s, n, timeout_s, w, msg, msglen);
     }
     uint32_t one = 1;
     if (atomic_compare_exchange_strong(&n->local, &one, 0) || sim_stream_abort_requested(s)) {
@@ -307,26 +309,36 @@ static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
         atomic_store(&s->discard, true);
         return ACL_SUCCESS;
     }
-    if (t->wait_deadline_ns && sim_now_ns() >= t->wait_deadline_ns) {
+    if (w->wait_deadline_ns && sim_now_ns() >= w->wait_deadline_ns) {
         pthread_mutex_unlock(&n->lock);
         snprintf(msg, msglen, "notify %u: the stream waited %u s for a record and gave up", n->id, timeout_s);
         return ACL_ERROR_RT_TASK_TIMEOUT; /* TS_ERROR_TASK_TIMEOUT */
     }
     sim_waitq_add(&n->parked, s);
     pthread_mutex_unlock(&n->lock);
-    return sim_park(s, t, t->wait_deadline_ns);
+    return sim_park(s, w, w->wait_deadline_ns);
+}
+
+static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
+{
+    return wait_flag(s, t->u.op.obj, (uint32_t)t->u.op.a, t, sim_task_can_park(s, t), msg, msglen);
+}
+
+/* A captured wait, replayed: the replay task parks (capture.c goes on from this wait). */
+static aclError replay_wait(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
+{
+    return wait_flag(s, t->u.op.obj, (uint32_t)t->u.op.a, (sim_task *)rt, sim_replay_can_park(s, rt), msg, msglen);
 }
 
 /* The blocking form: s's worker sleeps on the flag's futex (a hand-off, executor.c). */
-static aclError block_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
+static aclError block_wait(sim_stream *s, sim_notify *n, uint32_t timeout_s, const sim_task *waiter, char *msg,
+                           size_t msglen)
 {
-    sim_notify *n = t->u.op.obj;
-    uint32_t timeout_s = (uint32_t)t->u.op.a;
     struct timespec deadline;
     bool timed = timeout_s && sim_deadline((int32_t)(timeout_s > 2000000u ? 2000000000u : timeout_s * 1000u), &deadline);
-    if (timed && t->wait_deadline_ns) { /* parked before an export moved the flag: the same deadline */
-        deadline.tv_sec = (time_t)(t->wait_deadline_ns / 1000000000ull);
-        deadline.tv_nsec = (long)(t->wait_deadline_ns % 1000000000ull);
+    if (timed && waiter->wait_deadline_ns) { /* parked before an export moved the flag: the same deadline */
+        deadline.tv_sec = (time_t)(waiter->wait_deadline_ns / 1000000000ull);
+        deadline.tv_nsec = (long)(waiter->wait_deadline_ns % 1000000000ull);
     }
     _Atomic uint32_t *registered = NULL;
     aclError rc = ACL_SUCCESS;
@@ -359,7 +371,7 @@ static aclError block_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 static void release(sim_task *t) { sim_obj_put(&((sim_notify *)t->u.op.obj)->obj); }
 
 static const sim_task_ops k_record = {.run = run_record, .release = release};
-static const sim_task_ops k_wait = {.run = run_wait, .release = release};
+static const sim_task_ops k_wait = {.run = run_wait, .replay = replay_wait, .release = release};
 
 /* The stream a record or wait goes on: in the current context (NotifyRecord / NotifyWait).
  * +1 ref, or NULL with the code in *rc. */

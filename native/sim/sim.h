@@ -626,6 +626,8 @@ typedef struct sim_task {
             uint64_t *ext_gen;         /* issue 23: the generations of its external records and
                                         * waits, taken by aclmdlRIExecuteAsync (owned) */
             bool ran;                  /* run or discarded by its stream (its worker writes it) */
+            size_t resume;             /* parked (sim_replay_can_park): the item of the model's
+                                        * run list its replay goes on from (capture.c) */
         } model;
         struct {
             struct sim_model *model;   /* holds a ref: the slot is the model's */
@@ -1004,6 +1006,12 @@ aclError sim_capture_replay_model(sim_stream *s, const sim_task *rt, struct sim_
 /* The replay of one recorded task t on s, as part of replay task rt: its kind's replay, or its
  * run when replaying it is running it (models built by binding replay through it too). */
 aclError sim_capture_replay_task(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen);
+/* The recorded task being replayed now, as part of replay task rt on s, may park s (as
+ * sim_task_can_park, with sim_park(s, rt, ...)): rt is run directly by a pool worker's turn and
+ * replays a captured model's run list, which goes on from that item when the stream is woken.
+ * Never inside a condition task's sub-model, a model built by binding, or a replay one of whose
+ * items failed already: those waits block their worker, as a hand-off (executor.c). */
+bool sim_replay_can_park(const sim_stream *s, const sim_task *rt);
 
 /* ------------------------------------------------------------------ events (event.c) ----- */
 

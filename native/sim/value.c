@@ -217,21 +217,23 @@ static bool stopping(sim_stream *s)
     return stop;
 }
 
-static aclError block_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen);
+static aclError block_wait(sim_stream *s, const sim_task *t, char *msg, size_t msglen);
 
-/* The wait, parking (executor.c): each run reads the value once; when the wait is not over it
- * parks the stream on the bell with a deadline -- the next read, with the same backoff as the
- * blocking form (t->wait_ctx keeps the current sleep) -- so a value write wakes it at once and
- * any other writer is noticed at the next read. */
-static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
+/* The wait of value-wait task t, parking (executor.c) when `park` says it may: each run reads
+ * the value once; when the wait is not over it parks the stream on the bell with a deadline --
+ * the next read, with the same backoff as the blocking form (w->wait_ctx keeps the current
+ * sleep) -- so a value write wakes it at once and any other writer is noticed at the next
+ * read. `w` is the task whose parking it is: t itself, or the replay t is part of
+ * (sim_replay_can_park). */
+static aclError wait_value(sim_stream *s, sim_task *w, const sim_task *t, bool park, char *msg, size_t msglen)
 {
-    if (!sim_task_can_park(s, t))
+    if (!park)
         return block_wait(s, t, msg, msglen);
     pthread_once(&g_bell_once, bell_init);
     access64 io = {.addr = (uintptr_t)sim_op_arg(t, 0)};
     uint64_t want = sim_op_arg(t, 1);
     uint32_t flag = (uint32_t)sim_op_arg(t, 2);
-    uint64_t sleep_ns = (uint64_t)(uintptr_t)t->wait_ctx;
+    uint64_t sleep_ns = (uint64_t)(uintptr_t)w->wait_ctx;
     if (!sleep_ns) { /* the first run */
         atomic_fetch_add(&g_listeners, 1);
         sleep_ns = POLL_MIN_NS;
@@ -260,16 +262,28 @@ static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
         }
         sim_waitq_add(&g_parked, s);
         pthread_mutex_unlock(&g_bell_lock);
-        t->wait_ctx = (void *)(uintptr_t)(sleep_ns * 2 < POLL_MAX_NS ? sleep_ns * 2 : POLL_MAX_NS);
-        return sim_park(s, t, sim_now_ns() + sleep_ns);
+        w->wait_ctx = (void *)(uintptr_t)(sleep_ns * 2 < POLL_MAX_NS ? sleep_ns * 2 : POLL_MAX_NS);
+        return sim_park(s, w, sim_now_ns() + sleep_ns);
     }
-    t->wait_ctx = NULL;
+    w->wait_ctx = NULL;
     atomic_fetch_sub(&g_listeners, 1);
     return rc;
 }
 
-/* The blocking form (inside a replay): the worker polls and sleeps (a hand-off, executor.c). */
-static aclError block_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
+static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
+{
+    return wait_value(s, t, t, sim_task_can_park(s, t), msg, msglen);
+}
+
+/* A captured wait, replayed: the replay task parks (capture.c goes on from this wait). */
+static aclError replay_wait(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
+{
+    return wait_value(s, (sim_task *)rt, t, sim_replay_can_park(s, rt), msg, msglen);
+}
+
+/* The blocking form (where the stream cannot park: inside a sub-model's or a built model's
+ * replay): the worker polls and sleeps (a hand-off, executor.c). */
+static aclError block_wait(sim_stream *s, const sim_task *t, char *msg, size_t msglen)
 {
     pthread_once(&g_bell_once, bell_init);
     access64 io = {.addr = (uintptr_t)sim_op_arg(t, 0)};
@@ -307,7 +321,7 @@ static aclError block_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 }
 
 static const sim_task_ops k_write = {.run = run_write};
-static const sim_task_ops k_wait = {.run = run_wait};
+static const sim_task_ops k_wait = {.run = run_wait, .replay = replay_wait};
 
 /* ------------------------------------------------------------------ API ------------------ */
 

@@ -960,6 +960,46 @@ static void test_parking(void)
     for (int round = 200 - PARKERS + 1; round <= 200; round++)
         bad += host[round % PARKERS] != (uint64_t)round;
     CHECK(bad == 0);
+    /* Replays that park (capture.c, sim_replay_can_park): a graph that waits on an EXTERNAL
+     * event, then a value, then a blocking callback, replayed on every stream while those are
+     * released from other streams; one replay is aborted while it is parked. */
+    aclrtEvent ext;
+    aclrtStream cap;
+    aclmdlRI model;
+    OK(aclrtCreateEventWithFlag(&ext, ACL_EVENT_EXTERNAL));
+    OK(aclrtCreateStream(&cap));
+    OK(aclrtSubscribeReport((uint64_t)tid, cap));
+    OK(aclrtMemset(vals, PARKERS * 8, 0, PARKERS * 8));
+    OK(aclrtMemset(marks, PARKERS * 8, 0, PARKERS * 8));
+    OK(aclmdlRICaptureBegin(cap, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    OK(aclrtStreamWaitEvent(cap, ext));
+    OK(aclrtValueWait(&vals[0], 1, 0 /* GEQ */, cap));
+    OK(aclrtLaunchCallback(on_done, &r, ACL_CALLBACK_BLOCK, cap));
+    OK(aclrtValueWrite(&marks[0], 7, 0, cap));
+    OK(aclmdlRICaptureEnd(cap, &model));
+    OK(aclrtWaitAndResetNotify(gate_open, gate, 0));
+    OK(aclrtRecordEvent(ext, gate)); /* behind the gate: every replay's wait is for it */
+    pthread_mutex_lock(&r.lock);
+    int callbacks = r.count;
+    pthread_mutex_unlock(&r.lock);
+    for (int i = 0; i < PARKERS; i++)
+        OK(aclmdlRIExecuteAsync(model, st[i]));
+    OK(aclrtStreamAbort(st[0])); /* parked at the event wait, or not started: nothing more of it runs */
+    OK(aclrtRecordNotify(gate_open, release));
+    OK(aclrtValueWrite(&vals[0], 1, 0, release));
+    for (int i = 0; i < PARKERS; i++)
+        OK(aclrtSynchronizeStream(st[i]));
+    OK(aclrtSynchronizeStream(gate));
+    OK(aclrtSynchronizeStream(release));
+    OK(aclrtMemcpy(host, 8, marks, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(host[0] == 7);
+    pthread_mutex_lock(&r.lock);
+    CHECK(r.count - callbacks == PARKERS - 1);
+    pthread_mutex_unlock(&r.lock);
+    OK(aclmdlRIDestroy(model));
+    OK(aclrtUnSubscribeReport((uint64_t)tid, cap));
+    OK(aclrtDestroyStream(cap));
+    OK(aclrtDestroyEvent(ext));
     OK(aclrtDestroyNotify(ping));
     OK(aclrtDestroyNotify(pong));
     for (int i = 0; i < PARKERS; i++) {

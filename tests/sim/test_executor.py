@@ -182,6 +182,107 @@ out += [pending, during, ok_other, sum(rc != 0 for rc in rcs), threads() - base]
     assert ok_other == 0 and failed == 0
 
 
+def test_replays_waiting_on_an_external_event_park_with_one_worker() -> None:
+    """50 streams replay a captured graph that waits on an ACL_EVENT_EXTERNAL event whose record
+    is queued behind another stream's wait: each replay parks its stream at the wait (it goes
+    on from there when the record comes) instead of holding a worker -- with one worker and no
+    thread joining it -- and every replay's memset behind the wait then runs."""
+    got = run(
+        """
+e = ffi.new("aclrtEvent *")
+check(lib.aclrtCreateEventWithFlag(e, 0x20))  # ACL_EVENT_EXTERNAL
+go = e[0]
+cs = new_stream()
+check(lib.aclmdlRICaptureBegin(cs, 0))
+check(lib.aclrtStreamWaitEvent(cs, go))
+check(lib.aclrtMemsetAsync(p[0], 4096, 7, 4096, cs))
+model = ffi.new("aclmdlRI *")
+check(lib.aclmdlRICaptureEnd(cs, model))
+b = new_stream()
+n = ffi.new("aclrtNotify *")
+check(lib.aclrtCreateNotify(n, 0))
+check(lib.aclrtWaitAndResetNotify(n[0], b, 0))  # B parks on a notify
+check(lib.aclrtRecordEvent(go, b))              # the record is queued behind B's wait
+base = threads()
+replays = [new_stream() for _ in range(50)]
+for s in replays:
+    check(lib.aclmdlRIExecuteAsync(model[0], s))
+time.sleep(0.1)
+status = ffi.new("aclrtStreamStatus *")
+pending = 0
+for s in replays:
+    check(lib.aclrtStreamQuery(s, status))
+    pending += status[0] != 0
+during = threads() - base
+other = new_stream()  # the one worker still runs other work, then releases B
+check(lib.aclrtMemsetAsync(p[0], 4096, 6, 4096, other))
+ok_other = lib.aclrtSynchronizeStreamWithTimeout(other, 5000)
+check(lib.aclrtRecordNotify(n[0], other))
+rcs = [lib.aclrtSynchronizeStreamWithTimeout(s, 5000) for s in [b] + replays]
+host = ffi.new("uint8_t[4096]")
+check(lib.aclrtMemcpy(host, 4096, p[0], 4096, 2))  # ACL_MEMCPY_DEVICE_TO_HOST
+out += [pending, during, ok_other, sum(rc != 0 for rc in rcs), threads() - base, host[0], host[4095]]
+check(lib.aclmdlRIDestroy(model[0]))
+""",
+        workers=1,
+    )
+    pending, during, ok_other, failed, after, first, last = got
+    assert pending == 50  # every replay was still waiting for the record
+    assert during == 0 and after == 0  # no thread for any of the 50 waits
+    assert ok_other == 0 and failed == 0
+    assert first == last == 7  # the replays went on past their wait
+
+
+def test_replayed_value_and_notify_waits_park_with_one_worker() -> None:
+    """Replays whose captured value wait (20 streams) or notify wait (one stream) is not over
+    park their streams, with one worker and no thread joining it; a value write and a notify
+    record from another stream then end them, and each replay goes on past its wait."""
+    got = run(
+        """
+def capture(wait):
+    cs = new_stream()
+    check(lib.aclmdlRICaptureBegin(cs, 0))
+    wait(cs)
+    check(lib.aclrtMemsetAsync(p[0], 64, 9, 64, cs))
+    model = ffi.new("aclmdlRI *")
+    check(lib.aclmdlRICaptureEnd(cs, model))
+    return model[0]
+flag = ffi.cast("char *", p[0]) + 1024  # a 64-bit value the replays wait for, 0 now
+check(lib.aclrtMemset(flag, 8, 0, 8))
+n = ffi.new("aclrtNotify *")
+check(lib.aclrtCreateNotify(n, 0))
+by_value = capture(lambda cs: check(lib.aclrtValueWait(flag, 1, 0, cs)))  # >= 1
+by_notify = capture(lambda cs: check(lib.aclrtWaitAndResetNotify(n[0], cs, 0)))
+base = threads()
+replays = [new_stream() for _ in range(21)]
+for s in replays[:20]:
+    check(lib.aclmdlRIExecuteAsync(by_value, s))
+check(lib.aclmdlRIExecuteAsync(by_notify, replays[20]))
+time.sleep(0.1)
+status = ffi.new("aclrtStreamStatus *")
+pending = 0
+for s in replays:
+    check(lib.aclrtStreamQuery(s, status))
+    pending += status[0] != 0
+during = threads() - base
+other = new_stream()
+check(lib.aclrtValueWrite(flag, 1, 0, other))
+check(lib.aclrtRecordNotify(n[0], other))
+rcs = [lib.aclrtSynchronizeStreamWithTimeout(s, 5000) for s in [other] + replays]
+host = ffi.new("uint8_t[64]")
+check(lib.aclrtMemcpy(host, 64, p[0], 64, 2))  # ACL_MEMCPY_DEVICE_TO_HOST
+out += [pending, during, sum(rc != 0 for rc in rcs), threads() - base, host[0]]
+for m in (by_value, by_notify):
+    check(lib.aclmdlRIDestroy(m))
+""",
+        workers=1,
+    )
+    pending, during, failed, after, written = got
+    assert pending == 21  # every replay was still waiting
+    assert during == 0 and after == 0  # no thread for any of the 21 waits
+    assert failed == 0 and written == 9
+
+
 def test_blocking_callbacks_park_while_other_streams_progress() -> None:
     """Twenty streams each reach a blocking callback that no thread processes yet: with one
     worker, another stream's work still completes; once a thread processes the reports, every
@@ -221,6 +322,54 @@ out += [ok_other, pending, during, len(ran), int(sorted(ran) == list(range(20)))
         workers=1,
     )
     assert got == [0, 20, 0, 20, 1, 0]
+
+
+def test_replayed_blocking_callbacks_park_with_one_worker() -> None:
+    """Ten replays of a graph with a captured blocking callback reach it before any thread
+    processes reports: each parks its stream (no thread joins the one worker, and another
+    stream's work completes); once a thread processes the reports, every replay's callback runs
+    and the replay goes on past it."""
+    got = run(
+        """
+import threading
+ran = []
+@ffi.callback("void(void *)")
+def cb(arg):
+    ran.append(int(ffi.cast("intptr_t", arg)))
+tid = threading.get_ident()
+cs = new_stream()
+check(lib.aclrtSubscribeReport(tid, cs))
+check(lib.aclmdlRICaptureBegin(cs, 0))
+check(lib.aclrtLaunchCallback(cb, ffi.cast("void *", 5), 1, cs))  # ACL_CALLBACK_BLOCK
+check(lib.aclrtMemsetAsync(p[0], 64, 3, 64, cs))
+model = ffi.new("aclmdlRI *")
+check(lib.aclmdlRICaptureEnd(cs, model))
+base = threads()
+replays = [new_stream() for _ in range(10)]
+for s in replays:
+    check(lib.aclmdlRIExecuteAsync(model[0], s))
+other = new_stream()
+check(lib.aclrtMemsetAsync(p[0], 4096, 8, 4096, other))
+ok_other = lib.aclrtSynchronizeStreamWithTimeout(other, 5000)
+status = ffi.new("aclrtStreamStatus *")
+pending = 0
+for s in replays:
+    check(lib.aclrtStreamQuery(s, status))
+    pending += status[0] != 0
+during = threads() - base
+deadline = time.monotonic() + 5
+while len(ran) < 10 and time.monotonic() < deadline:
+    lib.aclrtProcessReport(100)
+rcs = [lib.aclrtSynchronizeStreamWithTimeout(s, 5000) for s in replays]
+host = ffi.new("uint8_t[64]")
+check(lib.aclrtMemcpy(host, 64, p[0], 64, 2))  # ACL_MEMCPY_DEVICE_TO_HOST
+check(lib.aclmdlRIDestroy(model[0]))
+check(lib.aclrtUnSubscribeReport(tid, cs))
+out += [ok_other, pending, during, len(ran), int(set(ran) == {5}), sum(rc != 0 for rc in rcs), host[0]]
+""",
+        workers=1,
+    )
+    assert got == [0, 10, 0, 10, 1, 0, 3]
 
 
 def test_parked_waits_still_time_out_with_their_codes() -> None:
