@@ -27,6 +27,20 @@ def new_stream():
     s = ffi.new("aclrtStream *")
     check(lib.aclrtCreateStream(s))
     return s[0]
+def not_done(streams):
+    status = ffi.new("aclrtStreamStatus *")
+    n = 0
+    for s in streams:
+        check(lib.aclrtStreamQuery(s, status))
+        n += status[0] != 0  # ACL_STREAM_STATUS_COMPLETE is 0
+    return n
+def capture(enqueue):
+    cs = new_stream()  # a graph of what enqueue(cs) enqueues
+    check(lib.aclmdlRICaptureBegin(cs, 0))  # ACL_MODEL_RI_CAPTURE_MODE_GLOBAL
+    enqueue(cs)
+    model = ffi.new("aclmdlRI *")
+    check(lib.aclmdlRICaptureEnd(cs, model))
+    return model[0]
 """
 
 
@@ -83,11 +97,7 @@ for s in waiting:
 for s in waiting:
     check(lib.aclrtMemsetAsync(p[0], 4096, 3, 4096, s))  # queued behind the wait
 time.sleep(0.2)
-status = ffi.new("aclrtStreamStatus *")
-pending = 0
-for s in waiting:
-    check(lib.aclrtStreamQuery(s, status))
-    pending += status[0] != 0  # ACL_STREAM_STATUS_COMPLETE is 0
+pending = not_done(waiting)
 other = new_stream()
 check(lib.aclrtMemsetAsync(p[0], 4096, 4, 4096, other))
 out += [pending, lib.aclrtSynchronizeStreamWithTimeout(other, 5000)]
@@ -125,11 +135,7 @@ for s in waiters:
     check(lib.aclrtStreamWaitEvent(s, e[0]))
     check(lib.aclrtMemsetAsync(p[0], 4096, 5, 4096, s))
 time.sleep(0.1)
-status = ffi.new("aclrtStreamStatus *")
-pending = 0
-for s in waiters:
-    check(lib.aclrtStreamQuery(s, status))
-    pending += status[0] != 0
+pending = not_done(waiters)
 other = new_stream()
 check(lib.aclrtRecordNotify(n[0], other))
 out += [pending] + [lib.aclrtSynchronizeStreamWithTimeout(s, 5000) for s in [rec] + waiters]
@@ -161,11 +167,7 @@ for s in waiters:
     check(lib.aclrtStreamWaitEvent(s, e[0]))
     check(lib.aclrtMemsetAsync(p[0], 4096, 5, 4096, s))
 time.sleep(0.1)
-status = ffi.new("aclrtStreamStatus *")
-pending = 0
-for s in waiters:
-    check(lib.aclrtStreamQuery(s, status))
-    pending += status[0] != 0
+pending = not_done(waiters)
 during = threads() - base
 other = new_stream()  # the one worker still runs other work, then releases B
 check(lib.aclrtMemsetAsync(p[0], 4096, 6, 4096, other))
@@ -192,12 +194,10 @@ def test_replays_waiting_on_an_external_event_park_with_one_worker() -> None:
 e = ffi.new("aclrtEvent *")
 check(lib.aclrtCreateEventWithFlag(e, 0x20))  # ACL_EVENT_EXTERNAL
 go = e[0]
-cs = new_stream()
-check(lib.aclmdlRICaptureBegin(cs, 0))
-check(lib.aclrtStreamWaitEvent(cs, go))
-check(lib.aclrtMemsetAsync(p[0], 4096, 7, 4096, cs))
-model = ffi.new("aclmdlRI *")
-check(lib.aclmdlRICaptureEnd(cs, model))
+def graph(cs):
+    check(lib.aclrtStreamWaitEvent(cs, go))
+    check(lib.aclrtMemsetAsync(p[0], 4096, 7, 4096, cs))
+model = capture(graph)
 b = new_stream()
 n = ffi.new("aclrtNotify *")
 check(lib.aclrtCreateNotify(n, 0))
@@ -206,13 +206,9 @@ check(lib.aclrtRecordEvent(go, b))              # the record is queued behind B'
 base = threads()
 replays = [new_stream() for _ in range(50)]
 for s in replays:
-    check(lib.aclmdlRIExecuteAsync(model[0], s))
+    check(lib.aclmdlRIExecuteAsync(model, s))
 time.sleep(0.1)
-status = ffi.new("aclrtStreamStatus *")
-pending = 0
-for s in replays:
-    check(lib.aclrtStreamQuery(s, status))
-    pending += status[0] != 0
+pending = not_done(replays)
 during = threads() - base
 other = new_stream()  # the one worker still runs other work, then releases B
 check(lib.aclrtMemsetAsync(p[0], 4096, 6, 4096, other))
@@ -222,7 +218,7 @@ rcs = [lib.aclrtSynchronizeStreamWithTimeout(s, 5000) for s in [b] + replays]
 host = ffi.new("uint8_t[4096]")
 check(lib.aclrtMemcpy(host, 4096, p[0], 4096, 2))  # ACL_MEMCPY_DEVICE_TO_HOST
 out += [pending, during, ok_other, sum(rc != 0 for rc in rcs), threads() - base, host[0], host[4095]]
-check(lib.aclmdlRIDestroy(model[0]))
+check(lib.aclmdlRIDestroy(model))
 """,
         workers=1,
     )
@@ -239,31 +235,24 @@ def test_replayed_value_and_notify_waits_park_with_one_worker() -> None:
     record from another stream then end them, and each replay goes on past its wait."""
     got = run(
         """
-def capture(wait):
-    cs = new_stream()
-    check(lib.aclmdlRICaptureBegin(cs, 0))
-    wait(cs)
-    check(lib.aclrtMemsetAsync(p[0], 64, 9, 64, cs))
-    model = ffi.new("aclmdlRI *")
-    check(lib.aclmdlRICaptureEnd(cs, model))
-    return model[0]
+def waiting(wait):
+    def graph(cs):
+        wait(cs)
+        check(lib.aclrtMemsetAsync(p[0], 64, 9, 64, cs))
+    return capture(graph)
 flag = ffi.cast("char *", p[0]) + 1024  # a 64-bit value the replays wait for, 0 now
 check(lib.aclrtMemset(flag, 8, 0, 8))
 n = ffi.new("aclrtNotify *")
 check(lib.aclrtCreateNotify(n, 0))
-by_value = capture(lambda cs: check(lib.aclrtValueWait(flag, 1, 0, cs)))  # >= 1
-by_notify = capture(lambda cs: check(lib.aclrtWaitAndResetNotify(n[0], cs, 0)))
+by_value = waiting(lambda cs: check(lib.aclrtValueWait(flag, 1, 0, cs)))  # >= 1
+by_notify = waiting(lambda cs: check(lib.aclrtWaitAndResetNotify(n[0], cs, 0)))
 base = threads()
 replays = [new_stream() for _ in range(21)]
 for s in replays[:20]:
     check(lib.aclmdlRIExecuteAsync(by_value, s))
 check(lib.aclmdlRIExecuteAsync(by_notify, replays[20]))
 time.sleep(0.1)
-status = ffi.new("aclrtStreamStatus *")
-pending = 0
-for s in replays:
-    check(lib.aclrtStreamQuery(s, status))
-    pending += status[0] != 0
+pending = not_done(replays)
 during = threads() - base
 other = new_stream()
 check(lib.aclrtValueWrite(flag, 1, 0, other))
@@ -305,11 +294,7 @@ for i, s in enumerate(streams):
 other = new_stream()
 check(lib.aclrtMemsetAsync(p[0], 4096, 8, 4096, other))
 ok_other = lib.aclrtSynchronizeStreamWithTimeout(other, 5000)
-status = ffi.new("aclrtStreamStatus *")
-pending = 0
-for s in streams:
-    check(lib.aclrtStreamQuery(s, status))
-    pending += status[0] != 0
+pending = not_done(streams)
 during = threads() - base
 deadline = time.monotonic() + 5
 while len(ran) < 20 and time.monotonic() < deadline:
@@ -337,25 +322,21 @@ ran = []
 def cb(arg):
     ran.append(int(ffi.cast("intptr_t", arg)))
 tid = threading.get_ident()
-cs = new_stream()
-check(lib.aclrtSubscribeReport(tid, cs))
-check(lib.aclmdlRICaptureBegin(cs, 0))
-check(lib.aclrtLaunchCallback(cb, ffi.cast("void *", 5), 1, cs))  # ACL_CALLBACK_BLOCK
-check(lib.aclrtMemsetAsync(p[0], 64, 3, 64, cs))
-model = ffi.new("aclmdlRI *")
-check(lib.aclmdlRICaptureEnd(cs, model))
+def graph(cs):
+    check(lib.aclrtSubscribeReport(tid, cs))
+    check(lib.aclrtLaunchCallback(cb, ffi.cast("void *", 5), 1, cs))  # ACL_CALLBACK_BLOCK
+    check(lib.aclrtMemsetAsync(p[0], 64, 3, 64, cs))
+    subscribed.append(cs)
+subscribed = []
+model = capture(graph)
 base = threads()
 replays = [new_stream() for _ in range(10)]
 for s in replays:
-    check(lib.aclmdlRIExecuteAsync(model[0], s))
+    check(lib.aclmdlRIExecuteAsync(model, s))
 other = new_stream()
 check(lib.aclrtMemsetAsync(p[0], 4096, 8, 4096, other))
 ok_other = lib.aclrtSynchronizeStreamWithTimeout(other, 5000)
-status = ffi.new("aclrtStreamStatus *")
-pending = 0
-for s in replays:
-    check(lib.aclrtStreamQuery(s, status))
-    pending += status[0] != 0
+pending = not_done(replays)
 during = threads() - base
 deadline = time.monotonic() + 5
 while len(ran) < 10 and time.monotonic() < deadline:
@@ -363,8 +344,8 @@ while len(ran) < 10 and time.monotonic() < deadline:
 rcs = [lib.aclrtSynchronizeStreamWithTimeout(s, 5000) for s in replays]
 host = ffi.new("uint8_t[64]")
 check(lib.aclrtMemcpy(host, 64, p[0], 64, 2))  # ACL_MEMCPY_DEVICE_TO_HOST
-check(lib.aclmdlRIDestroy(model[0]))
-check(lib.aclrtUnSubscribeReport(tid, cs))
+check(lib.aclmdlRIDestroy(model))
+check(lib.aclrtUnSubscribeReport(tid, subscribed[0]))
 out += [ok_other, pending, during, len(ran), int(set(ran) == {5}), sum(rc != 0 for rc in rcs), host[0]]
 """,
         workers=1,
