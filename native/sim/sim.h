@@ -734,9 +734,6 @@ struct sim_stream {
     /* The running turn's only (passed between turns under lock): the subscriber it owes a wake-up for `owed` queued non-blocking
      * reports, the first queued at owed_since (holds a subscriber reference). */
     struct sim_subscriber *owed_sub;
-    /* Tasks the worker finished, for submitting threads to reuse (see sim_task_new). */
-    _Atomic(sim_task *) recycled;
-    atomic_uint nrecycled;
     uint32_t owed;
     uint64_t owed_since;
     sim_guard *guard;            /* the running turn's worker's fault guard (it runs blocks on
@@ -802,7 +799,7 @@ sim_stream *sim_stream_resolve(aclrtStream s, const char *func, aclError *rc);
 /* As sim_stream_resolve, for submitting work: the stream must also belong to the calling
  * thread's current context (107003 otherwise, 107002 without a context). Same contract. */
 sim_stream *sim_stream_for_work(aclrtStream s, const char *func, aclError *rc);
-/* A zeroed task of kind ops: one the calling thread took from a stream's recycled tasks, or a
+/* A zeroed task of kind ops: one the calling thread took from the recycled tasks, or a
  * new one. */
 sim_task *sim_task_new(const sim_task_ops *ops);
 /* Runs the aclrtRegStreamStateCallback callbacks for a user stream just created (created) or
