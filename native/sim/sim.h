@@ -696,7 +696,6 @@ struct sim_stream {
     bool is_default;
     uint32_t flags, priority;
     pthread_mutex_t lock;
-    pthread_cond_t done_cv;      /* synchronizers (and a shutdown) wait for progress */
     sim_task *head, *tail;
     _Atomic uint64_t submitted;  /* seq of the last enqueued task (written under lock; the
                                   * worker reads it without the lock while it spins) */
@@ -709,10 +708,6 @@ struct sim_stream {
     bool scheduled;
     struct sim_stream *run_next;
     bool stopping;
-    /* Stream::errCode_: the latest failed task's code (a later failure overwrites it), reported
-     * once by synchronize and then cleared -- unless the stream is aborted, see below. */
-    aclError error;
-    char errmsg[512];
     /* A task failed while the context was in stop-on-failure mode (ABORT_ON_FAILURE): the
      * worker discards every later task unexecuted and the error is never cleared. */
     bool aborted;
@@ -791,6 +786,15 @@ struct sim_stream {
     bool wq_linked;
     bool timer_reserved;         /* sim_exec_start reserved its timer heap place */
     sim_task *running;
+    /* Last, out of the way of the fields above, which every submission and every turn touch:
+     * with many streams (issue 25: 1900) each visit to a stream finds them cache-cold, so they
+     * are kept in as few lines as may be, and what only a synchronize or a failure uses
+     * comes after them. done_cv: synchronizers (and a shutdown) wait for progress. error:
+     * Stream::errCode_, the latest failed task's code (a later failure overwrites it),
+     * reported once by synchronize and then cleared -- unless the stream is aborted (above). */
+    pthread_cond_t done_cv;
+    aclError error;
+    char errmsg[512];
 };
 
 /* Resolves a stream argument: NULL is the current context's default stream. +1 ref, and *rc
