@@ -698,7 +698,6 @@ struct sim_stream {
     bool is_default;
     uint32_t flags, priority;
     pthread_mutex_t lock;
-    pthread_cond_t done_cv;      /* synchronizers (and a shutdown) wait for progress */
     sim_task *head, *tail;
     _Atomic uint64_t submitted;  /* seq of the last enqueued task (written under lock; the
                                   * worker reads it without the lock while it spins) */
@@ -711,10 +710,6 @@ struct sim_stream {
     bool scheduled;
     struct sim_stream *run_next;
     bool stopping;
-    /* Stream::errCode_: the latest failed task's code (a later failure overwrites it), reported
-     * once by synchronize and then cleared -- unless the stream is aborted, see below. */
-    aclError error;
-    char errmsg[512];
     /* A task failed while the context was in stop-on-failure mode (ABORT_ON_FAILURE): the
      * worker discards every later task unexecuted and the error is never cleared. */
     bool aborted;
@@ -736,9 +731,6 @@ struct sim_stream {
     /* The running turn's only (passed between turns under lock): the subscriber it owes a wake-up for `owed` queued non-blocking
      * reports, the first queued at owed_since (holds a subscriber reference). */
     struct sim_subscriber *owed_sub;
-    /* Tasks the worker finished, for submitting threads to reuse (see sim_task_new). */
-    _Atomic(sim_task *) recycled;
-    atomic_uint nrecycled;
     uint32_t owed;
     uint64_t owed_since;
     sim_guard *guard;            /* the running turn's worker's fault guard (it runs blocks on
@@ -796,6 +788,15 @@ struct sim_stream {
     bool wq_linked;
     bool timer_reserved;         /* sim_exec_start reserved its timer heap place */
     sim_task *running;
+    /* Last, out of the way of the fields above, which every submission and every turn touch:
+     * with many streams (issue 25: 1900) each visit to a stream finds them cache-cold, so they
+     * are kept in as few lines as may be, and what only a synchronize or a failure uses
+     * comes after them. done_cv: synchronizers (and a shutdown) wait for progress. error:
+     * Stream::errCode_, the latest failed task's code (a later failure overwrites it),
+     * reported once by synchronize and then cleared -- unless the stream is aborted (above). */
+    pthread_cond_t done_cv;
+    aclError error;
+    char errmsg[512];
 };
 
 /* Resolves a stream argument: NULL is the current context's default stream. +1 ref, and *rc
@@ -804,7 +805,7 @@ sim_stream *sim_stream_resolve(aclrtStream s, const char *func, aclError *rc);
 /* As sim_stream_resolve, for submitting work: the stream must also belong to the calling
  * thread's current context (107003 otherwise, 107002 without a context). Same contract. */
 sim_stream *sim_stream_for_work(aclrtStream s, const char *func, aclError *rc);
-/* A zeroed task of kind ops: one the calling thread took from a stream's recycled tasks, or a
+/* A zeroed task of kind ops: one the calling thread took from the recycled tasks, or a
  * new one. */
 sim_task *sim_task_new(const sim_task_ops *ops);
 /* Runs the aclrtRegStreamStateCallback callbacks for a user stream just created (created) or

@@ -49,26 +49,51 @@
 
 /* Task recycling. Tasks are allocated by the submitting thread and finished by a stream
  * worker; with malloc/free that is a cross-thread free per task, which contends for the
- * allocator's arena lock with the submitter. Instead a worker pushes finished tasks onto its
- * stream's `recycled` stack (lock-free: it is the only pusher), and a submitting thread takes
- * the whole stack at once (an exchange, so no ABA) into a thread-local spare list when it has
- * none left. A task may be reused on any stream. */
-#define RECYCLE_MAX 1024u
+ * allocator's arena lock with the submitter. Instead a worker hands finished tasks back to one
+ * process-wide stack (g_recycled), a chain of them at a time (sim_stream_run_turn collects a
+ * turn's), and a submitting thread takes the whole stack at once (an exchange: with pushes
+ * that only add and a pop that takes all, there is no ABA) into a thread-local spare list when
+ * it has none left. A task may be reused on any stream.
+ *
+ * One stack for every stream, not one per stream, so that the task a submitter reuses is one
+ * finished a moment ago, still in cache: with a stack per stream, a program that spreads its
+ * work over many streams (issue 25: 1900) came back to each stream's stack only once per
+ * sweep over all of them, and reused tasks that had long left the cache -- the submitting
+ * thread's dearest miss. `n` counts the tasks recycled and not yet handed out again (on the
+ * stack or in a thread's spare list): above RECYCLE_MAX a worker frees instead, which bounds
+ * the memory kept. */
+#define RECYCLE_MAX 4096u
+#define RECYCLE_CHAIN 32u /* a turn hands back its finished tasks at least this often */
+
+static struct {
+    _Alignas(64) _Atomic(sim_task *) head;
+    atomic_uint n;
+} g_recycled; /* a cache line of its own: workers push to it, submitters take from it */
 
 static __thread sim_task *t_spares;
+static __thread unsigned t_handed; /* of the spares taken, how many were handed out (see g_recycled.n) */
 static pthread_key_t g_spares_key;
 static pthread_once_t g_spares_once = PTHREAD_ONCE_INIT;
 
-static void free_list(sim_task *t)
+static unsigned free_list(sim_task *t)
 {
+    unsigned n = 0;
     while (t) {
         sim_task *next = t->next;
         free(t);
         t = next;
+        n++;
     }
+    return n;
 }
 
-static void free_spares(void *list) { free_list(list); }
+/* Thread exit: the spares left are no longer recycled ones. */
+static void free_spares(void *list)
+{
+    unsigned n = free_list(list) + t_handed;
+    t_handed = 0;
+    atomic_fetch_sub_explicit(&g_recycled.n, n, memory_order_relaxed);
+}
 static void make_spares_key(void) { pthread_key_create(&g_spares_key, free_spares); }
 
 sim_task *sim_task_new(const sim_task_ops *ops)
@@ -76,6 +101,11 @@ sim_task *sim_task_new(const sim_task_ops *ops)
     sim_task *t = t_spares;
     if (t) {
         t_spares = t->next;
+        t_handed++;
+        if (!t_spares) { /* the last of them: no longer counted as recycled (one update a list) */
+            atomic_fetch_sub_explicit(&g_recycled.n, t_handed, memory_order_relaxed);
+            t_handed = 0;
+        }
         pthread_setspecific(g_spares_key, t_spares); /* what the thread-exit destructor frees */
         memset(t, 0, offsetof(sim_task, inline_args));
     } else if (!(t = calloc(1, sizeof *t))) {
@@ -85,13 +115,12 @@ sim_task *sim_task_new(const sim_task_ops *ops)
     return t;
 }
 
-static void take_recycled(sim_stream *s)
+static void take_recycled(void)
 {
-    if (t_spares || !atomic_load_explicit(&s->recycled, memory_order_relaxed))
+    if (t_spares || !atomic_load_explicit(&g_recycled.head, memory_order_relaxed))
         return;
     pthread_once(&g_spares_once, make_spares_key);
-    t_spares = atomic_exchange_explicit(&s->recycled, NULL, memory_order_acquire);
-    atomic_store_explicit(&s->nrecycled, 0, memory_order_relaxed);
+    t_spares = atomic_exchange_explicit(&g_recycled.head, NULL, memory_order_acquire);
     pthread_setspecific(g_spares_key, t_spares); /* freed if the thread exits */
 }
 
@@ -108,19 +137,40 @@ void sim_task_free(sim_task *t)
     free(t);
 }
 
-/* The worker's end of a task: recycled for a submitter, or freed when enough are waiting. */
-static void task_done(sim_stream *s, sim_task *t)
+/* A turn's finished tasks, on their way back to g_recycled (the turn's own). */
+typedef struct {
+    sim_task *head, *tail;
+    unsigned n;
+} done_chain;
+
+/* Hands the chain back: recycled for a submitter, or freed when enough are waiting. */
+static void done_flush(done_chain *c)
+{
+    if (!c->n)
+        return;
+    if (atomic_load_explicit(&g_recycled.n, memory_order_relaxed) >= RECYCLE_MAX) {
+        free_list(c->head);
+    } else {
+        atomic_fetch_add_explicit(&g_recycled.n, c->n, memory_order_relaxed);
+        c->tail->next = atomic_load_explicit(&g_recycled.head, memory_order_relaxed);
+        while (!atomic_compare_exchange_weak_explicit(&g_recycled.head, &c->tail->next, c->head,
+                                                      memory_order_release, memory_order_relaxed))
+            ;
+    }
+    *c = (done_chain){0};
+}
+
+/* The worker's end of a task: released, and on the turn's chain, newest first (the first a
+ * submitter reuses). */
+static void task_done(done_chain *c, sim_task *t)
 {
     task_release(t);
-    if (atomic_load_explicit(&s->nrecycled, memory_order_relaxed) >= RECYCLE_MAX) {
-        free(t);
-        return;
-    }
-    atomic_fetch_add_explicit(&s->nrecycled, 1, memory_order_relaxed);
-    t->next = atomic_load_explicit(&s->recycled, memory_order_relaxed);
-    while (!atomic_compare_exchange_weak_explicit(&s->recycled, &t->next, t, memory_order_release,
-                                                  memory_order_relaxed))
-        ;
+    t->next = c->head;
+    c->head = t;
+    if (!c->n++)
+        c->tail = t;
+    if (c->n >= RECYCLE_CHAIN)
+        done_flush(c);
 }
 
 /* A task that will never execute: its kind's discard (an event record still triggers, a wait
@@ -312,6 +362,7 @@ static void publish_completed(sim_stream *s, uint64_t seq, bool locked)
 void sim_stream_run_turn(sim_stream *s, sim_guard *guard)
 {
     char msg[sizeof s->errmsg];
+    done_chain done = {0};
     s->guard = guard; /* the worker's fault guard: it runs kernel blocks on borrowed cores */
 
     pthread_mutex_lock(&s->lock);
@@ -389,6 +440,7 @@ void sim_stream_run_turn(sim_stream *s, sim_guard *guard)
                     t->park_t0 = t0 ? t0 : sim_now_ns();
                     t->traced = early;
                     pay_reports(s);
+                    done_flush(&done);
                     pthread_mutex_lock(&s->lock);
                     if (s->head)
                         batch_tail->next = s->head;
@@ -426,8 +478,9 @@ void sim_stream_run_turn(sim_stream *s, sim_guard *guard)
             publish_completed(s, t->seq, publish_together);
             if (publish_together)
                 pthread_mutex_unlock(&s->lock);
-            task_done(s, t);
+            task_done(&done, t);
         }
+        done_flush(&done);
         sim_exec_fire_timers(); /* parked streams whose timeout is due join the run queue */
         pthread_mutex_lock(&s->lock);
         if (s->head && sim_exec_others_waiting()) {
@@ -545,7 +598,7 @@ aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_
     uint64_t n = t->seq;
     t_last_task_id = t->task_id;
     pthread_mutex_unlock(&s->lock);
-    take_recycled(s);
+    take_recycled();
     if (seq)
         *seq = n;
     return ACL_SUCCESS;
@@ -670,7 +723,6 @@ static void stream_destroy(sim_obj *o)
     sim_stream *s = (sim_stream *)o;
     if (s->timer_reserved)
         sim_exec_forget();
-    free_list(atomic_load(&s->recycled));
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->done_cv);
     free(s);
