@@ -40,7 +40,8 @@ import aiocann as ac  # noqa: E402
 N = 19000  # divisible by both stream counts and by both task counts
 FEW, MANY = 8, 1900
 HOSTS = (8, 1900)  # the host tasks, the same on both sides
-ROUNDS = 15  # best of: the rounds are short (about 20 ms at T = 8), the 2-core machine noisy
+ROUNDS = 7  # per sitting, best of: the rounds are short (about 20 ms at T = 8)
+SITTINGS = 3  # a process per side and sitting, the sides alternating
 GOAL = ">= 0.9"
 THREADS_GOAL = 0.1  # at most this many host threads per stream
 
@@ -94,8 +95,15 @@ async def _measure(streams: int, hosts: tuple[int, ...]) -> tuple[dict[int, floa
 
 
 def main() -> Result:
-    few, _, _ = anyio.run(_measure, FEW, HOSTS)
-    many, per_stream, total = anyio.run(_measure, MANY, HOSTS)
+    # The sides alternate, SITTINGS times each, and each keeps its best: on a shared machine
+    # the figures of two runs seconds apart differ more than the sides do.
+    few = dict.fromkeys(HOSTS, 0.0)
+    many = dict.fromkeys(HOSTS, 0.0)
+    for _ in range(SITTINGS):
+        for side, streams in ((few, FEW), (many, MANY)):
+            best, per_stream, total = anyio.run(_measure, streams, HOSTS)
+            for t in HOSTS:
+                side[t] = max(side[t], best[t])
     ratios = {t: many[t] / few[t] for t in HOSTS}
     ratio = min(ratios.values())
     met = goal_met(ratio, GOAL) and per_stream <= THREADS_GOAL
