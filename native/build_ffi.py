@@ -21,7 +21,13 @@ CDEF_HEADERS = [
     NATIVE / "aiocann_native.h",
     NATIVE / "aiocann_python.h",
 ]
-HELPER_SOURCES = ["native/loader.c", "native/completion_queue.c", "native/fastpath.c", "native/loop_timer.c", "native/common/host_probe.c"]
+HELPER_SOURCES = [
+    "native/loader.c",
+    "native/completion_queue.c",
+    "native/fastpath.c",
+    "native/loop_timer.c",
+    "native/common/host_probe.c",
+]
 
 
 def cdef_region(path: Path) -> str:
