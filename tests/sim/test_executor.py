@@ -27,6 +27,17 @@ def new_stream():
     s = ffi.new("aclrtStream *")
     check(lib.aclrtCreateStream(s))
     return s[0]
+def gated_record(flag):
+    # An event (aclrtCreateEventWithFlag's flag), its record queued on a new stream behind a
+    # wait on a notify no one has recorded yet: (event, that stream, the notify that releases it).
+    e = ffi.new("aclrtEvent *")
+    check(lib.aclrtCreateEventWithFlag(e, flag))
+    rec = new_stream()
+    n = ffi.new("aclrtNotify *")
+    check(lib.aclrtCreateNotify(n, 0))
+    check(lib.aclrtWaitAndResetNotify(n[0], rec, 0))
+    check(lib.aclrtRecordEvent(e[0], rec))
+    return e[0], rec, n[0]
 def not_done(streams):
     status = ffi.new("aclrtStreamStatus *")
     n = 0
@@ -123,21 +134,15 @@ def test_an_event_wait_on_every_worker_does_not_stall_the_recording_stream() -> 
     order with the record."""
     got = run(
         """
-e = ffi.new("aclrtEvent *")
-check(lib.aclrtCreateEventWithFlag(e, 0x1))  # ACL_EVENT_SYNC
-rec = new_stream()
-n = ffi.new("aclrtNotify *")
-check(lib.aclrtCreateNotify(n, 0))
-check(lib.aclrtWaitAndResetNotify(n[0], rec, 0))
-check(lib.aclrtRecordEvent(e[0], rec))
+e, rec, gate = gated_record(0x1)  # ACL_EVENT_SYNC
 waiters = [new_stream() for _ in range(3)]
 for s in waiters:
-    check(lib.aclrtStreamWaitEvent(s, e[0]))
+    check(lib.aclrtStreamWaitEvent(s, e))
     check(lib.aclrtMemsetAsync(p[0], 4096, 5, 4096, s))
 time.sleep(0.1)
 pending = not_done(waiters)
 other = new_stream()
-check(lib.aclrtRecordNotify(n[0], other))
+check(lib.aclrtRecordNotify(gate, other))
 out += [pending] + [lib.aclrtSynchronizeStreamWithTimeout(s, 5000) for s in [rec] + waiters]
 """
     )
@@ -154,17 +159,11 @@ def test_a_wait_on_a_later_record_completes_with_one_worker() -> None:
     that is a deadlock unless A's wait parks. Many waiters, and no thread joins the pool."""
     got = run(
         """
-e = ffi.new("aclrtEvent *")
-check(lib.aclrtCreateEventWithFlag(e, 0x1))  # ACL_EVENT_SYNC
-b = new_stream()
-n = ffi.new("aclrtNotify *")
-check(lib.aclrtCreateNotify(n, 0))
-check(lib.aclrtWaitAndResetNotify(n[0], b, 0))  # B waits too, parked on a notify
-check(lib.aclrtRecordEvent(e[0], b))            # the record is queued behind B's wait
+e, b, gate = gated_record(0x1)  # ACL_EVENT_SYNC; B parks on a notify, its record behind it
 base = threads()
 waiters = [new_stream() for _ in range(50)]
 for s in waiters:
-    check(lib.aclrtStreamWaitEvent(s, e[0]))
+    check(lib.aclrtStreamWaitEvent(s, e))
     check(lib.aclrtMemsetAsync(p[0], 4096, 5, 4096, s))
 time.sleep(0.1)
 pending = not_done(waiters)
@@ -172,7 +171,7 @@ during = threads() - base
 other = new_stream()  # the one worker still runs other work, then releases B
 check(lib.aclrtMemsetAsync(p[0], 4096, 6, 4096, other))
 ok_other = lib.aclrtSynchronizeStreamWithTimeout(other, 5000)
-check(lib.aclrtRecordNotify(n[0], other))
+check(lib.aclrtRecordNotify(gate, other))
 rcs = [lib.aclrtSynchronizeStreamWithTimeout(s, 5000) for s in [b] + waiters]
 out += [pending, during, ok_other, sum(rc != 0 for rc in rcs), threads() - base]
 """,
@@ -191,18 +190,11 @@ def test_replays_waiting_on_an_external_event_park_with_one_worker() -> None:
     thread joining it -- and every replay's memset behind the wait then runs."""
     got = run(
         """
-e = ffi.new("aclrtEvent *")
-check(lib.aclrtCreateEventWithFlag(e, 0x20))  # ACL_EVENT_EXTERNAL
-go = e[0]
+go, b, gate = gated_record(0x20)  # ACL_EVENT_EXTERNAL; B parks on a notify, its record behind it
 def graph(cs):
     check(lib.aclrtStreamWaitEvent(cs, go))
     check(lib.aclrtMemsetAsync(p[0], 4096, 7, 4096, cs))
 model = capture(graph)
-b = new_stream()
-n = ffi.new("aclrtNotify *")
-check(lib.aclrtCreateNotify(n, 0))
-check(lib.aclrtWaitAndResetNotify(n[0], b, 0))  # B parks on a notify
-check(lib.aclrtRecordEvent(go, b))              # the record is queued behind B's wait
 base = threads()
 replays = [new_stream() for _ in range(50)]
 for s in replays:
@@ -213,7 +205,7 @@ during = threads() - base
 other = new_stream()  # the one worker still runs other work, then releases B
 check(lib.aclrtMemsetAsync(p[0], 4096, 6, 4096, other))
 ok_other = lib.aclrtSynchronizeStreamWithTimeout(other, 5000)
-check(lib.aclrtRecordNotify(n[0], other))
+check(lib.aclrtRecordNotify(gate, other))
 rcs = [lib.aclrtSynchronizeStreamWithTimeout(s, 5000) for s in [b] + replays]
 host = ffi.new("uint8_t[4096]")
 check(lib.aclrtMemcpy(host, 4096, p[0], 4096, 2))  # ACL_MEMCPY_DEVICE_TO_HOST
@@ -399,15 +391,9 @@ def test_abort_and_reset_of_parked_streams() -> None:
     got = run(
         """
 import threading
-e = ffi.new("aclrtEvent *")
-check(lib.aclrtCreateEventWithFlag(e, 0x1))
-rec = new_stream()
-n = ffi.new("aclrtNotify *")
-check(lib.aclrtCreateNotify(n, 0))
-check(lib.aclrtWaitAndResetNotify(n[0], rec, 0))
-check(lib.aclrtRecordEvent(e[0], rec))
+e, rec, gate = gated_record(0x1)  # ACL_EVENT_SYNC
 a = new_stream()
-check(lib.aclrtStreamWaitEvent(a, e[0]))
+check(lib.aclrtStreamWaitEvent(a, e))
 check(lib.aclrtMemsetAsync(p[0], 4096, 11, 4096, a))
 c = new_stream()
 @ffi.callback("void(void *)")
@@ -416,7 +402,7 @@ def cb(arg):
 check(lib.aclrtSubscribeReport(threading.get_ident(), c))
 check(lib.aclrtLaunchCallback(cb, ffi.NULL, 1, c))
 f = new_stream()
-check(lib.aclrtStreamWaitEvent(f, e[0]))
+check(lib.aclrtStreamWaitEvent(f, e))
 v = new_stream()
 check(lib.aclrtMemsetAsync(p[0], 8, 0, 8, v))
 check(lib.aclrtValueWait(p[0], 1, 1, v))  # EQ 1: never written
@@ -426,7 +412,7 @@ out += [lib.aclrtStreamAbort(a)]
 check(lib.aclrtMemsetAsync(p[0], 4096, 12, 4096, a))
 out += [lib.aclrtSynchronizeStreamWithTimeout(a, 5000)]
 out += [lib.aclrtStreamAbort(c), lib.aclrtSynchronizeStreamWithTimeout(c, 5000)]
-check(lib.aclrtRecordNotify(n[0], a))  # a notify wait is not ended by a reset (as before); f's then is
+check(lib.aclrtRecordNotify(gate, a))  # a notify wait is not ended by a reset (as before); f's then is
 out += [lib.aclrtResetDevice(0), int(time.monotonic() - t0 < 3)]
 """,
         workers=1,
@@ -440,16 +426,10 @@ def test_a_cross_device_wait_parks() -> None:
     record."""
     got = run(
         """
-e = ffi.new("aclrtEvent *")
-check(lib.aclrtCreateEventWithFlag(e, 0x1))
-rec = new_stream()
-n = ffi.new("aclrtNotify *")
-check(lib.aclrtCreateNotify(n, 0))
-check(lib.aclrtWaitAndResetNotify(n[0], rec, 0))
-check(lib.aclrtRecordEvent(e[0], rec))
+e, rec, gate = gated_record(0x1)  # ACL_EVENT_SYNC
 check(lib.aclrtSetDevice(1))
 far = new_stream()
-check(lib.aclrtStreamWaitEvent(far, e[0]))
+check(lib.aclrtStreamWaitEvent(far, e))
 q = ffi.new("void **")
 check(lib.aclrtMalloc(q, 4096, 0))
 check(lib.aclrtMemsetAsync(q[0], 4096, 1, 4096, far))
@@ -461,7 +441,7 @@ check(lib.aclrtSetDevice(0))
 other = new_stream()
 check(lib.aclrtMemsetAsync(p[0], 4096, 2, 4096, other))
 out += [lib.aclrtSynchronizeStreamWithTimeout(other, 5000)]
-check(lib.aclrtRecordNotify(n[0], other))
+check(lib.aclrtRecordNotify(gate, other))
 check(lib.aclrtSetDevice(1))
 out += [lib.aclrtSynchronizeStreamWithTimeout(far, 5000)]
 """,
