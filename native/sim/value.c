@@ -219,6 +219,25 @@ static bool stopping(sim_stream *s)
 
 static aclError block_wait(sim_stream *s, const sim_task *t, char *msg, size_t msglen);
 
+/* One look at value-wait task t's value (io: its address; the read goes into io->value): true
+ * when the wait is over -- the value satisfies it, the read failed (*rc), or the stream was
+ * aborted, force-destroyed or is going away (then what is queued after it will never be
+ * reached, so it is discarded: each task's ops->discard). Both forms of the wait use it. */
+static bool wait_over(sim_stream *s, const sim_task *t, access64 *io, aclError *rc, char *msg, size_t msglen)
+{
+    if ((*rc = guarded(s, do_load, io, "value wait: read", msg, msglen)))
+        return true;
+    if (satisfied(io->value, sim_op_arg(t, 1), (uint32_t)sim_op_arg(t, 2)))
+        return true;
+    if (sim_stream_abort_requested(s))
+        return true; /* aborted or force-destroyed: the worker drops what follows */
+    if (stopping(s)) {
+        atomic_store(&s->discard, true);
+        return true;
+    }
+    return false;
+}
+
 /* The wait of value-wait task t, parking (executor.c) when `park` says it may: each run reads
  * the value once; when the wait is not over it parks the stream on the bell with a deadline --
  * the next read, with the same backoff as the blocking form (w->wait_ctx keeps the current
@@ -231,8 +250,6 @@ static aclError wait_value(sim_stream *s, sim_task *w, const sim_task *t, bool p
         return block_wait(s, t, msg, msglen);
     pthread_once(&g_bell_once, bell_init);
     access64 io = {.addr = (uintptr_t)sim_op_arg(t, 0)};
-    uint64_t want = sim_op_arg(t, 1);
-    uint32_t flag = (uint32_t)sim_op_arg(t, 2);
     uint64_t sleep_ns = (uint64_t)(uintptr_t)w->wait_ctx;
     if (!sleep_ns) { /* the first run */
         atomic_fetch_add(&g_listeners, 1);
@@ -245,16 +262,8 @@ static aclError wait_value(sim_stream *s, sim_task *w, const sim_task *t, bool p
         sim_waitq_remove(&g_parked, s);
         uint64_t seen = g_rings; /* before the read: a write after it is never missed */
         pthread_mutex_unlock(&g_bell_lock);
-        if ((rc = guarded(s, do_load, &io, "value wait: read", msg, msglen)))
+        if (wait_over(s, t, &io, &rc, msg, msglen))
             break;
-        if (satisfied(io.value, want, flag))
-            break;
-        if (sim_stream_abort_requested(s))
-            break; /* aborted or force-destroyed: the worker drops what follows */
-        if (stopping(s)) {
-            atomic_store(&s->discard, true); /* as block_wait: the stream goes, unsatisfied */
-            break;
-        }
         pthread_mutex_lock(&g_bell_lock);
         if (g_rings != seen) { /* a write since the read: read again */
             pthread_mutex_unlock(&g_bell_lock);
@@ -287,26 +296,14 @@ static aclError block_wait(sim_stream *s, const sim_task *t, char *msg, size_t m
 {
     pthread_once(&g_bell_once, bell_init);
     access64 io = {.addr = (uintptr_t)sim_op_arg(t, 0)};
-    uint64_t want = sim_op_arg(t, 1);
-    uint32_t flag = (uint32_t)sim_op_arg(t, 2);
     aclError rc = ACL_SUCCESS;
     uint64_t sleep_ns = POLL_MIN_NS;
     bool parked = false;
     atomic_fetch_add(&g_listeners, 1);
     for (;;) {
         uint64_t seen = rings(); /* before the read: a write after it is never missed */
-        if ((rc = guarded(s, do_load, &io, "value wait: read", msg, msglen)))
+        if (wait_over(s, t, &io, &rc, msg, msglen))
             break;
-        if (satisfied(io.value, want, flag))
-            break;
-        if (sim_stream_abort_requested(s))
-            break; /* aborted or force-destroyed: the worker drops what follows */
-        if (stopping(s)) {
-            /* The stream is going away with this wait unsatisfied: what is queued after it
-             * will never be reached, so it is discarded (each task's ops->discard). */
-            atomic_store(&s->discard, true);
-            break;
-        }
         if (!parked) { /* a wait does not hold the pool's place (executor.c) */
             sim_exec_block();
             parked = true;

@@ -11,6 +11,7 @@ import asyncio
 import math
 import os
 import re
+import select
 from pathlib import Path
 
 import anyio
@@ -76,23 +77,27 @@ def test_a_cancelled_first_timer_is_not_armed(test_kernels_path: Path) -> None:
     assert left is None, left  # armed for no cancelled timer
 
 
-def test_the_timer_fires_and_the_loop_wakes_on_time_for_it(test_kernels_path: Path) -> None:
-    """The armed timerfd wakes the loop (its reader clears it): a timer due 50 ms after the
-    last completion runs, and the fd is left disarmed, not readable forever."""
+def test_the_armed_timer_fires_and_its_reader_clears_it(test_kernels_path: Path) -> None:
+    """After a completion the fd is armed for a timer due 50 ms later; once that timer has run,
+    the fd has fired and its reader has read it: disarmed and not readable (a fired fd left
+    unread would wake the loop on every iteration)."""
 
-    async def main() -> list[float | None]:
+    async def main() -> tuple[float | None, float | None, bool]:
         before = _timerfds()
         async with ac.Device(0, completion_timeout=math.inf) as dev:
             ran = anyio.Event()
             asyncio.get_running_loop().call_later(0.05, ran.set)
             await _one_completion(dev, test_kernels_path)
+            ((fd, armed),) = ((fd, left) for fd, left in _timerfds().items() if fd not in before)
             with anyio.fail_after(10):
                 await ran.wait()
             await anyio.lowlevel.checkpoint()  # the fd's reader runs in the iteration that ran the timer
-            return [left for fd, left in _timerfds().items() if fd not in before]
+            readable = bool(select.select([fd], [], [], 0)[0])
+            return armed, _timerfds()[fd], readable
 
-    (left,) = asyncio.run(main())
-    assert left is None or left > 0.05, left  # disarmed, or re-armed for a later timer
+    armed, left, readable = asyncio.run(main())
+    assert armed is not None and 0 < armed <= 0.05, armed
+    assert left is None and not readable, (left, readable)
 
 
 def test_uvloop_and_trio_keep_their_own_timers(test_kernels_path: Path) -> None:
