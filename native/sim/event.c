@@ -510,10 +510,12 @@ static void discard_wait(sim_stream *s, sim_task *t, bool stop_abort);
 static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
 {
     sim_event *e = t->u.event.event;
-    if (e->ipc) { /* issue 23: another process records it, so nothing here can wake a parked stream:
-                   * the worker sleeps on the shared page's futex (sim_stream_block_on's hand-off) */
-        aclError rc = sim_ipc_event_wait(s, e->ipc, (uint32_t)t->u.event.gen, t->u.event.timeout_s, msg, msglen);
-        discard_wait(s, t, false); /* counted done, as sim_event_execute_wait does */
+    if (e->ipc) { /* issue 23: another process may record it, which only the page's futex hears:
+                   * the stream parks on the futex watch (futex_watch.c) */
+        aclError rc = sim_ipc_event_wait(s, t, e->ipc, (uint32_t)t->u.event.gen, t->u.event.timeout_s,
+                                         sim_task_can_park(s, t), msg, msglen);
+        if (rc != SIM_TASK_PARKED)
+            discard_wait(s, t, false); /* counted done, as sim_event_execute_wait does */
         return rc;
     }
     uint64_t gen = t->u.event.gen;

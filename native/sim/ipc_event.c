@@ -35,8 +35,10 @@
  * the newest generation executed. A wait captures `taken` when it is submitted and waits until
  * `done` reaches it -- a record made after the wait was issued never satisfies it early, and a
  * wait with no record pending passes. `done` is a futex word: a stream waiting in process B
- * sleeps in the kernel until a record executed in process A wakes it (no core spins), and an
- * abort or forced destroy of the waiting stream wakes it through sim_stream_block_on.
+ * parks on the futex watch (futex_watch.c), whose thread sleeps in the kernel until a record
+ * executed in process A wakes it (no core spins, no worker held); an abort or forced destroy
+ * wakes the parked stream as any other. Where no watch can take it, the worker sleeps on the
+ * futex itself, and an abort or forced destroy wakes it through sim_stream_block_on.
  * Generations are 32-bit and compared modulo 2^32.
  * Simulator choices: a record refused at submission or discarded unexecuted (its stream
  * destroyed or aborted) counts as executed, as the real runtime then drops its slot's reference
@@ -174,11 +176,18 @@ uint32_t sim_ipc_event_pending(sim_ipc_event *ie)
 
 bool sim_ipc_event_complete_now(sim_ipc_event *ie) { return sim_ipc_event_pending(ie) == 0; }
 
-aclError sim_ipc_event_wait(sim_stream *s, sim_ipc_event *ie, uint32_t gen, uint32_t timeout_s, char *msg,
-                            size_t msglen)
+static const char k_timed_out[] = "the stream waited %u s for an IPC event record (aclrtSetOpWaitTimeout) and gave up";
+
+/* The blocking form: the worker sleeps on the page's futex (a hand-off, executor.c). */
+static aclError block_wait(sim_stream *s, sim_ipc_event *ie, const sim_task *t, uint32_t gen, uint32_t timeout_s,
+                           char *msg, size_t msglen)
 {
     struct timespec deadline;
     bool timed = timeout_s && sim_deadline((int32_t)(timeout_s > 2000000u ? 2000000000u : timeout_s * 1000u), &deadline);
+    if (timed && t->wait_deadline_ns) { /* it parked first: the same deadline */
+        deadline.tv_sec = (time_t)(t->wait_deadline_ns / 1000000000ull);
+        deadline.tv_nsec = (long)(t->wait_deadline_ns % 1000000000ull);
+    }
     _Atomic uint32_t *w = &ie->page->done;
     aclError rc = ACL_SUCCESS;
     sim_stream_block_on(s, NULL, NULL, w); /* an abort or forced destroy wakes the futex */
@@ -194,14 +203,44 @@ aclError sim_ipc_event_wait(sim_stream *s, sim_ipc_event *ie, uint32_t gen, uint
             break;
         }
         if (sim_futex_wait(w, cur, timed ? &deadline : NULL) == ETIMEDOUT && !reached(atomic_load(w), gen)) {
-            snprintf(msg, msglen, "the stream waited %u s for an IPC event record (aclrtSetOpWaitTimeout) and gave up",
-                     timeout_s);
+            snprintf(msg, msglen, k_timed_out, timeout_s);
             rc = ACL_ERROR_RT_TASK_TIMEOUT; /* the wait task's timeout, as for the other event waits */
             break;
         }
     }
     sim_stream_unblock(s);
     return rc;
+}
+
+aclError sim_ipc_event_wait(sim_stream *s, sim_task *t, sim_ipc_event *ie, uint32_t gen, uint32_t timeout_s,
+                            bool park, char *msg, size_t msglen)
+{
+    _Atomic uint32_t *w = &ie->page->done;
+    if (!park)
+        return block_wait(s, ie, t, gen, timeout_s, msg, msglen);
+    if (!t->parked) {
+        if (reached(atomic_load(w), gen))
+            return ACL_SUCCESS; /* recorded already, the common case: no parking machinery */
+        if (timeout_s)
+            t->wait_deadline_ns = sim_now_ns() + (uint64_t)timeout_s * 1000000000ull;
+    }
+    sim_park_arm(s); /* before the read that decides to park: a wake-up after it is not lost */
+    sim_watch_remove(s);
+    uint32_t cur = atomic_load(w);
+    if (reached(cur, gen) || sim_stream_abort_requested(s))
+        return ACL_SUCCESS;
+    if (atomic_load(&s->closing)) { /* as the blocking form */
+        atomic_store(&s->discard, true);
+        return ACL_SUCCESS;
+    }
+    if (t->wait_deadline_ns && sim_now_ns() >= t->wait_deadline_ns) {
+        snprintf(msg, msglen, k_timed_out, timeout_s);
+        return ACL_ERROR_RT_TASK_TIMEOUT;
+    }
+    /* A record in any process moves `done` and wakes its futex: the watch hears it. */
+    if (!sim_watch_add(s, w, cur))
+        return block_wait(s, ie, t, gen, timeout_s, msg, msglen);
+    return sim_park(s, t, t->wait_deadline_ns);
 }
 
 aclError sim_ipc_event_sync(sim_ipc_event *ie, sim_context *ctx, int32_t timeout_ms, const char *func)

@@ -270,10 +270,11 @@ static aclError block_wait(sim_stream *s, sim_notify *n, uint32_t timeout_s, con
                            size_t msglen);
 
 /* Waits until the flag is set, then clears it; timeout_s 0 = never. Ends early, as passed,
- * when s is aborted or force-destroyed. While the flag is the notify's own (not exported or
- * imported), the wait parks its stream (executor.c) when `park` says it may, woken by a record,
- * an export (which moves the flag), its deadline, an abort or the shutdown; a shared flag may
- * be set by another process, which no wait queue here hears: that wait blocks on the futex.
+ * when s is aborted or force-destroyed. The wait parks its stream (executor.c) when `park` says
+ * it may: on the notify's queue while the flag is the notify's own, woken by a record, an
+ * export (which moves the flag), its deadline, an abort or the shutdown; on the futex watch
+ * once the flag is shared (exported or imported), as another process may set it -- or, where
+ * no watch can take it, it blocks on the futex.
  * `w` is the task whose parking it is -- the wait task itself, or the replay it is part of
  * (sim_replay_can_park) -- and keeps the wait's deadline between its runs. */
 static aclError wait_flag(sim_stream *s, sim_notify *n, uint32_t timeout_s, sim_task *w, bool park, char *msg,
@@ -294,29 +295,37 @@ static aclError wait_flag(sim_stream *s, sim_notify *n, uint32_t timeout_s, sim_
     sim_park_arm(s); /* before the check that decides to park: a wake-up after it is not lost */
     pthread_mutex_lock(&n->lock);
     sim_waitq_remove(&n->parked, s);
-    if (atomic_load(&n->word) != &n->local) {
+    /* A shared flag (exported or imported) may be set by another process, which only its futex
+     * hears: the stream parks on the futex watch (futex_watch.c) instead of the notify's queue.
+     * Only the local flag moves (an export), so a shared one needs the lock no longer. */
+    _Atomic uint32_t *word = atomic_load(&n->word);
+    bool shared = word != &n->local;
+    if (shared) {
         pthread_mutex_unlock(&n->lock);
-        return block_wait(s, n, timeout_s, w, msg, msglen);
+        sim_watch_remove(s);
     }
-    uint32_t one = 1;
-    if (atomic_compare_exchange_strong(&n->local, &one, 0) || sim_stream_abort_requested(s)) {
-        pthread_mutex_unlock(&n->lock);
-        return ACL_SUCCESS;
-    }
-    if (atomic_load(&s->closing)) { /* its stream goes (a reset, aclFinalize, a destroy): the wait gives
-                                     * up and what is queued behind it is discarded, as block_wait does */
-        pthread_mutex_unlock(&n->lock);
+    uint32_t seen = 1; /* what the flag was, when it was not set */
+    aclError rc = ACL_SUCCESS;
+    bool over = true;
+    if (atomic_compare_exchange_strong(word, &seen, 0) || sim_stream_abort_requested(s)) {
+        /* recorded, or the stream is aborted */
+    } else if (atomic_load(&s->closing)) { /* its stream goes (a reset, aclFinalize, a destroy): the
+                                            * wait gives up and what is queued behind it is
+                                            * discarded, as block_wait does */
         atomic_store(&s->discard, true);
-        return ACL_SUCCESS;
-    }
-    if (w->wait_deadline_ns && sim_now_ns() >= w->wait_deadline_ns) {
-        pthread_mutex_unlock(&n->lock);
+    } else if (w->wait_deadline_ns && sim_now_ns() >= w->wait_deadline_ns) {
         snprintf(msg, msglen, "notify %u: the stream waited %u s for a record and gave up", n->id, timeout_s);
-        return ACL_ERROR_RT_TASK_TIMEOUT; /* TS_ERROR_TASK_TIMEOUT */
+        rc = ACL_ERROR_RT_TASK_TIMEOUT; /* TS_ERROR_TASK_TIMEOUT */
+    } else {
+        over = false;
     }
-    sim_waitq_add(&n->parked, s);
+    if (shared)
+        return over ? rc : sim_watch_add(s, word, seen) ? sim_park(s, w, w->wait_deadline_ns)
+                                                        : block_wait(s, n, timeout_s, w, msg, msglen);
+    if (!over)
+        sim_waitq_add(&n->parked, s);
     pthread_mutex_unlock(&n->lock);
-    return sim_park(s, w, w->wait_deadline_ns);
+    return over ? rc : sim_park(s, w, w->wait_deadline_ns);
 }
 
 static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)

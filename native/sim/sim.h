@@ -31,6 +31,7 @@
  *   stream.c       streams: ordered task queues; a stream's turn on a pool worker runs,
  *                  discards and traces its tasks through their kinds' operations
  *   executor.c     the pool of worker threads that runs whichever streams have work
+ *   futex_watch.c  parking for waits on words other processes write (futex_waitv watchers)
  *   stream_attr.c  stream attributes, forced stream destruction
  *   stream_config.c  stream config handles, aclrtCreateStreamV2, stream flags and priority,
  *                  stream state callbacks, aclrtStreamStop
@@ -787,6 +788,9 @@ struct sim_stream {
     struct sim_stream *wq_next, *wq_prev;
     bool wq_linked;
     bool timer_reserved;         /* sim_exec_start reserved its timer heap place */
+    struct sim_watcher *watcher; /* the futex watch's, while its parked wait watches a shared word
+                                  * (futex_watch.c, under its lock), with its place there */
+    uint32_t watch_slot;
     sim_task *running;
     /* Last, out of the way of the fields above, which every submission and every turn touch:
      * with many streams (issue 25: 1900) each visit to a stream finds them cache-cold, so they
@@ -887,6 +891,13 @@ void sim_stream_wake(sim_stream *s);
 bool sim_exec_park(sim_stream *s, uint64_t deadline_ns);
 /* A parked stream's timeout is due: the caller (a worker between batches) fires it. */
 void sim_exec_fire_timers(void);
+/* futex_watch.c: parking for a wait on a word another process may write (an IPC event's page,
+ * a shared notify's flag). After sim_park_arm(s) and a read that found the word at `seen` and
+ * the wait not over, sim_watch_add(s, word, seen) has s woken once the word is no longer
+ * `seen`; false: no watch can take it (no futex_waitv, no thread, too many), block instead.
+ * The wait, run again, first calls sim_watch_remove(s) (a no-op when s is not watched). */
+bool sim_watch_add(sim_stream *s, _Atomic uint32_t *word, uint32_t seen);
+void sim_watch_remove(sim_stream *s);
 /* sim_waitq (above): streams parked on one thing. */
 void sim_waitq_add(sim_waitq *q, sim_stream *s);    /* if not yet linked */
 void sim_waitq_remove(sim_waitq *q, sim_stream *s); /* if linked */
@@ -1061,8 +1072,9 @@ uint32_t sim_ipc_event_take(sim_ipc_event *ie);
 void sim_ipc_event_complete(sim_ipc_event *ie, uint32_t gen);
 uint32_t sim_ipc_event_pending(sim_ipc_event *ie);
 bool sim_ipc_event_complete_now(sim_ipc_event *ie);
-aclError sim_ipc_event_wait(sim_stream *s, sim_ipc_event *ie, uint32_t gen, uint32_t timeout_s, char *msg,
-                            size_t msglen);
+/* The wait of task t for record gen; parks s (on the futex watch) when `park` says it may. */
+aclError sim_ipc_event_wait(sim_stream *s, sim_task *t, sim_ipc_event *ie, uint32_t gen, uint32_t timeout_s,
+                            bool park, char *msg, size_t msglen);
 aclError sim_ipc_event_sync(sim_ipc_event *ie, sim_context *ctx, int32_t timeout_ms, const char *func);
 /* event.c: a new IPC event of the current context -- the creator's (ie NULL) or one opened
  * from a handle (ie: the opened page, owned by the event on success). */

@@ -1000,6 +1000,64 @@ static void test_parking(void)
     OK(aclrtUnSubscribeReport((uint64_t)tid, cap));
     OK(aclrtDestroyStream(cap));
     OK(aclrtDestroyEvent(ext));
+    /* Waits on words another process may write park on the futex watch (futex_watch.c): IPC
+     * events and an exported notify, recorded here in this process through the same futexes;
+     * one stream is aborted while it is watched. Then rounds in which records race the waits. */
+    aclrtEvent ipc[PARKERS];
+    aclrtNotify shared, twin;
+    char key[128];
+    OK(aclrtCreateNotify(&shared, 0));
+    OK(aclrtNotifyGetExportKey(shared, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    OK(aclrtNotifyImportByKey(&twin, key, ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT));
+    OK(aclrtMemset(marks, PARKERS * 8, 0, PARKERS * 8));
+    OK(aclrtWaitAndResetNotify(gate_open, gate, 0));
+    for (int i = 0; i < PARKERS; i++) {
+        OK(aclrtCreateEventExWithFlag(&ipc[i], ACL_EVENT_IPC));
+        OK(aclrtRecordEvent(ipc[i], gate)); /* behind the gate: every wait below is for it */
+    }
+    for (int i = 0; i < PARKERS; i++) {
+        if (i == PARKERS - 1)
+            OK(aclrtWaitAndResetNotify(twin, st[i], 0));
+        else
+            OK(aclrtStreamWaitEvent(st[i], ipc[i]));
+        OK(aclrtValueWrite(&marks[i], (uint64_t)i + 1, 0, st[i])); /* runs after the wait */
+    }
+    sleep_ms(20);
+    OK(aclrtStreamAbort(st[1])); /* watched, or not started yet: its mark is dropped */
+    OK(aclrtRecordNotify(gate_open, release));
+    OK(aclrtRecordNotify(shared, release));
+    for (int i = 0; i < PARKERS; i++)
+        OK(aclrtSynchronizeStream(st[i]));
+    OK(aclrtSynchronizeStream(gate));
+    OK(aclrtSynchronizeStream(release));
+    OK(aclrtMemcpy(host, sizeof host, marks, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST));
+    bad = 0;
+    for (int i = 0; i < PARKERS; i++)
+        bad += host[i] != (i == 1 ? 0u : (uint64_t)i + 1);
+    CHECK(bad == 0);
+    for (int round = 1; round <= 200; round++) {
+        aclrtStream w = st[round % PARKERS], p = st[(round + 1) % PARKERS];
+        OK(aclrtRecordEvent(ipc[round % PARKERS], p));
+        OK(aclrtStreamWaitEvent(w, ipc[round % PARKERS]));
+        OK(aclrtRecordNotify(shared, gate)); /* the handshake of the rounds above, shared */
+        OK(aclrtWaitAndResetNotify(twin, release, 0));
+        OK(aclrtRecordNotify(pong, release));
+        OK(aclrtWaitAndResetNotify(pong, gate, 0));
+        OK(aclrtValueWrite(&marks[round % PARKERS], (uint64_t)round, 0, w));
+    }
+    for (int i = 0; i < PARKERS; i++)
+        OK(aclrtSynchronizeStream(st[i]));
+    OK(aclrtSynchronizeStream(gate));
+    OK(aclrtSynchronizeStream(release));
+    OK(aclrtMemcpy(host, sizeof host, marks, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST));
+    bad = 0;
+    for (int round = 200 - PARKERS + 1; round <= 200; round++)
+        bad += host[round % PARKERS] != (uint64_t)round;
+    CHECK(bad == 0);
+    for (int i = 0; i < PARKERS; i++)
+        OK(aclrtDestroyEvent(ipc[i]));
+    OK(aclrtDestroyNotify(twin));
+    OK(aclrtDestroyNotify(shared));
     OK(aclrtDestroyNotify(ping));
     OK(aclrtDestroyNotify(pong));
     for (int i = 0; i < PARKERS; i++) {

@@ -264,6 +264,106 @@ for m in (by_value, by_notify):
     assert failed == 0 and written == 9
 
 
+OTHER_PROCESS = """
+import ctypes, sys
+from aiocann._lib import backend, ffi, lib
+def check(rc):
+    assert rc == 0, rc
+acl = ctypes.CDLL(backend().library)  # the IPC event calls are not in aiocann's binding
+class IpcEventHandle(ctypes.Structure):  # aclrtIpcEventHandle, passed by value
+    _fields_ = [("reserved", ctypes.c_ubyte * 64)]  # ACL_IPC_EVENT_HANDLE_SIZE
+check(lib.aclrtSetDevice(0))
+s = ffi.new("aclrtStream *")
+check(lib.aclrtCreateStream(s))
+gate = ffi.new("aclrtNotify *")  # holds the records back until the first process waits
+check(lib.aclrtCreateNotify(gate, 0))
+check(lib.aclrtWaitAndResetNotify(gate[0], s[0], 0))
+events, keys = sys.stdin.readline().split(), sys.stdin.readline().split()
+for h in events:
+    e = ctypes.c_void_p()
+    check(acl.aclrtIpcOpenEventHandle(IpcEventHandle.from_buffer_copy(bytes.fromhex(h)), ctypes.byref(e)))
+    check(lib.aclrtRecordEvent(ffi.cast("aclrtEvent", e.value), s[0]))
+imported = []
+for k in keys:
+    n = ffi.new("aclrtNotify *")
+    check(lib.aclrtNotifyImportByKey(n, k.encode(), 0))
+    imported.append(n[0])
+print("recorded", flush=True)
+sys.stdin.readline()  # the first process's streams wait now
+for n in imported:
+    check(lib.aclrtRecordNotify(n, s[0]))
+g = ffi.new("aclrtStream *")
+check(lib.aclrtCreateStream(g))
+check(lib.aclrtRecordNotify(gate[0], g[0]))
+check(lib.aclrtSynchronizeStream(s[0]))
+print("done", flush=True)
+"""
+
+
+def test_waits_on_another_process_park_with_one_worker() -> None:
+    """40 streams wait on IPC events and 10 on exported notifies, all recorded by another
+    process: the waits park on the futex watch (native/sim/futex_watch.c) instead of holding a
+    worker each -- one worker, one watch thread, no thread per wait -- and the other process's
+    records end them, each stream going on past its wait."""
+    got = run(
+        f"OTHER = {OTHER_PROCESS!r}\n"
+        + """
+import ctypes, subprocess, sys
+from aiocann._lib import backend
+acl = ctypes.CDLL(backend().library)  # the IPC event calls are not in aiocann's binding
+events, handles = [], []
+for _ in range(40):
+    e = ffi.new("aclrtEvent *")
+    check(lib.aclrtCreateEventExWithFlag(e, 0x40))  # ACL_EVENT_IPC
+    h = ctypes.create_string_buffer(64)  # aclrtIpcEventHandle
+    check(acl.aclrtIpcGetEventHandle(ctypes.c_void_p(int(ffi.cast("uintptr_t", e[0]))), h))
+    events.append(e[0])
+    handles.append(h.raw.hex())
+notifies, keys = [], []
+for _ in range(10):
+    n = ffi.new("aclrtNotify *")
+    check(lib.aclrtCreateNotify(n, 0))
+    key = ffi.new("char[128]")
+    check(lib.aclrtNotifyGetExportKey(n[0], key, 128, 0x02))  # ..._DISABLE_PID_VALIDATION
+    notifies.append(n[0])
+    keys.append(ffi.string(key).decode())
+other = subprocess.Popen([sys.executable, "-c", OTHER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+other.stdin.write(" ".join(handles) + "\\n" + " ".join(keys) + "\\n")
+other.stdin.flush()
+assert other.stdout.readline().strip() == "recorded"
+first = new_stream()  # the one worker exists before the count
+check(lib.aclrtMemsetAsync(p[0], 64, 1, 64, first))
+check(lib.aclrtSynchronizeStream(first))
+base = threads()
+waiting = [new_stream() for _ in range(50)]
+for s, e in zip(waiting, events):
+    check(lib.aclrtStreamWaitEvent(s, e))
+for s, n in zip(waiting[40:], notifies):
+    check(lib.aclrtWaitAndResetNotify(n, s, 0))
+for i, s in enumerate(waiting):
+    check(lib.aclrtMemsetAsync(ffi.cast("char *", p[0]) + 64 * i, 64, 5, 64, s))
+time.sleep(0.2)
+pending = not_done(waiting)
+during = threads() - base
+check(lib.aclrtMemsetAsync(p[0], 64, 2, 64, first))  # the worker is free for other work
+ok_first = lib.aclrtSynchronizeStreamWithTimeout(first, 5000)
+other.stdin.write("go\\n")
+other.stdin.flush()
+rcs = [lib.aclrtSynchronizeStreamWithTimeout(s, 10000) for s in waiting]
+assert other.stdout.readline().strip() == "done" and other.wait(30) == 0
+host = ffi.new("uint8_t[3200]")
+check(lib.aclrtMemcpy(host, 3200, p[0], 3200, 2))  # ACL_MEMCPY_DEVICE_TO_HOST
+out += [pending, during, ok_first, sum(rc != 0 for rc in rcs), sum(host[64 * i] == 5 for i in range(50))]
+""",
+        workers=1,
+    )
+    pending, during, ok_first, failed, written = got
+    assert pending == 50  # every stream was still waiting for the other process
+    assert during <= 1  # the futex watch's thread, not one per wait
+    assert ok_first == 0  # the one worker ran other work meanwhile
+    assert failed == 0 and written == 50  # the other process's records ended every wait
+
+
 def test_blocking_callbacks_park_while_other_streams_progress() -> None:
     """Twenty streams each reach a blocking callback that no thread processes yet: with one
     worker, another stream's work still completes; once a thread processes the reports, every
