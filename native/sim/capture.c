@@ -1494,8 +1494,11 @@ bool sim_replay_can_park(const sim_stream *s, const sim_task *rt)
 /* A replay whose wait parks its stream (an item's replay returned SIM_TASK_PARKED, see
  * sim_replay_can_park) returns SIM_TASK_PARKED too, with the item it stopped at in
  * rt->u.model.resume: the turn runs rt again when the stream is woken, and the replay goes on
- * from that item, which checks its wait again. Items park only while none has failed (so
- * `first` and `stop` are clear when it goes on; an abort meanwhile is seen afresh). */
+ * from that item, which checks its wait again. A replay that parks after a task of it failed
+ * keeps the first failure and its message in rt->u.model (failed, failed_msg) and returns them
+ * when it is done (its report was made when the task failed); one whose message cannot be kept
+ * (out of memory) blocks its worker instead. In stop mode nothing runs after a failure, so
+ * nothing parks; an abort meanwhile is seen afresh. */
 static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_t msglen)
 {
     sim_model *m = rt->u.model.model;
@@ -1507,6 +1510,10 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
         launch_conds(m);
     char buf[512];
     aclError first = ACL_SUCCESS;
+    if (rt->parked && !t_nested && rt->u.model.failed) { /* it parked after a failure: as it was */
+        first = rt->u.model.failed;
+        snprintf(msg, msglen, "%s", rt->u.model.failed_msg);
+    }
     bool stop = false;
     for (size_t i = from; i < m->nrun; i++) {
         const run_item *it = &m->run[i];
@@ -1528,11 +1535,12 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
             bool trace = sim_trace_on();
             uint64_t t0 = trace ? sim_now_ns() : 0;
             buf[0] = '\0';
-            t_parkable = !t_nested && !first ? rt : NULL;
+            t_parkable = !t_nested && (!first || rt->u.model.failed_msg) ? rt : NULL;
             aclError rc = sim_capture_replay_task(s, rt, t, buf, sizeof buf);
             t_parkable = NULL;
             if (rc == SIM_TASK_PARKED) { /* a wait that is not over: rt runs again from item i */
                 rt->u.model.resume = i;
+                rt->u.model.failed = first;
                 kernel_put(k);
                 return SIM_TASK_PARKED;
             }
@@ -1553,13 +1561,20 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
                  * stream's error slot gets the code (stream->SetErrCode), the report names the
                  * model's own stream and the failed captured task, with the replay's thread. */
                 /* Inside a condition task (issue 23), the task reports the sub-model's failure. */
-                if (!t_nested)
+                if (!t_nested) {
                     sim_stream_task_failed_as(s, rc, msg, m->streams[it->stream].bound->id, t->task_id, rt->tid,
                                               NULL);
+                    rt->u.model.failed_msg = strdup(msg); /* NULL: a later wait cannot park */
+                }
                 stop = s->aborted; /* only this thread, the stream's worker, writes it */
             }
         }
         kernel_put(k);
+    }
+    if (!t_nested) {
+        free(rt->u.model.failed_msg);
+        rt->u.model.failed_msg = NULL;
+        rt->u.model.failed = ACL_SUCCESS;
     }
     return first;
 }
@@ -1602,6 +1617,7 @@ static void release_model(sim_task *t)
     for (uint32_t i = 0; t->u.model.ext_gen && !t->u.model.ran && i < m->n_ext; i++)
         sim_event_external_untake(m->ext[i].e, t->u.model.ext_gen[i], m->ext[i].record);
     free(t->u.model.ext_gen);
+    free(t->u.model.failed_msg); /* NULL: set only while a run that failed is parked, and a parked task always runs again */
     pthread_mutex_lock(&m->run_lock);
     if (--m->running == 0)
         pthread_cond_broadcast(&m->run_cv);

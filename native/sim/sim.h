@@ -629,6 +629,8 @@ typedef struct sim_task {
             bool ran;                  /* run or discarded by its stream (its worker writes it) */
             size_t resume;             /* parked (sim_replay_can_park): the item of the model's
                                         * run list its replay goes on from (capture.c) */
+            aclError failed;           /* parked after a task of it failed: the first failure, */
+            char *failed_msg;          /* and its message (owned), which the replay returns */
         } model;
         struct {
             struct sim_model *model;   /* holds a ref: the slot is the model's */

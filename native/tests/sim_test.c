@@ -996,6 +996,35 @@ static void test_parking(void)
     pthread_mutex_lock(&r.lock);
     CHECK(r.count - callbacks == PARKERS - 1);
     pthread_mutex_unlock(&r.lock);
+    /* A replay parks after one of its tasks failed (a memset of freed memory): it keeps the
+     * failure, reports it when done, and one aborted while parked leaks nothing. */
+    aclmdlRI failing;
+    void *freed;
+    OK(aclrtMalloc(&freed, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMemset(marks, PARKERS * 8, 0, PARKERS * 8));
+    OK(aclmdlRICaptureBegin(cap, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    OK(aclrtMemsetAsync(freed, 64, 1, 64, cap));
+    OK(aclrtStreamWaitEvent(cap, ext));
+    OK(aclrtValueWrite(&marks[0], 9, 0, cap));
+    OK(aclmdlRICaptureEnd(cap, &failing));
+    OK(aclrtFree(freed));
+    OK(aclrtWaitAndResetNotify(gate_open, gate, 0));
+    OK(aclrtRecordEvent(ext, gate));
+    for (int i = 0; i < PARKERS; i++)
+        OK(aclmdlRIExecuteAsync(failing, st[i]));
+    sleep_ms(20);
+    OK(aclrtStreamAbort(st[0]));
+    OK(aclrtRecordNotify(gate_open, release));
+    int failed = 0;
+    for (int i = 1; i < PARKERS; i++)
+        failed += aclrtSynchronizeStream(st[i]) != ACL_SUCCESS;
+    CHECK(failed == PARKERS - 1);
+    OK(aclrtSynchronizeStream(st[0]));
+    OK(aclrtSynchronizeStream(gate));
+    OK(aclrtSynchronizeStream(release));
+    OK(aclrtMemcpy(host, 8, marks, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(host[0] == 9);
+    OK(aclmdlRIDestroy(failing));
     OK(aclmdlRIDestroy(model));
     OK(aclrtUnSubscribeReport((uint64_t)tid, cap));
     OK(aclrtDestroyStream(cap));

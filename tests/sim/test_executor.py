@@ -221,6 +221,51 @@ check(lib.aclmdlRIDestroy(model))
     assert first == last == 7  # the replays went on past their wait
 
 
+def test_a_replay_parks_at_a_wait_after_one_of_its_tasks_failed() -> None:
+    """20 streams replay a graph whose first task fails (a memset of freed memory) and whose
+    next waits on an EXTERNAL event not recorded yet: each replay parks at the wait, keeping its
+    failure, with one worker and no thread joining it; when the record comes, each goes on past
+    the wait and its stream reports the first task's failure, as without the wait."""
+    got = run(
+        """
+go, b, gate = gated_record(0x20)  # ACL_EVENT_EXTERNAL; B parks on a notify, its record behind it
+freed = ffi.new("void **")
+check(lib.aclrtMalloc(freed, 4096, 0))
+def graph(cs):
+    check(lib.aclrtMemsetAsync(freed[0], 4096, 1, 4096, cs))  # fails: freed before the replays
+    check(lib.aclrtStreamWaitEvent(cs, go))
+    check(lib.aclrtMemsetAsync(p[0], 4096, 8, 4096, cs))
+model = capture(graph)
+check(lib.aclrtFree(freed[0]))
+alone = new_stream()  # the code a replay of it fails with when nothing waits: the record is in
+check(lib.aclrtMemsetAsync(p[0], 4096, 0, 4096, alone))
+base = threads()
+replays = [new_stream() for _ in range(20)]
+for s in replays:
+    check(lib.aclmdlRIExecuteAsync(model, s))
+time.sleep(0.1)
+pending = not_done(replays)
+during = threads() - base
+other = new_stream()
+check(lib.aclrtRecordNotify(gate, other))
+rcs = [lib.aclrtSynchronizeStreamWithTimeout(s, 5000) for s in replays]
+check(lib.aclrtSynchronizeStreamWithTimeout(b, 5000))
+check(lib.aclmdlRIExecuteAsync(model, alone))
+host = ffi.new("uint8_t[4096]")
+check(lib.aclrtMemcpy(host, 4096, p[0], 4096, 2))  # ACL_MEMCPY_DEVICE_TO_HOST
+alone_rc = lib.aclrtSynchronizeStreamWithTimeout(alone, 5000)
+out += [pending, during, threads() - base, len(set(rcs)), rcs[0], alone_rc, host[0]]
+check(lib.aclmdlRIDestroy(model))
+""",
+        workers=1,
+    )
+    pending, during, after, codes, code, alone, written = got
+    assert pending == 20  # every replay was waiting for the record
+    assert during == 0 and after == 0  # no thread for any of the 20 waits
+    assert codes == 1 and code != 0 and code == alone  # each reports the first task's failure
+    assert written == 8  # and went on past its wait
+
+
 def test_replayed_value_and_notify_waits_park_with_one_worker() -> None:
     """Replays whose captured value wait (20 streams) or notify wait (one stream) is not over
     park their streams, with one worker and no thread joining it; a value write and a notify
