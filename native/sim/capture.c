@@ -1491,6 +1491,45 @@ bool sim_replay_can_park(const sim_stream *s, const sim_task *rt)
     return t_parkable == rt && sim_task_can_park(s, rt);
 }
 
+aclError sim_replay_item(sim_stream *s, sim_task *rt, const sim_task *t, bool may_park, aclError first, char *msg,
+                         size_t msglen)
+{
+    /* After a failure it parks only if the failure is kept, to be returned when it goes on. */
+    t_parkable = may_park && !t_nested && (!first || rt->u.model.failed_msg) ? rt : NULL;
+    aclError rc = sim_capture_replay_task(s, rt, t, msg, msglen);
+    t_parkable = NULL;
+    if (rc == SIM_TASK_PARKED) {
+        rt->u.model.failed = first;
+    } else {
+        rt->parked = false; /* the item it went on from is done: a later one parks afresh */
+        rt->wait_deadline_ns = 0;
+    }
+    return rc;
+}
+
+void sim_replay_keep_failure(sim_task *rt, const char *msg)
+{
+    if (!t_nested)
+        rt->u.model.failed_msg = strdup(msg); /* NULL: no later item of the replay may park */
+}
+
+aclError sim_replay_resume(sim_task *rt, char *msg, size_t msglen)
+{
+    if (!rt->parked || t_nested || !rt->u.model.failed)
+        return ACL_SUCCESS;
+    snprintf(msg, msglen, "%s", rt->u.model.failed_msg);
+    return rt->u.model.failed;
+}
+
+void sim_replay_done(sim_task *rt)
+{
+    if (t_nested)
+        return;
+    free(rt->u.model.failed_msg);
+    rt->u.model.failed_msg = NULL;
+    rt->u.model.failed = ACL_SUCCESS;
+}
+
 /* A replay whose wait parks its stream (an item's replay returned SIM_TASK_PARKED, see
  * sim_replay_can_park) returns SIM_TASK_PARKED too, with the item it stopped at in
  * rt->u.model.resume: the turn runs rt again when the stream is woken, and the replay goes on
@@ -1504,16 +1543,12 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
     sim_model *m = rt->u.model.model;
     rt->u.model.ran = true; /* its external records happen (or are discarded) here */
     if (m->built) /* issue 23: a model built by stream binding runs its own program */
-        return sim_build_replay(s, rt, m->built, msg, msglen);
+        return sim_build_replay(s, rt, m->built, msg, msglen); /* parks as below (model_build.c) */
     size_t from = rt->parked && !t_nested ? rt->u.model.resume : 0;
     if (!t_nested && from == 0) /* issue 23: each run of a model starts with its conditions' defaults */
         launch_conds(m);
     char buf[512];
-    aclError first = ACL_SUCCESS;
-    if (rt->parked && !t_nested && rt->u.model.failed) { /* it parked after a failure: as it was */
-        first = rt->u.model.failed;
-        snprintf(msg, msglen, "%s", rt->u.model.failed_msg);
-    }
+    aclError first = sim_replay_resume(rt, msg, msglen); /* parked after a failure: as it was */
     bool stop = false;
     for (size_t i = from; i < m->nrun; i++) {
         const run_item *it = &m->run[i];
@@ -1535,17 +1570,12 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
             bool trace = sim_trace_on();
             uint64_t t0 = trace ? sim_now_ns() : 0;
             buf[0] = '\0';
-            t_parkable = !t_nested && (!first || rt->u.model.failed_msg) ? rt : NULL;
-            aclError rc = sim_capture_replay_task(s, rt, t, buf, sizeof buf);
-            t_parkable = NULL;
+            aclError rc = sim_replay_item(s, rt, t, true, first, buf, sizeof buf);
             if (rc == SIM_TASK_PARKED) { /* a wait that is not over: rt runs again from item i */
                 rt->u.model.resume = i;
-                rt->u.model.failed = first;
                 kernel_put(k);
                 return SIM_TASK_PARKED;
             }
-            rt->parked = false; /* the item it went on from is done: a later one parks afresh */
-            rt->wait_deadline_ns = 0;
             if (rc && sim_overflow_absorb(s, rc, buf)) /* issue 11: an overflow is a warning */
                 rc = ACL_SUCCESS;
             if (trace) {
@@ -1561,21 +1591,16 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
                  * stream's error slot gets the code (stream->SetErrCode), the report names the
                  * model's own stream and the failed captured task, with the replay's thread. */
                 /* Inside a condition task (issue 23), the task reports the sub-model's failure. */
-                if (!t_nested) {
+                if (!t_nested)
                     sim_stream_task_failed_as(s, rc, msg, m->streams[it->stream].bound->id, t->task_id, rt->tid,
                                               NULL);
-                    rt->u.model.failed_msg = strdup(msg); /* NULL: a later wait cannot park */
-                }
+                sim_replay_keep_failure(rt, msg);
                 stop = s->aborted; /* only this thread, the stream's worker, writes it */
             }
         }
         kernel_put(k);
     }
-    if (!t_nested) {
-        free(rt->u.model.failed_msg);
-        rt->u.model.failed_msg = NULL;
-        rt->u.model.failed = ACL_SUCCESS;
-    }
+    sim_replay_done(rt);
     return first;
 }
 
@@ -1617,7 +1642,9 @@ static void release_model(sim_task *t)
     for (uint32_t i = 0; t->u.model.ext_gen && !t->u.model.ran && i < m->n_ext; i++)
         sim_event_external_untake(m->ext[i].e, t->u.model.ext_gen[i], m->ext[i].record);
     free(t->u.model.ext_gen);
-    free(t->u.model.failed_msg); /* NULL: set only while a run that failed is parked, and a parked task always runs again */
+    /* NULL both: set only while a run is parked, and a parked task always runs again. */
+    free(t->u.model.failed_msg);
+    sim_build_run_free(t->u.model.built_run);
     pthread_mutex_lock(&m->run_lock);
     if (--m->running == 0)
         pthread_cond_broadcast(&m->run_cv);

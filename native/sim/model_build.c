@@ -31,9 +31,10 @@
  *    first task (activating a stream that is running or waiting to run changes nothing); a
  *    jump -- a true stream switch, a label switch -- ends the running stream there and runs the
  *    target next (from its first task, or from the label); a wait for an event not yet set
- *    gives way to the streams waiting to run, and blocks when none of them moves. A replay that loops forever (a
- *    label switch back to an earlier label) runs until its stream is aborted or destroyed, as
- *    the hardware's does. A failed task fails the replay as capture.c's replays fail (the
+ *    gives way to the streams waiting to run, and when none of them moves it parks the replay's
+ *    stream (executor.c; the replay keeps its schedule and goes on from the wait), as every
+ *    other wait of the model does. A replay that loops forever (a label switch back to an
+ *    earlier label) runs until its stream is aborted or destroyed, as the hardware's does. A failed task fails the replay as capture.c's replays fail (the
  *    report names the bound stream and the task).
  *  - Teardown: a bound stream cannot be destroyed (107005, Context::TearDownOwnedStream);
  *    destroying the model unbinds its streams (Model::TearDown).
@@ -256,6 +257,8 @@ typedef struct sim_run {
     uint32_t current;   /* the running stream's index, UINT32_MAX between streams */
     bool stop_current;  /* a jump ended the running stream */
     bool failed;        /* out of memory for the schedule */
+    uint64_t steps;     /* tasks run (the abort checks, the yields to other workers) */
+    size_t yields;      /* waits that gave way in a row */
 } sim_run;
 
 static __thread sim_run *t_run;
@@ -348,53 +351,68 @@ static bool event_set(sim_event *e)
     return set;
 }
 
-aclError sim_build_replay(sim_stream *s, const sim_task *rt, sim_built *b, char *msg, size_t msglen)
+/* A replay that parks (a wait of it not over, sim_replay_item) keeps its schedule -- the queue,
+ * with the waiting stream at its head at the wait, and its counts -- in rt->u.model.built_run,
+ * and goes on from it when the stream is woken: the wait runs again first and checks again. */
+aclError sim_build_replay(sim_stream *s, sim_task *rt, sim_built *b, char *msg, size_t msglen)
 {
-    sim_run r = {.b = b, .current = UINT32_MAX};
-    r.q = calloc(b->n ? b->n : 1, sizeof *r.q);
-    if (!r.q) {
-        snprintf(msg, msglen, "out of host memory for the model's replay");
-        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    sim_run *r = rt->parked ? rt->u.model.built_run : NULL; /* a model task is never nested */
+    rt->u.model.built_run = NULL;
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        run_ent *q = r ? calloc(b->n ? b->n : 1, sizeof *q) : NULL;
+        if (!q) {
+            free(r);
+            snprintf(msg, msglen, "out of host memory for the model's replay");
+            return ACL_ERROR_RT_MEMORY_ALLOCATION;
+        }
+        *r = (sim_run){.b = b, .q = q, .current = UINT32_MAX};
+        for (uint32_t i = 0; i < b->n; i++)
+            if (b->streams[i].head && !atomic_load(&b->streams[i].unbound))
+                r->q[r->n++] = (run_ent){i, 0};
     }
-    for (uint32_t i = 0; i < b->n; i++)
-        if (b->streams[i].head && !atomic_load(&b->streams[i].unbound))
-            r.q[r.n++] = (run_ent){i, 0};
     sim_run *outer = t_run;
-    t_run = &r;
+    t_run = r;
     char buf[512];
-    aclError first = ACL_SUCCESS;
+    aclError first = sim_replay_resume(rt, msg, msglen); /* parked after a failure: as it was */
     bool stop = false;
-    uint64_t steps = 0;
-    size_t yields = 0; /* waits that gave way in a row */
-    while (!stop && r.n) {
-        run_ent cur = r.q[0];
-        memmove(r.q, r.q + 1, --r.n * sizeof *r.q);
-        r.current = cur.index;
+    while (!stop && r->n) {
+        run_ent cur = r->q[0];
+        memmove(r->q, r->q + 1, --r->n * sizeof *r->q);
+        r->current = cur.index;
         mstream *ms = &b->streams[cur.index];
         for (size_t pc = cur.pos; pc < ms->n; pc++) {
             /* Every task of the replay checks the abort flag; the rest, which take the stream
              * lock, every few hundred (a model that loops forever still ends with its stream). */
-            if (sim_stream_abort_requested(s) || (++steps % 256 == 0 && sim_stream_must_end_task(s))) {
+            if (sim_stream_abort_requested(s) || (++r->steps % 256 == 0 && sim_stream_must_end_task(s))) {
                 stop = true;
                 break;
             }
-            if (steps % 4096 == 0)
+            if (r->steps % 4096 == 0)
                 sched_yield(); /* a loop of control tasks alone gives the other workers their turn */
             const sim_task *t = ms->tasks[pc];
             /* A wait for an event not set yet gives its turn to the streams waiting to run (one
              * of them may record it); once every one of them has given way since the last task
-             * ran, the wait blocks (the record may come from outside the model). */
-            if (t->ops == &sim_task_event_wait && r.n && yields <= r.n && !event_set(t->u.event.event)) {
-                yields++;
-                enqueue(&r, (run_ent){cur.index, pc}, false);
+             * ran, the wait parks the replay's stream -- or blocks its worker, inside another
+             * replay -- as the record may come from outside the model. */
+            if (t->ops == &sim_task_event_wait && r->n && r->yields <= r->n && !event_set(t->u.event.event)) {
+                r->yields++;
+                enqueue(r, (run_ent){cur.index, pc}, false);
                 break;
             }
-            yields = 0;
-            r.stop_current = false;
+            r->stop_current = false;
             bool trace = sim_trace_on();
             uint64_t t0 = trace ? sim_now_ns() : 0;
             buf[0] = '\0';
-            aclError rc = sim_capture_replay_task(s, rt, t, buf, sizeof buf);
+            aclError rc = sim_replay_item(s, rt, t, !outer, first, buf, sizeof buf);
+            if (rc == SIM_TASK_PARKED) {
+                enqueue(r, (run_ent){cur.index, pc}, true); /* the wait, first when it goes on */
+                r->current = UINT32_MAX;
+                rt->u.model.built_run = r;
+                t_run = outer;
+                return SIM_TASK_PARKED;
+            }
+            r->yields = 0;
             if (rc && sim_overflow_absorb(s, rc, buf))
                 rc = ACL_SUCCESS;
             if (trace && t->ops->trace_type) {
@@ -410,16 +428,26 @@ aclError sim_build_replay(sim_stream *s, const sim_task *rt, sim_built *b, char 
                 /* As a captured model's replay reports (capture.c): the executing stream's error,
                  * a report naming the bound stream and its task. */
                 sim_stream_task_failed_as(s, rc, msg, ms->stream->id, t->task_id, rt->tid, NULL);
+                sim_replay_keep_failure(rt, msg);
                 stop = s->aborted; /* stop on failure: the rest is not run */
             }
-            if (stop || r.stop_current)
+            if (stop || r->stop_current)
                 break;
         }
-        r.current = UINT32_MAX;
+        r->current = UINT32_MAX;
     }
     t_run = outer;
-    free(r.q);
+    sim_build_run_free(r);
+    sim_replay_done(rt);
     return first;
+}
+
+void sim_build_run_free(void *run)
+{
+    sim_run *r = run;
+    if (r)
+        free(r->q);
+    free(r);
 }
 
 /* ------------------------------------------------------------------ the end-graph task --- */

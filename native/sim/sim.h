@@ -631,6 +631,7 @@ typedef struct sim_task {
                                         * run list its replay goes on from (capture.c) */
             aclError failed;           /* parked after a task of it failed: the first failure, */
             char *failed_msg;          /* and its message (owned), which the replay returns */
+            void *built_run;           /* a built model's: its schedule while parked (model_build.c) */
         } model;
         struct {
             struct sim_model *model;   /* holds a ref: the slot is the model's */
@@ -973,8 +974,10 @@ bool sim_build_is_bound(sim_stream *s);
 void sim_build_unbind_all(sim_built *b);                          /* the model is destroyed */
 void sim_build_free(sim_built *b);                                /* the model is gone */
 uint32_t sim_build_streams(sim_built *b, aclrtStream *out, uint32_t max); /* bound streams */
-/* The replay of a built model on s, as part of model task rt. */
-aclError sim_build_replay(sim_stream *s, const sim_task *rt, sim_built *b, char *msg, size_t msglen);
+/* The replay of a built model on s, as part of model task rt; SIM_TASK_PARKED when one of its
+ * waits parked s (its schedule kept in rt->u.model.built_run until it goes on). */
+aclError sim_build_replay(sim_stream *s, sim_task *rt, sim_built *b, char *msg, size_t msglen);
+void sim_build_run_free(void *run); /* a kept schedule (never, in practice: see capture.c) */
 /* For the control tasks, inside a replay: run target (a stream of the running model) after the
  * running stream, or with jump instead of the rest of it; or jump to a recorded position. */
 aclError sim_build_run_stream(sim_stream *target, bool jump, char *msg, size_t msglen);
@@ -1022,10 +1025,22 @@ aclError sim_capture_replay_model(sim_stream *s, const sim_task *rt, struct sim_
 aclError sim_capture_replay_task(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen);
 /* The recorded task being replayed now, as part of replay task rt on s, may park s (as
  * sim_task_can_park, with sim_park(s, rt, ...)): rt is run directly by a pool worker's turn and
- * replays a captured model's run list, which goes on from that item when the stream is woken.
- * Never inside a condition task's sub-model, a model built by binding, or a replay one of whose
- * items failed already: those waits block their worker, as a hand-off (executor.c). */
+ * replays a captured model's run list or a built model's program, which goes on from that item
+ * when the stream is woken. Never inside a condition task's sub-model, nor after a failure
+ * that could not be kept (out of memory): those waits block their worker, as a hand-off
+ * (executor.c). */
 bool sim_replay_can_park(const sim_stream *s, const sim_task *rt);
+/* Replays item t of replay task rt (sim_capture_replay_task), letting it park s when `may_park`
+ * (and sim_replay_can_park's rules allow): then SIM_TASK_PARKED, `first` (the replay's first
+ * failure so far) kept for sim_replay_resume; otherwise rt's park state is cleared. */
+aclError sim_replay_item(sim_stream *s, sim_task *rt, const sim_task *t, bool may_park, aclError first, char *msg,
+                         size_t msglen);
+/* The replay's first failure, msg its message: kept, so that a later item may still park. */
+void sim_replay_keep_failure(sim_task *rt, const char *msg);
+/* A replay going on after a park: the failure kept (its message into msg), or ACL_SUCCESS. */
+aclError sim_replay_resume(sim_task *rt, char *msg, size_t msglen);
+/* A replay is done: what was kept of it goes. */
+void sim_replay_done(sim_task *rt);
 
 /* ------------------------------------------------------------------ events (event.c) ----- */
 

@@ -11,6 +11,7 @@
  * Exit status 0 when every check passed.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -875,6 +876,19 @@ static void test_visible_devices(void)
  * in order (the task behind each wait ran after it), and nothing is left parked at the end. */
 enum { PARKERS = 48 };
 
+/* The process's threads (/proc/self/task). */
+static int threads_now(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    if (!d)
+        return -1;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
 static void test_parking(void)
 {
     setenv("AIOCANN_SIM_STREAM_WORKERS", "2", 1);
@@ -1025,6 +1039,54 @@ static void test_parking(void)
     OK(aclrtMemcpy(host, 8, marks, 8, ACL_MEMCPY_DEVICE_TO_HOST));
     CHECK(host[0] == 9);
     OK(aclmdlRIDestroy(failing));
+    /* A model built by stream binding parks at its wait too (model_build.c keeps the replay's
+     * schedule): with a label switch ahead of the wait, replayed on every stream, no thread
+     * joins the pool while they all wait; one is aborted while parked. */
+    aclrtStream bound;
+    aclrtEvent bev;
+    aclmdlRI built;
+    aclrtLabel skip[2];
+    aclrtLabelList labels;
+    uint32_t *index;
+    OK(aclrtCreateStreamWithConfig(&bound, 0, ACL_STREAM_PERSISTENT));
+    OK(aclrtCreateEventWithFlag(&bev, ACL_EVENT_EXTERNAL));
+    OK(aclrtMalloc((void **)&index, 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMemset(index, 4, 0, 4)); /* branch 0: the wait and the mark */
+    OK(aclrtMemset(marks, PARKERS * 8, 0, PARKERS * 8));
+    OK(aclrtCreateLabel(&skip[0]));
+    OK(aclrtCreateLabel(&skip[1]));
+    OK(aclrtCreateLabelList(skip, 2, &labels));
+    OK(aclmdlRIBuildBegin(&built, 0));
+    OK(aclmdlRIBindStream(built, bound, 0x0U)); /* RT_MODEL_STREAM_FLAG_HEAD: acl_rt.h names no constant */
+    OK(aclrtSwitchLabelByIndex(index, 2, labels, bound));
+    OK(aclrtSetLabel(skip[0], bound));
+    OK(aclrtStreamWaitEvent(bound, bev));
+    OK(aclrtValueWrite(&marks[0], 5, 0, bound));
+    OK(aclrtSetLabel(skip[1], bound));
+    OK(aclmdlRIEndTask(built, bound));
+    OK(aclmdlRIBuildEnd(built, NULL));
+    OK(aclrtWaitAndResetNotify(gate_open, gate, 0));
+    OK(aclrtRecordEvent(bev, gate));
+    int before = threads_now();
+    for (int i = 0; i < PARKERS; i++)
+        OK(aclmdlRIExecuteAsync(built, st[i]));
+    sleep_ms(50);
+    CHECK(threads_now() == before); /* 48 waits, no thread for any */
+    OK(aclrtStreamAbort(st[0]));
+    OK(aclrtRecordNotify(gate_open, release));
+    for (int i = 0; i < PARKERS; i++)
+        OK(aclrtSynchronizeStream(st[i]));
+    OK(aclrtSynchronizeStream(gate));
+    OK(aclrtSynchronizeStream(release));
+    OK(aclrtMemcpy(host, 8, marks, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(host[0] == 5);
+    OK(aclmdlRIDestroy(built));
+    OK(aclrtDestroyLabelList(labels));
+    OK(aclrtDestroyLabel(skip[0]));
+    OK(aclrtDestroyLabel(skip[1]));
+    OK(aclrtFree(index));
+    OK(aclrtDestroyStream(bound));
+    OK(aclrtDestroyEvent(bev));
     OK(aclmdlRIDestroy(model));
     OK(aclrtUnSubscribeReport((uint64_t)tid, cap));
     OK(aclrtDestroyStream(cap));
