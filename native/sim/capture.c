@@ -1491,33 +1491,50 @@ bool sim_replay_can_park(const sim_stream *s, const sim_task *rt)
     return t_parkable == rt && sim_task_can_park(s, rt);
 }
 
+/* Where a parked replay goes on below its top level (its item there: u.model.resume): the item
+ * of each condition's sub-model it was in, and the branch of the condition task that ran it.
+ * Allocated by the first sub-model the replay enters; without it, sub-models' waits block. */
+#define REPLAY_DEPTH 8 /* sub-models nested deeper than this block their worker at a wait */
+struct sim_replay_path {
+    size_t item[REPLAY_DEPTH];     /* item[d]: the item of the sub-model at depth d + 1 */
+    uint32_t branch[REPLAY_DEPTH]; /* branch[d]: the branch taken by the condition task at depth d */
+    int depth;                     /* the depth of the wait it parked at */
+};
+
+/* While a parked replay finds its way back to its wait (depth by depth, see replay_items). */
+static __thread bool t_resuming;
+
 aclError sim_replay_item(sim_stream *s, sim_task *rt, const sim_task *t, bool may_park, aclError first, char *msg,
                          size_t msglen)
 {
-    /* After a failure it parks only if the failure is kept, to be returned when it goes on. */
-    t_parkable = may_park && !t_nested && (!first || rt->u.model.failed_msg) ? rt : NULL;
+    /* A failure of the replay parks with it only if kept (to be returned when it goes on); a
+     * sub-model's failure is its condition task's, returned, not kept: not after one there. */
+    bool kept = !rt->u.model.unkept;
+    bool below = t_nested > 0, room = rt->u.model.path && t_nested <= REPLAY_DEPTH;
+    t_parkable = may_park && kept && (!below || (!first && room)) ? rt : NULL;
     aclError rc = sim_capture_replay_task(s, rt, t, msg, msglen);
     t_parkable = NULL;
-    if (rc == SIM_TASK_PARKED) {
-        rt->u.model.failed = first;
-    } else {
+    if (rc != SIM_TASK_PARKED) {
         rt->parked = false; /* the item it went on from is done: a later one parks afresh */
         rt->wait_deadline_ns = 0;
     }
     return rc;
 }
 
-void sim_replay_keep_failure(sim_task *rt, const char *msg)
+void sim_replay_keep_failure(sim_task *rt, aclError rc, const char *msg)
 {
-    if (!t_nested)
-        rt->u.model.failed_msg = strdup(msg); /* NULL: no later item of the replay may park */
+    if (t_nested)
+        return;
+    rt->u.model.failed = rc;
+    rt->u.model.failed_msg = strdup(msg);
+    rt->u.model.unkept = !rt->u.model.failed_msg; /* then no later item of the replay may park */
 }
 
 aclError sim_replay_resume(sim_task *rt, char *msg, size_t msglen)
 {
     if (!rt->parked || t_nested || !rt->u.model.failed)
         return ACL_SUCCESS;
-    snprintf(msg, msglen, "%s", rt->u.model.failed_msg);
+    snprintf(msg, msglen, "%s", rt->u.model.failed_msg ? rt->u.model.failed_msg : "");
     return rt->u.model.failed;
 }
 
@@ -1528,27 +1545,44 @@ void sim_replay_done(sim_task *rt)
     free(rt->u.model.failed_msg);
     rt->u.model.failed_msg = NULL;
     rt->u.model.failed = ACL_SUCCESS;
+    rt->u.model.unkept = false;
 }
 
-/* A replay whose wait parks its stream (an item's replay returned SIM_TASK_PARKED, see
- * sim_replay_can_park) returns SIM_TASK_PARKED too, with the item it stopped at in
- * rt->u.model.resume: the turn runs rt again when the stream is woken, and the replay goes on
- * from that item, which checks its wait again. A replay that parks after a task of it failed
- * keeps the first failure and its message in rt->u.model (failed, failed_msg) and returns them
- * when it is done (its report was made when the task failed); one whose message cannot be kept
- * (out of memory) blocks its worker instead. In stop mode nothing runs after a failure, so
- * nothing parks; an abort meanwhile is seen afresh. */
-static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_t msglen)
+int sim_replay_resume_branch(const sim_task *rt)
 {
-    sim_model *m = rt->u.model.model;
-    rt->u.model.ran = true; /* its external records happen (or are discarded) here */
-    if (m->built) /* issue 23: a model built by stream binding runs its own program */
-        return sim_build_replay(s, rt, m->built, msg, msglen); /* parks as below (model_build.c) */
-    size_t from = rt->parked && !t_nested ? rt->u.model.resume : 0;
-    if (!t_nested && from == 0) /* issue 23: each run of a model starts with its conditions' defaults */
-        launch_conds(m);
+    return t_resuming && rt->u.model.path ? (int)rt->u.model.path->branch[t_nested] : -1;
+}
+
+void sim_replay_park_branch(const sim_task *rt, uint32_t branch)
+{
+    rt->u.model.path->branch[t_nested] = branch; /* set: a sub-model's wait parked only with it */
+}
+
+/* The items of model m, at depth t_nested of replay task rt (0: its own model; below: the
+ * sub-model a condition task runs). A wait that is not over parks the replay's stream
+ * (sim_replay_can_park): the item it stopped at, at every depth, and the branch of every
+ * condition task on the way, are kept in rt (u.model.resume, u.model.path), and the replay
+ * returns SIM_TASK_PARKED through them all; when the stream is woken, the turn runs rt again and
+ * it goes back down the same way -- not evaluating those conditions again: the hardware did
+ * once -- to the wait, which checks again; then on as usual. A replay that parks after one of
+ * its tasks failed keeps the first failure and its message (u.model.failed, failed_msg) and
+ * returns them when it is done (its report was made when the task failed). In stop mode
+ * nothing runs after a failure, so nothing parks; an abort meanwhile is seen afresh. */
+static aclError replay_items(sim_stream *s, sim_task *rt, sim_model *m, char *msg, size_t msglen)
+{
+    int depth = t_nested;
+    struct sim_replay_path *path = rt->u.model.path;
+    size_t from = 0;
+    aclError first = ACL_SUCCESS;
+    bool back = t_resuming; /* this level goes back to the item it parked at */
+    if (back) {
+        from = depth ? path->item[depth - 1] : rt->u.model.resume;
+        if (!depth)
+            first = sim_replay_resume(rt, msg, msglen); /* parked after a failure: as it was */
+        if (depth == (path ? path->depth : 0))
+            t_resuming = false; /* the wait's own depth: from its item on, a run as any */
+    }
     char buf[512];
-    aclError first = sim_replay_resume(rt, msg, msglen); /* parked after a failure: as it was */
     bool stop = false;
     for (size_t i = from; i < m->nrun; i++) {
         const run_item *it = &m->run[i];
@@ -1561,7 +1595,10 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
             pthread_mutex_unlock(&m->run_lock);
             t = k->task;
         }
-        if (!stop && sim_stream_abort_requested(s)) /* issue 11: aborted mid-replay */
+        /* The item a parked replay goes back to runs even when the stream is aborted: a wait
+         * ends itself -- it leaves the queue of what it waits for, which a discard would not --
+         * and a condition task leads down to it. */
+        if (!stop && !(back && i == from) && sim_stream_abort_requested(s)) /* issue 11: aborted mid-replay */
             stop = true;
         if (stop) { /* discarded after a failure in stop mode or an abort; records still trigger */
             if (t->ops->replay_discard)
@@ -1571,8 +1608,13 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
             uint64_t t0 = trace ? sim_now_ns() : 0;
             buf[0] = '\0';
             aclError rc = sim_replay_item(s, rt, t, true, first, buf, sizeof buf);
-            if (rc == SIM_TASK_PARKED) { /* a wait that is not over: rt runs again from item i */
-                rt->u.model.resume = i;
+            if (rc == SIM_TASK_PARKED) { /* a wait that is not over: rt runs again from here */
+                if (depth)
+                    path->item[depth - 1] = i;
+                else
+                    rt->u.model.resume = i;
+                if (t->ops != &sim_task_cond && path)
+                    path->depth = depth; /* the wait's own item (a condition's wait is deeper) */
                 kernel_put(k);
                 return SIM_TASK_PARKED;
             }
@@ -1591,17 +1633,32 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
                  * stream's error slot gets the code (stream->SetErrCode), the report names the
                  * model's own stream and the failed captured task, with the replay's thread. */
                 /* Inside a condition task (issue 23), the task reports the sub-model's failure. */
-                if (!t_nested)
+                if (!depth)
                     sim_stream_task_failed_as(s, rc, msg, m->streams[it->stream].bound->id, t->task_id, rt->tid,
                                               NULL);
-                sim_replay_keep_failure(rt, msg);
+                sim_replay_keep_failure(rt, rc, msg);
                 stop = s->aborted; /* only this thread, the stream's worker, writes it */
             }
         }
         kernel_put(k);
     }
-    sim_replay_done(rt);
     return first;
+}
+
+static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_t msglen)
+{
+    sim_model *m = rt->u.model.model;
+    rt->u.model.ran = true; /* its external records happen (or are discarded) here */
+    if (m->built) /* issue 23: a model built by stream binding runs its own program */
+        return sim_build_replay(s, rt, m->built, msg, msglen); /* parks as below (model_build.c) */
+    if (!rt->parked) /* issue 23: each run of a model starts with its conditions' defaults */
+        launch_conds(m);
+    t_resuming = rt->parked;
+    aclError rc = replay_items(s, rt, m, msg, msglen);
+    t_resuming = false;
+    if (rc != SIM_TASK_PARKED)
+        sim_replay_done(rt);
+    return rc;
 }
 
 /* A replay its stream discards: only its captured tasks' discards happen (the external event
@@ -1642,9 +1699,11 @@ static void release_model(sim_task *t)
     for (uint32_t i = 0; t->u.model.ext_gen && !t->u.model.ran && i < m->n_ext; i++)
         sim_event_external_untake(m->ext[i].e, t->u.model.ext_gen[i], m->ext[i].record);
     free(t->u.model.ext_gen);
-    /* NULL both: set only while a run is parked, and a parked task always runs again. */
+    /* failed_msg and built_run: NULL, set only while a run is parked, and a parked task always
+     * runs again; path: the replay's own once it entered a sub-model. */
     free(t->u.model.failed_msg);
     sim_build_run_free(t->u.model.built_run);
+    free(t->u.model.path);
     pthread_mutex_lock(&m->run_lock);
     if (--m->running == 0)
         pthread_cond_broadcast(&m->run_cv);
@@ -2033,11 +2092,11 @@ aclError sim_capture_cond_task(sim_stream *s, struct sim_model *parent, sim_task
 
 aclError sim_capture_replay_model(sim_stream *s, const sim_task *rt, struct sim_model *m, char *msg, size_t msglen)
 {
-    sim_task view;
-    memcpy(&view, rt, offsetof(sim_task, inline_args));
-    view.u.model.model = m;
+    sim_task *root = (sim_task *)rt; /* the replay task: a wait in m parks it (replay_items) */
+    if (!root->u.model.path) /* NULL on failure: the waits below block their worker */
+        root->u.model.path = calloc(1, sizeof *root->u.model.path);
     t_nested++;
-    aclError rc = sim_capture_replay(s, &view, msg, msglen);
+    aclError rc = replay_items(s, root, m, msg, msglen);
     t_nested--;
     return rc;
 }

@@ -166,19 +166,34 @@ static bool value(const sim_cond *c, uint64_t *v, char *msg, size_t msglen)
 }
 
 
+/* A branch whose wait parked the replay's stream: SIM_TASK_PARKED, the branch kept in the
+ * replay to go back to (capture.c). */
 static aclError branch(sim_stream *s, const sim_task *rt, const sim_cond *c, uint32_t i, char *msg, size_t msglen)
 {
     char inner[448];
     inner[0] = '\0';
     aclError rc = sim_capture_replay_model(s, rt, c->subs[i], inner, sizeof inner);
-    if (rc)
+    if (rc == SIM_TASK_PARKED)
+        sim_replay_park_branch(rt, i);
+    else if (rc)
         snprintf(msg, msglen, "condition task, branch %u: %s", i, inner);
     return rc;
 }
 
+/* A replay going back to a wait inside the task's branch takes that branch again without
+ * evaluating the condition -- the hardware evaluated it once -- and a WHILE goes on looping
+ * after it. */
 static aclError cond_replay(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen)
 {
     const sim_cond *c = t->u.op.obj;
+    int resume = sim_replay_resume_branch(rt);
+    if (resume >= 0 && c->type != ACL_MODEL_RI_COND_TYPE_WHILE)
+        return branch(s, rt, c, (uint32_t)resume, msg, msglen);
+    if (resume >= 0) { /* WHILE: the rest of the iteration it parked in, then on */
+        aclError rc = branch(s, rt, c, 0, msg, msglen);
+        if (rc)
+            return rc;
+    }
     uint64_t v;
     if (!value(c, &v, msg, msglen))
         return ACL_ERROR_RT_SYS_DMA;

@@ -358,6 +358,9 @@ aclError sim_build_replay(sim_stream *s, sim_task *rt, sim_built *b, char *msg, 
 {
     sim_run *r = rt->parked ? rt->u.model.built_run : NULL; /* a model task is never nested */
     rt->u.model.built_run = NULL;
+    /* Going on from a park, the wait it parked at runs first, whatever happened meanwhile: it
+     * ends itself (it leaves the queue of what it waits for), even when the stream is aborted. */
+    bool back = r != NULL;
     if (!r) {
         r = calloc(1, sizeof *r);
         run_ent *q = r ? calloc(b->n ? b->n : 1, sizeof *q) : NULL;
@@ -384,7 +387,7 @@ aclError sim_build_replay(sim_stream *s, sim_task *rt, sim_built *b, char *msg, 
         for (size_t pc = cur.pos; pc < ms->n; pc++) {
             /* Every task of the replay checks the abort flag; the rest, which take the stream
              * lock, every few hundred (a model that loops forever still ends with its stream). */
-            if (sim_stream_abort_requested(s) || (++r->steps % 256 == 0 && sim_stream_must_end_task(s))) {
+            if (!back && (sim_stream_abort_requested(s) || (++r->steps % 256 == 0 && sim_stream_must_end_task(s)))) {
                 stop = true;
                 break;
             }
@@ -395,11 +398,12 @@ aclError sim_build_replay(sim_stream *s, sim_task *rt, sim_built *b, char *msg, 
              * of them may record it); once every one of them has given way since the last task
              * ran, the wait parks the replay's stream -- or blocks its worker, inside another
              * replay -- as the record may come from outside the model. */
-            if (t->ops == &sim_task_event_wait && r->n && r->yields <= r->n && !event_set(t->u.event.event)) {
+            if (!back && t->ops == &sim_task_event_wait && r->n && r->yields <= r->n && !event_set(t->u.event.event)) {
                 r->yields++;
                 enqueue(r, (run_ent){cur.index, pc}, false);
                 break;
             }
+            back = false;
             r->stop_current = false;
             bool trace = sim_trace_on();
             uint64_t t0 = trace ? sim_now_ns() : 0;
@@ -428,7 +432,7 @@ aclError sim_build_replay(sim_stream *s, sim_task *rt, sim_built *b, char *msg, 
                 /* As a captured model's replay reports (capture.c): the executing stream's error,
                  * a report naming the bound stream and its task. */
                 sim_stream_task_failed_as(s, rc, msg, ms->stream->id, t->task_id, rt->tid, NULL);
-                sim_replay_keep_failure(rt, msg);
+                sim_replay_keep_failure(rt, rc, msg);
                 stop = s->aborted; /* stop on failure: the rest is not run */
             }
             if (stop || r->stop_current)

@@ -627,11 +627,13 @@ typedef struct sim_task {
             uint64_t *ext_gen;         /* issue 23: the generations of its external records and
                                         * waits, taken by aclmdlRIExecuteAsync (owned) */
             bool ran;                  /* run or discarded by its stream (its worker writes it) */
+            bool unkept;               /* a failure of it could not be kept: it parks no more */
             size_t resume;             /* parked (sim_replay_can_park): the item of the model's
                                         * run list its replay goes on from (capture.c) */
             aclError failed;           /* parked after a task of it failed: the first failure, */
             char *failed_msg;          /* and its message (owned), which the replay returns */
             void *built_run;           /* a built model's: its schedule while parked (model_build.c) */
+            struct sim_replay_path *path; /* where it goes on below its own model (capture.c) */
         } model;
         struct {
             struct sim_model *model;   /* holds a ref: the slot is the model's */
@@ -1025,18 +1027,24 @@ aclError sim_capture_replay_model(sim_stream *s, const sim_task *rt, struct sim_
 aclError sim_capture_replay_task(sim_stream *s, const sim_task *rt, const sim_task *t, char *msg, size_t msglen);
 /* The recorded task being replayed now, as part of replay task rt on s, may park s (as
  * sim_task_can_park, with sim_park(s, rt, ...)): rt is run directly by a pool worker's turn and
- * replays a captured model's run list or a built model's program, which goes on from that item
- * when the stream is woken. Never inside a condition task's sub-model, nor after a failure
- * that could not be kept (out of memory): those waits block their worker, as a hand-off
- * (executor.c). */
+ * replays a captured model's run list -- its condition tasks' sub-models too -- or a built
+ * model's program, which goes on from that item when the stream is woken. Not after a failure
+ * that could not be kept (out of memory), after a failure in the same sub-model, or in
+ * sub-models nested deeper than capture.c's REPLAY_DEPTH: those waits block their worker, as a
+ * hand-off (executor.c). */
 bool sim_replay_can_park(const sim_stream *s, const sim_task *rt);
 /* Replays item t of replay task rt (sim_capture_replay_task), letting it park s when `may_park`
  * (and sim_replay_can_park's rules allow): then SIM_TASK_PARKED, `first` (the replay's first
  * failure so far) kept for sim_replay_resume; otherwise rt's park state is cleared. */
 aclError sim_replay_item(sim_stream *s, sim_task *rt, const sim_task *t, bool may_park, aclError first, char *msg,
                          size_t msglen);
-/* The replay's first failure, msg its message: kept, so that a later item may still park. */
-void sim_replay_keep_failure(sim_task *rt, const char *msg);
+/* The replay's first failure rc, msg its message: kept, so that a later item may still park. */
+void sim_replay_keep_failure(sim_task *rt, aclError rc, const char *msg);
+/* A condition task of replay rt (cond.c): the branch it ran when the replay parked inside it,
+ * if the replay is going back to that wait now (it does not evaluate its condition again), or
+ * -1; and, when its branch parked, the branch to go back to. */
+int sim_replay_resume_branch(const sim_task *rt);
+void sim_replay_park_branch(const sim_task *rt, uint32_t branch);
 /* A replay going on after a park: the failure kept (its message into msg), or ACL_SUCCESS. */
 aclError sim_replay_resume(sim_task *rt, char *msg, size_t msglen);
 /* A replay is done: what was kept of it goes. */

@@ -1039,6 +1039,65 @@ static void test_parking(void)
     OK(aclrtMemcpy(host, 8, marks, 8, ACL_MEMCPY_DEVICE_TO_HOST));
     CHECK(host[0] == 9);
     OK(aclmdlRIDestroy(failing));
+    /* Waits inside condition tasks' sub-models park too (capture.c goes back down to them,
+     * without evaluating the conditions again): on 8 streams, each replaying a model of its own
+     * (a model's condition values are its replays' to share) -- a WHILE whose body runs an IF
+     * whose branch waits for a value. No thread joins while they all wait; then every loop ends
+     * after one turn, each of its items run once. */
+    enum { LOOPS = 8 };
+    aclrtStream sub, sub2;
+    aclmdlRI looped[LOOPS];
+    uint64_t *zero;
+    OK(aclrtCreateStream(&sub));
+    OK(aclrtCreateStream(&sub2));
+    OK(aclrtMalloc((void **)&zero, 8, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMemset(zero, 8, 0, 8));
+    OK(aclrtMemset(vals, PARKERS * 8, 0, PARKERS * 8));
+    OK(aclrtMemset(marks, PARKERS * 8, 0, PARKERS * 8));
+    for (int i = 0; i < LOOPS; i++) {
+        aclmdlRI top, body[1], then[1], ended;
+        aclmdlRICaptureStatus cst;
+        aclmdlRICondHandle wh, ih;
+        uint64_t *wcond;
+        OK(aclmdlRICaptureBegin(cap, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+        OK(aclmdlRICaptureGetInfo(cap, &cst, &top));
+        OK(aclmdlRICondHandleCreate(top, 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &wh));
+        OK(aclmdlRICondHandleGetCondPtr(wh, &wcond));
+        aclmdlRICondTaskParams wp = {wh, ACL_MODEL_RI_COND_TYPE_WHILE, 1, body};
+        OK(aclmdlRIAddCondTask(wp, cap, 0));
+        OK(aclmdlRICaptureToModelRIBegin(sub, body[0], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+        OK(aclmdlRICondHandleCreate(body[0], 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &ih));
+        aclmdlRICondTaskParams ip = {ih, ACL_MODEL_RI_COND_TYPE_IF, 1, then};
+        OK(aclmdlRIAddCondTask(ip, sub, 0));
+        OK(aclmdlRICaptureToModelRIBegin(sub2, then[0], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+        OK(aclrtValueWait(&vals[0], 1, 0 /* GEQ */, sub2));
+        OK(aclrtValueWrite(&marks[2 * i], 5, 0, sub2));
+        OK(aclmdlRICaptureEnd(sub2, &ended));
+        OK(aclrtValueWrite(&marks[2 * i + 1], 3, 0, sub));
+        OK(aclrtMemcpyAsync(wcond, 8, zero, 8, ACL_MEMCPY_DEVICE_TO_DEVICE, sub)); /* one turn */
+        OK(aclmdlRICaptureEnd(sub, &ended));
+        OK(aclmdlRICaptureEnd(cap, &looped[i]));
+    }
+    int idle = threads_now();
+    for (int i = 0; i < LOOPS; i++)
+        OK(aclmdlRIExecuteAsync(looped[i], st[i]));
+    sleep_ms(50);
+    CHECK(threads_now() == idle); /* 8 waits two sub-models down, no thread for any */
+    OK(aclrtStreamAbort(st[0]));
+    OK(aclrtValueWrite(&vals[0], 1, 0, release));
+    for (int i = 0; i < LOOPS; i++)
+        OK(aclrtSynchronizeStream(st[i]));
+    OK(aclrtSynchronizeStream(release));
+    OK(aclrtMemcpy(host, sizeof host, marks, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST));
+    bad = 0;
+    for (int i = 1; i < LOOPS; i++) /* st[0]'s replay was aborted */
+        bad += host[2 * i] != 5 || host[2 * i + 1] != 3;
+    CHECK(bad == 0);
+    for (int i = 0; i < LOOPS; i++)
+        OK(aclmdlRIDestroy(looped[i]));
+    OK(aclrtFree(zero));
+    OK(aclrtDestroyStream(sub));
+    OK(aclrtDestroyStream(sub2));
     /* A model built by stream binding parks at its wait too (model_build.c keeps the replay's
      * schedule): with a label switch ahead of the wait, replayed on every stream, no thread
      * joins the pool while they all wait; one is aborted while parked. */

@@ -266,6 +266,38 @@ check(lib.aclmdlRIDestroy(model))
     assert written == 8  # and went on past its wait
 
 
+def test_a_replay_aborted_while_parked_leaves_its_wait() -> None:
+    """A replay parked at an EXTERNAL event wait, its stream then aborted: the replay goes back
+    to the wait, which ends itself and leaves the event's queue -- so the stream's next wait,
+    on another event, is woken by that event's record (before, the stream stayed on the first
+    event's queue, the second wait was never woken, and the synchronize timed out)."""
+    got = run(
+        """
+first, b1, gate1 = gated_record(0x20)  # ACL_EVENT_EXTERNAL, recorded behind gate1 (not yet)
+def graph(cs):
+    check(lib.aclrtStreamWaitEvent(cs, first))
+model = capture(graph)
+x = new_stream()
+check(lib.aclmdlRIExecuteAsync(model, x))
+time.sleep(0.1)
+parked = not_done([x])
+check(lib.aclrtStreamAbort(x))
+aborted = lib.aclrtSynchronizeStreamWithTimeout(x, 5000)
+second, b2, gate2 = gated_record(0x1)  # ACL_EVENT_SYNC
+check(lib.aclrtStreamWaitEvent(x, second))
+other = new_stream()
+check(lib.aclrtRecordNotify(gate2, other))
+woken = lib.aclrtSynchronizeStreamWithTimeout(x, 5000)
+check(lib.aclrtRecordNotify(gate1, other))
+out += [parked, aborted, woken, lib.aclrtSynchronizeStreamWithTimeout(b1, 5000)]
+check(lib.aclmdlRIDestroy(model))
+"""
+    )
+    parked, aborted, woken, released = got
+    assert parked == 1
+    assert aborted == 0 and woken == 0 and released == 0
+
+
 def test_replayed_value_and_notify_waits_park_with_one_worker() -> None:
     """Replays whose captured value wait (20 streams) or notify wait (one stream) is not over
     park their streams, with one worker and no thread joining it; a value write and a notify
