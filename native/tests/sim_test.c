@@ -889,6 +889,26 @@ static int threads_now(void)
     return n;
 }
 
+/* The parking test's end of a step: every stream done, and its marks in host. */
+static void settle(aclrtStream *st, aclrtStream gate, aclrtStream release, const uint64_t *marks, uint64_t *host)
+{
+    for (int i = 0; i < PARKERS; i++)
+        OK(aclrtSynchronizeStream(st[i]));
+    OK(aclrtSynchronizeStream(gate));
+    OK(aclrtSynchronizeStream(release));
+    OK(aclrtMemcpy(host, PARKERS * 8, marks, PARKERS * 8, ACL_MEMCPY_DEVICE_TO_HOST));
+}
+
+/* Of the racing rounds (1 to 200, each marking slot round % PARKERS), the last PARKERS whose
+ * mark is not theirs. */
+static int rounds_wrong(const uint64_t *host)
+{
+    int bad = 0;
+    for (int round = 200 - PARKERS + 1; round <= 200; round++)
+        bad += host[round % PARKERS] != (uint64_t)round;
+    return bad;
+}
+
 static void test_parking(void)
 {
     setenv("AIOCANN_SIM_STREAM_WORKERS", "2", 1);
@@ -965,15 +985,8 @@ static void test_parking(void)
         OK(aclrtValueWait(&vals[round % PARKERS], (uint64_t)round, 0 /* GEQ */, w));
         OK(aclrtValueWrite(&marks[round % PARKERS], (uint64_t)round, 0, w));
     }
-    for (int i = 0; i < PARKERS; i++)
-        OK(aclrtSynchronizeStream(st[i]));
-    OK(aclrtSynchronizeStream(gate));
-    OK(aclrtSynchronizeStream(release));
-    OK(aclrtMemcpy(host, sizeof host, marks, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST));
-    bad = 0;
-    for (int round = 200 - PARKERS + 1; round <= 200; round++)
-        bad += host[round % PARKERS] != (uint64_t)round;
-    CHECK(bad == 0);
+    settle(st, gate, release, marks, host);
+    CHECK(rounds_wrong(host) == 0);
     /* Replays that park (capture.c, sim_replay_can_park): a graph that waits on an EXTERNAL
      * event, then a value, then a blocking callback, replayed on every stream while those are
      * released from other streams; one replay is aborted while it is parked. */
@@ -1001,11 +1014,7 @@ static void test_parking(void)
     OK(aclrtStreamAbort(st[0])); /* parked at the event wait, or not started: nothing more of it runs */
     OK(aclrtRecordNotify(gate_open, release));
     OK(aclrtValueWrite(&vals[0], 1, 0, release));
-    for (int i = 0; i < PARKERS; i++)
-        OK(aclrtSynchronizeStream(st[i]));
-    OK(aclrtSynchronizeStream(gate));
-    OK(aclrtSynchronizeStream(release));
-    OK(aclrtMemcpy(host, 8, marks, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+    settle(st, gate, release, marks, host);
     CHECK(host[0] == 7);
     pthread_mutex_lock(&r.lock);
     CHECK(r.count - callbacks == PARKERS - 1);
@@ -1133,11 +1142,7 @@ static void test_parking(void)
     CHECK(threads_now() == before); /* 48 waits, no thread for any */
     OK(aclrtStreamAbort(st[0]));
     OK(aclrtRecordNotify(gate_open, release));
-    for (int i = 0; i < PARKERS; i++)
-        OK(aclrtSynchronizeStream(st[i]));
-    OK(aclrtSynchronizeStream(gate));
-    OK(aclrtSynchronizeStream(release));
-    OK(aclrtMemcpy(host, 8, marks, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+    settle(st, gate, release, marks, host);
     CHECK(host[0] == 5);
     OK(aclmdlRIDestroy(built));
     OK(aclrtDestroyLabelList(labels));
@@ -1176,11 +1181,7 @@ static void test_parking(void)
     OK(aclrtStreamAbort(st[1])); /* watched, or not started yet: its mark is dropped */
     OK(aclrtRecordNotify(gate_open, release));
     OK(aclrtRecordNotify(shared, release));
-    for (int i = 0; i < PARKERS; i++)
-        OK(aclrtSynchronizeStream(st[i]));
-    OK(aclrtSynchronizeStream(gate));
-    OK(aclrtSynchronizeStream(release));
-    OK(aclrtMemcpy(host, sizeof host, marks, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST));
+    settle(st, gate, release, marks, host);
     bad = 0;
     for (int i = 0; i < PARKERS; i++)
         bad += host[i] != (i == 1 ? 0u : (uint64_t)i + 1);
@@ -1195,15 +1196,8 @@ static void test_parking(void)
         OK(aclrtWaitAndResetNotify(pong, gate, 0));
         OK(aclrtValueWrite(&marks[round % PARKERS], (uint64_t)round, 0, w));
     }
-    for (int i = 0; i < PARKERS; i++)
-        OK(aclrtSynchronizeStream(st[i]));
-    OK(aclrtSynchronizeStream(gate));
-    OK(aclrtSynchronizeStream(release));
-    OK(aclrtMemcpy(host, sizeof host, marks, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST));
-    bad = 0;
-    for (int round = 200 - PARKERS + 1; round <= 200; round++)
-        bad += host[round % PARKERS] != (uint64_t)round;
-    CHECK(bad == 0);
+    settle(st, gate, release, marks, host);
+    CHECK(rounds_wrong(host) == 0);
     for (int i = 0; i < PARKERS; i++)
         OK(aclrtDestroyEvent(ipc[i]));
     OK(aclrtDestroyNotify(twin));

@@ -45,6 +45,15 @@ def not_done(streams):
         check(lib.aclrtStreamQuery(s, status))
         n += status[0] != 0  # ACL_STREAM_STATUS_COMPLETE is 0
     return n
+def replaying(model, n):
+    # n new streams, each replaying model, given 0.1 s to reach its wait: (the threads before
+    # them, the streams, how many are not done, the threads they added).
+    base = threads()
+    streams = [new_stream() for _ in range(n)]
+    for s in streams:
+        check(lib.aclmdlRIExecuteAsync(model, s))
+    time.sleep(0.1)
+    return base, streams, not_done(streams), threads() - base
 def capture(enqueue):
     cs = new_stream()  # a graph of what enqueue(cs) enqueues
     check(lib.aclmdlRICaptureBegin(cs, 0))  # ACL_MODEL_RI_CAPTURE_MODE_GLOBAL
@@ -195,13 +204,7 @@ def graph(cs):
     check(lib.aclrtStreamWaitEvent(cs, go))
     check(lib.aclrtMemsetAsync(p[0], 4096, 7, 4096, cs))
 model = capture(graph)
-base = threads()
-replays = [new_stream() for _ in range(50)]
-for s in replays:
-    check(lib.aclmdlRIExecuteAsync(model, s))
-time.sleep(0.1)
-pending = not_done(replays)
-during = threads() - base
+base, replays, pending, during = replaying(model, 50)
 other = new_stream()  # the one worker still runs other work, then releases B
 check(lib.aclrtMemsetAsync(p[0], 4096, 6, 4096, other))
 ok_other = lib.aclrtSynchronizeStreamWithTimeout(other, 5000)
@@ -239,13 +242,7 @@ model = capture(graph)
 check(lib.aclrtFree(freed[0]))
 alone = new_stream()  # the code a replay of it fails with when nothing waits: the record is in
 check(lib.aclrtMemsetAsync(p[0], 4096, 0, 4096, alone))
-base = threads()
-replays = [new_stream() for _ in range(20)]
-for s in replays:
-    check(lib.aclmdlRIExecuteAsync(model, s))
-time.sleep(0.1)
-pending = not_done(replays)
-during = threads() - base
+base, replays, pending, during = replaying(model, 20)
 other = new_stream()
 check(lib.aclrtRecordNotify(gate, other))
 rcs = [lib.aclrtSynchronizeStreamWithTimeout(s, 5000) for s in replays]
