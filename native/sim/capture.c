@@ -1598,8 +1598,8 @@ static aclError replay_items(sim_stream *s, sim_task *rt, sim_model *m, char *ms
         /* The item a parked replay goes back to runs even when the stream is aborted: a wait
          * ends itself -- it leaves the queue of what it waits for, which a discard would not --
          * and a condition task leads down to it. */
-        if (!stop && !(back && i == from) && sim_stream_abort_requested(s)) /* issue 11: aborted mid-replay */
-            stop = true;
+        if (!stop && !(back && i == from) && sim_stream_abort_requested(s))
+            stop = true; /* issue 11: aborted mid-replay */
         if (stop) { /* discarded after a failure in stop mode or an abort; records still trigger */
             if (t->ops->replay_discard)
                 t->ops->replay_discard(rt, t);

@@ -34,8 +34,9 @@
  *    gives way to the streams waiting to run, and when none of them moves it parks the replay's
  *    stream (executor.c; the replay keeps its schedule and goes on from the wait), as every
  *    other wait of the model does. A replay that loops forever (a label switch back to an
- *    earlier label) runs until its stream is aborted or destroyed, as the hardware's does. A failed task fails the replay as capture.c's replays fail (the
- *    report names the bound stream and the task).
+ *    earlier label) runs until its stream is aborted or destroyed, as the hardware's does. A
+ *    failed task fails the replay as capture.c's replays fail (the report names the bound
+ *    stream and the task).
  *  - Teardown: a bound stream cannot be destroyed (107005, Context::TearDownOwnedStream);
  *    destroying the model unbinds its streams (Model::TearDown).
  *
@@ -387,7 +388,8 @@ aclError sim_build_replay(sim_stream *s, sim_task *rt, sim_built *b, char *msg, 
         for (size_t pc = cur.pos; pc < ms->n; pc++) {
             /* Every task of the replay checks the abort flag; the rest, which take the stream
              * lock, every few hundred (a model that loops forever still ends with its stream). */
-            if (!back && (sim_stream_abort_requested(s) || (++r->steps % 256 == 0 && sim_stream_must_end_task(s)))) {
+            bool ending = sim_stream_abort_requested(s) || (++r->steps % 256 == 0 && sim_stream_must_end_task(s));
+            if (ending && !back) {
                 stop = true;
                 break;
             }
@@ -398,7 +400,8 @@ aclError sim_build_replay(sim_stream *s, sim_task *rt, sim_built *b, char *msg, 
              * of them may record it); once every one of them has given way since the last task
              * ran, the wait parks the replay's stream -- or blocks its worker, inside another
              * replay -- as the record may come from outside the model. */
-            if (!back && t->ops == &sim_task_event_wait && r->n && r->yields <= r->n && !event_set(t->u.event.event)) {
+            bool gives_way = t->ops == &sim_task_event_wait && r->n && r->yields <= r->n;
+            if (!back && gives_way && !event_set(t->u.event.event)) {
                 r->yields++;
                 enqueue(r, (run_ent){cur.index, pc}, false);
                 break;

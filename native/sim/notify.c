@@ -319,13 +319,17 @@ static aclError wait_flag(sim_stream *s, sim_notify *n, uint32_t timeout_s, sim_
     } else {
         over = false;
     }
-    if (shared)
-        return over ? rc : sim_watch_add(s, word, seen) ? sim_park(s, w, w->wait_deadline_ns)
-                                                        : block_wait(s, n, timeout_s, w, msg, msglen);
-    if (!over)
-        sim_waitq_add(&n->parked, s);
+    if (over) {
+        if (!shared)
+            pthread_mutex_unlock(&n->lock);
+        return rc;
+    }
+    if (shared) /* woken once the flag is no longer `seen`; or, where no watch can, it blocks */
+        return sim_watch_add(s, word, seen) ? sim_park(s, w, w->wait_deadline_ns)
+                                            : block_wait(s, n, timeout_s, w, msg, msglen);
+    sim_waitq_add(&n->parked, s);
     pthread_mutex_unlock(&n->lock);
-    return over ? rc : sim_park(s, w, w->wait_deadline_ns);
+    return sim_park(s, w, w->wait_deadline_ns);
 }
 
 static aclError run_wait(sim_stream *s, sim_task *t, char *msg, size_t msglen)
