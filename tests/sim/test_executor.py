@@ -557,6 +557,64 @@ out += [ok_other, int(other_s < 0.5), ra, rb, int(0.8 < waited < 3.0), lib.aclrt
     assert got == [0, 1, 107020, 107020, 1, 0]
 
 
+def test_watched_waits_time_out_and_take_more_than_one_watcher() -> None:
+    """Waits on the futex watch keep their timeouts: an IPC event wait (aclrtSetOpWaitTimeout's
+    1 s) and an exported notify's wait (1 s) fail with 107020 after about a second, while the one
+    worker runs other work. And 200 IPC event waits -- more than one watcher's 127 words -- park
+    on two watcher threads, and all end when their records come."""
+    got = run(
+        """
+def ipc_event_behind(gate_stream):
+    e = ffi.new("aclrtEvent *")
+    check(lib.aclrtCreateEventExWithFlag(e, 0x40))  # ACL_EVENT_IPC
+    check(lib.aclrtRecordEvent(e[0], gate_stream))
+    return e[0]
+rec = new_stream()
+n0 = ffi.new("aclrtNotify *")
+check(lib.aclrtCreateNotify(n0, 0))
+check(lib.aclrtWaitAndResetNotify(n0[0], rec, 0))  # keeps the records from happening
+first = new_stream()  # the one worker exists before the counts
+check(lib.aclrtMemsetAsync(p[0], 4096, 1, 4096, first))
+check(lib.aclrtSynchronizeStream(first))
+base = threads()
+a = new_stream()
+check(lib.aclrtSetOpWaitTimeout(1))  # the wait task's timeout: 1 s
+check(lib.aclrtStreamWaitEvent(a, ipc_event_behind(rec)))
+check(lib.aclrtMemsetAsync(p[0], 4096, 9, 4096, a))
+bs = new_stream()
+n = ffi.new("aclrtNotify *")
+check(lib.aclrtCreateNotify(n, 0))
+key = ffi.new("char[128]")
+check(lib.aclrtNotifyGetExportKey(n[0], key, 128, 0x02))  # shared from now on
+check(lib.aclrtWaitAndResetNotify(n[0], bs, 1))
+check(lib.aclrtMemsetAsync(p[0], 4096, 9, 4096, bs))
+t0 = time.monotonic()
+check(lib.aclrtMemsetAsync(p[0], 4096, 10, 4096, first))
+ok_first = lib.aclrtSynchronizeStreamWithTimeout(first, 5000)
+first_s = time.monotonic() - t0
+ra = lib.aclrtSynchronizeStreamWithTimeout(a, 5000)
+rb = lib.aclrtSynchronizeStreamWithTimeout(bs, 5000)
+waited = time.monotonic() - t0
+check(lib.aclrtSetOpWaitTimeout(0))
+many = [new_stream() for _ in range(200)]
+for s in many:
+    check(lib.aclrtStreamWaitEvent(s, ipc_event_behind(rec)))
+time.sleep(0.3)
+pending = not_done(many)
+during = threads() - base
+check(lib.aclrtRecordNotify(n0[0], first))
+rcs = [lib.aclrtSynchronizeStreamWithTimeout(s, 10000) for s in [rec] + many]
+out += [ok_first, int(first_s < 0.5), ra, rb, int(0.8 < waited < 3.0), pending, during, sum(rc != 0 for rc in rcs)]
+""",
+        workers=1,
+    )
+    ok_first, quick, ra, rb, about_a_second, pending, during, failed = got
+    assert ok_first == 0 and quick == 1  # the worker ran other work while both waited
+    assert ra == rb == 107020 and about_a_second == 1
+    assert pending == 200 and during == 2  # two watcher threads for 200 words, no thread per wait
+    assert failed == 0
+
+
 def test_abort_and_reset_of_parked_streams() -> None:
     """Streams parked on event waits, a blocking callback no one processes and a value wait:
     aclrtStreamAbort ends two (and a stream takes work again after it), and aclrtResetDevice the
