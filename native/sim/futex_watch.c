@@ -27,7 +27,8 @@
  * off a wait queue. A stream is watched on one word at most. Its word stays mapped while it is
  * watched: the waiting task holds the event or notify the word belongs to.
  *
- * Where the kernel has no futex_waitv (ENOSYS, probed once), a watcher cannot start, or
+ * Where the kernel has no futex_waitv or a seccomp filter refuses it (probed once; a watcher
+ * whose call fails for good stops the watch, see watch_main), a watcher cannot start, or
  * MAX_WATCHERS are full, sim_watch_add says no and the wait blocks its worker as before.
  *
  * Locking: g_watch.lock is above the executor's lock only (a watcher wakes streams while it
@@ -119,14 +120,24 @@ static void *watch_main(void *arg)
         int err = r < 0 ? errno : 0;
         pthread_mutex_lock(&g_watch.lock);
         /* Woken (r: the index), a word moved before the call (EAGAIN), a signal (EINTR): wake
-         * whoever's word moved, whatever the reason. A word the kernel cannot read (EFAULT,
-         * which the waits' references rule out) wakes its stream too, so it cannot spin here. */
+         * whoever's word moved. Any other error -- a word the kernel cannot read (EFAULT, which
+         * the waits' references rule out), a call a seccomp filter refuses at run time (EPERM)
+         * -- would come back at once on every call: the watch stops taking waits, and wakes
+         * every stream it holds, whose waits then block their workers instead. */
+        bool broken = err && err != EAGAIN && err != EINTR;
+        if (broken)
+            g_watch.available = -1;
         for (uint32_t i = w->n; i-- > 0;) {
-            if (atomic_load(w->e[i].word) != w->e[i].seen || err == EFAULT) {
+            if (broken || atomic_load(w->e[i].word) != w->e[i].seen) {
                 sim_stream *s = w->e[i].s;
                 remove_locked(s);
                 sim_stream_wake(s);
             }
+        }
+        while (broken) { /* nothing is added to it any more: it sleeps for good */
+            pthread_mutex_unlock(&g_watch.lock);
+            syscall(SYS_futex, (uint32_t *)&w->ctl, FUTEX_WAIT_PRIVATE, atomic_load(&w->ctl), NULL, NULL, 0);
+            pthread_mutex_lock(&g_watch.lock);
         }
     }
     return NULL; /* never: watchers stay, asleep, once started (as the pool's workers do) */
@@ -161,9 +172,9 @@ static watcher *room_locked(void)
 bool sim_watch_add(sim_stream *s, _Atomic uint32_t *word, uint32_t seen)
 {
     pthread_mutex_lock(&g_watch.lock);
-    if (!g_watch.available) { /* an empty vector: EINVAL where the call exists, ENOSYS where not */
-        g_watch.available = futex_waitv(NULL, 0) < 0 && errno == ENOSYS ? -1 : 1;
-    }
+    if (!g_watch.available) /* an empty vector: EINVAL where the call works; ENOSYS where the
+                             * kernel lacks it, EPERM where a seccomp filter refuses it */
+        g_watch.available = futex_waitv(NULL, 0) < 0 && errno == EINVAL ? 1 : -1;
     watcher *w = g_watch.available > 0 ? room_locked() : NULL;
     if (w) {
         if (s->watcher)

@@ -9,8 +9,11 @@ when the runtime boots), so what it counts is the pool alone.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+
+import pytest
 
 PRELUDE = """
 import os, time
@@ -64,10 +67,11 @@ def capture(enqueue):
 """
 
 
-def run(code: str, workers: int = 2) -> list[int]:
-    """Runs code in a new process; the integers it appends to `out`."""
+def run(code: str, workers: int = 2, prefix: tuple[str, ...] = ()) -> list[int]:
+    """Runs code in a new process (through the command `prefix`, if any); the integers it
+    appends to `out`."""
     proc = subprocess.run(
-        [sys.executable, "-c", PRELUDE + code + "\nprint(*out)"],
+        [*prefix, sys.executable, "-c", PRELUDE + code + "\nprint(*out)"],
         capture_output=True,
         text=True,
         env={**os.environ, "AIOCANN_BACKEND": "sim", "AIOCANN_SIM_STREAM_WORKERS": str(workers)},
@@ -612,6 +616,82 @@ out += [ok_first, int(first_s < 0.5), ra, rb, int(0.8 < waited < 3.0), pending, 
     assert ok_first == 0 and quick == 1  # the worker ran other work while both waited
     assert ra == rb == 107020 and about_a_second == 1
     assert pending == 200 and during == 2  # two watcher threads for 200 words, no thread per wait
+    assert failed == 0
+
+
+# Runs a command with futex_waitv (syscall 449, the same number on every architecture) refused
+# with EPERM, as some containers' seccomp filters refuse calls newer than they know.
+NO_FUTEX_WAITV = r"""
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 449, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {sizeof f / sizeof f[0], f};
+    if (argc < 2 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+        perror("seccomp");
+        return 2;
+    }
+    execvp(argv[1], argv + 1);
+    perror(argv[1]);
+    return 2;
+}
+"""
+
+
+def test_without_futex_waitv_watched_waits_block_their_worker_instead(tmp_path) -> None:
+    """Where futex_waitv is refused (a seccomp filter: EPERM), the futex watch takes no wait: 10
+    IPC event waits block their workers as before (stand-in threads join the pool), nothing
+    spins meanwhile, and every wait ends with its record."""
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    helper = tmp_path / "no_futex_waitv"
+    source = tmp_path / "no_futex_waitv.c"
+    source.write_text(NO_FUTEX_WAITV)
+    subprocess.run([cc, "-O1", "-o", str(helper), str(source)], check=True)
+    got = run(
+        """
+rec = new_stream()
+gate = ffi.new("aclrtNotify *")
+check(lib.aclrtCreateNotify(gate, 0))
+check(lib.aclrtWaitAndResetNotify(gate[0], rec, 0))  # keeps the records from happening
+base = threads()
+waiting = []
+for _ in range(10):
+    e = ffi.new("aclrtEvent *")
+    check(lib.aclrtCreateEventExWithFlag(e, 0x40))  # ACL_EVENT_IPC
+    check(lib.aclrtRecordEvent(e[0], rec))
+    s = new_stream()
+    check(lib.aclrtStreamWaitEvent(s, e[0]))
+    waiting.append(s)
+time.sleep(0.3)
+cpu0 = time.process_time()
+time.sleep(0.3)
+spent = time.process_time() - cpu0
+pending, during = not_done(waiting), threads() - base
+other = new_stream()
+check(lib.aclrtRecordNotify(gate[0], other))
+out += [pending, during, int(spent < 0.1), sum(lib.aclrtSynchronizeStreamWithTimeout(s, 5000) != 0 for s in waiting)]
+""",
+        workers=1,
+        prefix=(str(helper),),
+    )
+    pending, during, idle, failed = got
+    assert pending == 10
+    assert during >= 9  # a stand-in thread per blocked wait: no watch took them
+    assert idle == 1  # the blocked waits sleep in the kernel: no thread spins
     assert failed == 0
 
 
