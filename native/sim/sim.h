@@ -979,7 +979,7 @@ uint32_t sim_build_streams(sim_built *b, aclrtStream *out, uint32_t max); /* bou
 /* The replay of a built model on s, as part of model task rt; SIM_TASK_PARKED when one of its
  * waits parked s (its schedule kept in rt->u.model.built_run until it goes on). */
 aclError sim_build_replay(sim_stream *s, sim_task *rt, sim_built *b, char *msg, size_t msglen);
-void sim_build_run_free(void *run); /* a kept schedule (never, in practice: see capture.c) */
+void sim_build_run_free(void *run); /* a replay's schedule (NULL: nothing); also release_model's, for a kept one */
 /* For the control tasks, inside a replay: run target (a stream of the running model) after the
  * running stream, or with jump instead of the rest of it; or jump to a recorded position. */
 aclError sim_build_run_stream(sim_stream *target, bool jump, char *msg, size_t msglen);
