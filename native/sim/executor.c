@@ -71,6 +71,7 @@ static struct {
     sim_stream *head, *tail;     /* the run queue (sim_stream.run_next) */
     int threads;                 /* live workers */
     int idle;                    /* workers asleep on cv */
+    int waking;                  /* of them, signalled ones that have not looked at the queue yet */
     int blocked;                 /* workers inside a blocking wait (sim_exec_block) */
     int size;                    /* the pool's size, as configured when a stream last started */
     atomic_int queued;           /* streams on the run queue, read without the lock */
@@ -124,21 +125,41 @@ static int spawn_locked(void)
 }
 
 /* A queued stream needs a worker: wake an idle one, or start one while fewer than the pool's
- * size are running (not blocked). g_exec.lock held. */
-static void wake_locked(void)
+ * size are running (not blocked). g_exec.lock held. Returns the condition variable to signal,
+ * or NULL: the caller signals it, after its unlock where it can (wake_send) -- a worker woken
+ * while the waker still holds the lock would wake only to sleep again on the lock, two thread
+ * switches instead of one, on the submitting thread's time.
+ *
+ * One wake-up at a time: while a signalled worker has yet to look at the queue (`waking`),
+ * a newly queued stream needs no signal of its own, since that worker takes the queue's first
+ * stream and passes the wake-up on when more are queued (worker_main). So a thread launching
+ * on many idle streams in a row -- 1900 streams, a few launches each -- costs one wake-up per
+ * worker that starts, not a system call per stream. */
+static pthread_cond_t *wake_locked(void)
 {
     /* A worker polling its own stream sees the queue at once (sim_exec_others_waiting), gives
      * way and takes the queued stream before it could sleep: no wake-up, and no thread
      * switch, on the launch path of a stream that went idle a moment ago. (Its decrement
      * precedes its next look at the queue, under this lock, so it cannot miss the stream.) */
-    if (atomic_load(&g_exec.pollers) > 0)
-        return;
-    if (g_exec.idle)
-        pthread_cond_signal(&g_exec.cv);
-    else if (g_exec.keeper)
-        pthread_cond_signal(&g_exec.timer_cv); /* the timekeeper is idle too: it takes the stream */
-    else if (g_exec.threads - g_exec.blocked < pool_size())
+    if (atomic_load(&g_exec.pollers) > 0 || g_exec.waking)
+        return NULL;
+    if (g_exec.idle) {
+        g_exec.waking++;
+        return &g_exec.cv;
+    }
+    if (g_exec.keeper) {
+        g_exec.waking++;
+        return &g_exec.timer_cv; /* the timekeeper is idle too: it takes the stream */
+    }
+    if (g_exec.threads - g_exec.blocked < pool_size())
         (void)spawn_locked(); /* on failure the running workers still drain the queue */
+    return NULL;
+}
+
+static inline void wake_send(pthread_cond_t *cv)
+{
+    if (cv)
+        pthread_cond_signal(cv);
 }
 
 aclError sim_exec_start(const char *func)
@@ -175,8 +196,8 @@ void sim_exec_forget(void)
     pthread_mutex_unlock(&g_exec.lock);
 }
 
-/* Appends s to the run queue. g_exec.lock held. */
-static void enqueue_locked(sim_stream *s)
+/* Appends s to the run queue. g_exec.lock held. Returns what to signal (wake_locked). */
+static pthread_cond_t *enqueue_locked(sim_stream *s)
 {
     s->run_next = NULL;
     if (g_exec.tail)
@@ -185,14 +206,15 @@ static void enqueue_locked(sim_stream *s)
         g_exec.head = s;
     g_exec.tail = s;
     atomic_fetch_add_explicit(&g_exec.queued, 1, memory_order_relaxed);
-    wake_locked();
+    return wake_locked();
 }
 
 void sim_exec_schedule(sim_stream *s)
 {
     pthread_mutex_lock(&g_exec.lock);
-    enqueue_locked(s);
+    pthread_cond_t *cv = enqueue_locked(s);
     pthread_mutex_unlock(&g_exec.lock);
+    wake_send(cv);
 }
 
 /* ------------------------------------------------------------------ the timer heap ------- */
@@ -261,7 +283,7 @@ static void fire_due_locked(void)
         sim_stream *s = g_exec.timers[0];
         timer_remove(s);
         s->park_state = PARK_NONE;
-        enqueue_locked(s);
+        wake_send(enqueue_locked(s)); /* under the lock: a timeout, the rare path */
     }
 }
 
@@ -326,6 +348,7 @@ bool sim_exec_park(sim_stream *s, uint64_t deadline_ns)
 
 void sim_stream_wake(sim_stream *s)
 {
+    pthread_cond_t *cv = NULL;
     pthread_mutex_lock(&g_exec.lock);
     if (s->park_state == PARK_ARMED) {
         s->park_state = PARK_WOKEN;
@@ -333,9 +356,10 @@ void sim_stream_wake(sim_stream *s)
         if (s->timer_pos)
             timer_remove(s);
         s->park_state = PARK_NONE;
-        enqueue_locked(s);
+        cv = enqueue_locked(s);
     }
     pthread_mutex_unlock(&g_exec.lock);
+    wake_send(cv);
 }
 
 void sim_waitq_add(sim_waitq *q, sim_stream *s)
@@ -392,9 +416,9 @@ void sim_exec_block(void)
         return;
     pthread_mutex_lock(&g_exec.lock);
     g_exec.blocked++;
-    if (g_exec.head)
-        wake_locked();
+    pthread_cond_t *cv = g_exec.head ? wake_locked() : NULL;
     pthread_mutex_unlock(&g_exec.lock);
+    wake_send(cv);
 }
 
 void sim_exec_unblock(void)
@@ -441,22 +465,32 @@ static void *worker_main(void *arg)
                 pthread_cond_wait(&g_exec.cv, &g_exec.lock);
                 g_exec.idle--;
             }
+            /* Whichever worker wakes first looks at the queue now, in the signalled one's
+             * stead if it was not that one (a timeout, a spurious wake-up): the signalled one,
+             * when it wakes later, looks too. */
+            if (g_exec.waking)
+                g_exec.waking--;
             continue;
         }
         g_exec.head = s->run_next;
         if (!g_exec.head)
             g_exec.tail = NULL;
         atomic_fetch_sub_explicit(&g_exec.queued, 1, memory_order_relaxed);
+        pthread_cond_t *cv = NULL;
         if (g_exec.head) /* more queued than this worker takes: pass the wake-up on */
-            wake_locked();
+            cv = wake_locked();
         else if (g_exec.ntimers && !g_exec.keeper && g_exec.idle)
-            pthread_cond_signal(&g_exec.cv); /* an idle one keeps the time instead of this one */
+            cv = &g_exec.cv; /* an idle one keeps the time instead of this one */
         pthread_mutex_unlock(&g_exec.lock);
+        wake_send(cv);
         sim_stream_run_turn(s, guard);
         pthread_mutex_lock(&g_exec.lock);
     }
     g_exec.threads--;
+    /* It may have been the signalled one: an idle worker takes the queue in its stead. */
+    pthread_cond_t *cv = g_exec.head ? wake_locked() : NULL;
     pthread_mutex_unlock(&g_exec.lock);
+    wake_send(cv);
     sim_fault_thread_fini(guard);
     return NULL;
 }
