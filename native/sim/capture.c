@@ -1491,27 +1491,62 @@ bool sim_replay_can_park(const sim_stream *s, const sim_task *rt)
     return t_parkable == rt && sim_task_can_park(s, rt);
 }
 
-/* Where a parked replay goes on below its top level (its item there: u.model.resume): the item
- * of each condition's sub-model it was in, and the branch of the condition task that ran it.
- * Allocated by the first sub-model the replay enters; without it, sub-models' waits block. */
-#define REPLAY_DEPTH 8 /* sub-models nested deeper than this block their worker at a wait */
+/* Where a parked replay goes on below its top level (its item there: u.model.resume), one
+ * level per sub-model it is in: lv[d] is the descent from depth d to d + 1 -- the branch the
+ * condition task at depth d took, the item of the sub-model it runs, and that sub-model's first
+ * failure while the replay is parked (the top level's is u.model.failed). Allocated when the
+ * replay first enters a sub-model and grown as it goes deeper (path_reserve); where that fails
+ * for want of memory, the waits below block their worker. */
+struct sim_replay_level {
+    size_t item;     /* the item of the sub-model at depth d + 1 */
+    uint32_t branch; /* the branch taken by the condition task at depth d */
+    aclError failed; /* the sub-model's first failure, kept while parked, */
+    char *failed_msg; /* and its message (owned) */
+};
 struct sim_replay_path {
-    size_t item[REPLAY_DEPTH];     /* item[d]: the item of the sub-model at depth d + 1 */
-    uint32_t branch[REPLAY_DEPTH]; /* branch[d]: the branch taken by the condition task at depth d */
-    int depth;                     /* the depth of the wait it parked at */
+    struct sim_replay_level *lv;
+    int cap;   /* levels allocated */
+    int depth; /* the depth of the wait it parked at */
 };
 
 /* While a parked replay finds its way back to its wait (depth by depth, see replay_items). */
 static __thread bool t_resuming;
 
-aclError sim_replay_item(sim_stream *s, sim_task *rt, const sim_task *t, bool may_park, aclError first, char *msg,
-                         size_t msglen)
+/* Room in rt's path for the sub-model at `depth` (lv[depth - 1]); false out of memory. */
+static bool path_reserve(sim_task *rt, int depth)
 {
-    /* A failure of the replay parks with it only if kept (to be returned when it goes on); a
-     * sub-model's failure is its condition task's, returned, not kept: not after one there. */
-    bool kept = !rt->u.model.unkept;
-    bool below = t_nested > 0, room = rt->u.model.path && t_nested <= REPLAY_DEPTH;
-    t_parkable = may_park && kept && (!below || (!first && room)) ? rt : NULL;
+    struct sim_replay_path *p = rt->u.model.path;
+    if (!p && !(p = rt->u.model.path = calloc(1, sizeof *p)))
+        return false;
+    if (depth <= p->cap)
+        return true;
+    int cap = p->cap ? p->cap : 4;
+    while (cap < depth)
+        cap *= 2;
+    struct sim_replay_level *lv = realloc(p->lv, (size_t)cap * sizeof *lv);
+    if (!lv)
+        return false;
+    memset(lv + p->cap, 0, (size_t)(cap - p->cap) * sizeof *lv);
+    p->lv = lv;
+    p->cap = cap;
+    return true;
+}
+
+/* The level of rt's path the sub-model at the current depth uses; NULL at the top, or where
+ * the path has no room for it (its waits then block, and nothing of it is kept). */
+static struct sim_replay_level *level(const sim_task *rt)
+{
+    const struct sim_replay_path *p = rt->u.model.path;
+    return t_nested && p && t_nested <= p->cap ? &p->lv[t_nested - 1] : NULL;
+}
+
+aclError sim_replay_item(sim_stream *s, sim_task *rt, const sim_task *t, bool may_park, char *msg, size_t msglen)
+{
+    /* A failure that could not be kept (out of memory: its message) would be lost if the
+     * replay parked: after one, no item of the replay parks. Below its top level a wait parks
+     * only where the path holds its level. */
+    bool room = !t_nested || level(rt);
+    t_parkable = may_park && !rt->u.model.unkept && room ? rt : NULL;
     aclError rc = sim_capture_replay_task(s, rt, t, msg, msglen);
     t_parkable = NULL;
     if (rc != SIM_TASK_PARKED) {
@@ -1523,39 +1558,58 @@ aclError sim_replay_item(sim_stream *s, sim_task *rt, const sim_task *t, bool ma
 
 void sim_replay_keep_failure(sim_task *rt, aclError rc, const char *msg)
 {
-    if (t_nested)
+    struct sim_replay_level *l = level(rt);
+    if (t_nested && !l)
+        return; /* no wait of this sub-model can park: nothing to keep */
+    char *copy = strdup(msg);
+    if (!copy) {
+        rt->u.model.unkept = true; /* then no later item of the replay may park */
         return;
-    rt->u.model.failed = rc;
-    rt->u.model.failed_msg = strdup(msg);
-    rt->u.model.unkept = !rt->u.model.failed_msg; /* then no later item of the replay may park */
+    }
+    if (l) {
+        l->failed = rc;
+        l->failed_msg = copy;
+    } else {
+        rt->u.model.failed = rc;
+        rt->u.model.failed_msg = copy;
+    }
 }
 
 aclError sim_replay_resume(sim_task *rt, char *msg, size_t msglen)
 {
-    if (!rt->parked || t_nested || !rt->u.model.failed)
+    const struct sim_replay_level *l = level(rt);
+    aclError failed = l ? l->failed : t_nested ? ACL_SUCCESS : rt->u.model.failed;
+    if (!rt->parked || !failed)
         return ACL_SUCCESS;
-    snprintf(msg, msglen, "%s", rt->u.model.failed_msg ? rt->u.model.failed_msg : "");
-    return rt->u.model.failed;
+    const char *kept = l ? l->failed_msg : rt->u.model.failed_msg;
+    snprintf(msg, msglen, "%s", kept ? kept : "");
+    return failed;
 }
 
 void sim_replay_done(sim_task *rt)
 {
-    if (t_nested)
-        return;
-    free(rt->u.model.failed_msg);
-    rt->u.model.failed_msg = NULL;
-    rt->u.model.failed = ACL_SUCCESS;
-    rt->u.model.unkept = false;
+    struct sim_replay_level *l = level(rt);
+    if (l) {
+        free(l->failed_msg);
+        l->failed_msg = NULL;
+        l->failed = ACL_SUCCESS;
+    } else if (!t_nested) {
+        free(rt->u.model.failed_msg);
+        rt->u.model.failed_msg = NULL;
+        rt->u.model.failed = ACL_SUCCESS;
+        rt->u.model.unkept = false;
+    }
 }
 
 int sim_replay_resume_branch(const sim_task *rt)
 {
-    return t_resuming && rt->u.model.path ? (int)rt->u.model.path->branch[t_nested] : -1;
+    const struct sim_replay_path *p = rt->u.model.path;
+    return t_resuming && p && t_nested < p->cap ? (int)p->lv[t_nested].branch : -1;
 }
 
 void sim_replay_park_branch(const sim_task *rt, uint32_t branch)
 {
-    rt->u.model.path->branch[t_nested] = branch; /* set: a sub-model's wait parked only with it */
+    rt->u.model.path->lv[t_nested].branch = branch; /* set: a sub-model's wait parked only with it */
 }
 
 /* The items of model m, at depth t_nested of replay task rt (0: its own model; below: the
@@ -1565,21 +1619,24 @@ void sim_replay_park_branch(const sim_task *rt, uint32_t branch)
  * returns SIM_TASK_PARKED through them all; when the stream is woken, the turn runs rt again and
  * it goes back down the same way -- not evaluating those conditions again: the hardware did
  * once -- to the wait, which checks again; then on as usual. A replay that parks after one of
- * its tasks failed keeps the first failure and its message (u.model.failed, failed_msg) and
- * returns them when it is done (its report was made when the task failed). In stop mode
+ * its tasks failed keeps the first failure and its message, at every depth (its own:
+ * u.model.failed, failed_msg; a sub-model's: its level of the path), and each level returns
+ * its own when it is done (the replay's report was made when its task failed; a sub-model's
+ * failure is its condition task's, reported when that returns it). In stop mode
  * nothing runs after a failure, so nothing parks; an abort meanwhile is seen afresh. */
 static aclError replay_items(sim_stream *s, sim_task *rt, sim_model *m, char *msg, size_t msglen)
 {
     int depth = t_nested;
-    struct sim_replay_path *path = rt->u.model.path;
     size_t from = 0;
     aclError first = ACL_SUCCESS;
     bool back = t_resuming; /* this level goes back to the item it parked at */
     if (back) {
-        from = depth ? path->item[depth - 1] : rt->u.model.resume;
-        if (!depth)
-            first = sim_replay_resume(rt, msg, msglen); /* parked after a failure: as it was */
-        if (depth == (path ? path->depth : 0))
+        /* A level parked only where the path held it (sim_replay_item), so level() is set
+         * below the top. The path itself may have been made after this run of the replay
+         * began: it is read where it is used. */
+        from = depth ? level(rt)->item : rt->u.model.resume;
+        first = sim_replay_resume(rt, msg, msglen); /* parked after a failure: as it was */
+        if (depth == (rt->u.model.path ? rt->u.model.path->depth : 0))
             t_resuming = false; /* the wait's own depth: from its item on, a run as any */
     }
     char buf[512];
@@ -1607,14 +1664,14 @@ static aclError replay_items(sim_stream *s, sim_task *rt, sim_model *m, char *ms
             bool trace = sim_trace_on();
             uint64_t t0 = trace ? sim_now_ns() : 0;
             buf[0] = '\0';
-            aclError rc = sim_replay_item(s, rt, t, true, first, buf, sizeof buf);
+            aclError rc = sim_replay_item(s, rt, t, true, buf, sizeof buf);
             if (rc == SIM_TASK_PARKED) { /* a wait that is not over: rt runs again from here */
                 if (depth)
-                    path->item[depth - 1] = i;
+                    level(rt)->item = i;
                 else
                     rt->u.model.resume = i;
-                if (t->ops != &sim_task_cond && path)
-                    path->depth = depth; /* the wait's own item (a condition's wait is deeper) */
+                if (t->ops != &sim_task_cond && rt->u.model.path)
+                    rt->u.model.path->depth = depth; /* the wait's own item (a condition's wait is deeper) */
                 kernel_put(k);
                 return SIM_TASK_PARKED;
             }
@@ -1642,6 +1699,7 @@ static aclError replay_items(sim_stream *s, sim_task *rt, sim_model *m, char *ms
         }
         kernel_put(k);
     }
+    sim_replay_done(rt); /* this level's run is over: what it kept goes */
     return first;
 }
 
@@ -1656,8 +1714,6 @@ static aclError sim_capture_replay(sim_stream *s, sim_task *rt, char *msg, size_
     t_resuming = rt->parked;
     aclError rc = replay_items(s, rt, m, msg, msglen);
     t_resuming = false;
-    if (rc != SIM_TASK_PARKED)
-        sim_replay_done(rt);
     return rc;
 }
 
@@ -1703,7 +1759,11 @@ static void release_model(sim_task *t)
      * runs again; path: the replay's own once it entered a sub-model. */
     free(t->u.model.failed_msg);
     sim_build_run_free(t->u.model.built_run);
-    free(t->u.model.path);
+    struct sim_replay_path *path = t->u.model.path;
+    for (int d = 0; path && d < path->cap; d++) /* as failed_msg: NULL once each level's run ended */
+        free(path->lv[d].failed_msg);
+    free(path ? path->lv : NULL);
+    free(path);
     pthread_mutex_lock(&m->run_lock);
     if (--m->running == 0)
         pthread_cond_broadcast(&m->run_cv);
@@ -2093,8 +2153,7 @@ aclError sim_capture_cond_task(sim_stream *s, struct sim_model *parent, sim_task
 aclError sim_capture_replay_model(sim_stream *s, const sim_task *rt, struct sim_model *m, char *msg, size_t msglen)
 {
     sim_task *root = (sim_task *)rt; /* the replay task: a wait in m parks it (replay_items) */
-    if (!root->u.model.path) /* NULL on failure: the waits below block their worker */
-        root->u.model.path = calloc(1, sizeof *root->u.model.path);
+    (void)path_reserve(root, t_nested + 1); /* out of memory: the waits in m block their worker */
     t_nested++;
     aclError rc = replay_items(s, root, m, msg, msglen);
     t_nested--;

@@ -43,12 +43,13 @@
  * until the first deadline, and busy workers fire due ones between batches. A replay parks
  * too: capture.c runs a captured model's tasks within its replay task, and a wait among them
  * (an EXTERNAL event, a notify, a value, a blocking callback) parks the replay's stream with the
- * replay at its head, which goes on from that wait when woken (sim_replay_can_park). A wait
- * that cannot park -- out of memory, after a failure in the same condition's sub-model, in
- * sub-models nested too deep -- blocks its worker as a hand-off (sim_exec_block). (Waits in a
- * condition task's sub-models park too, the replay going back down to them; and a model built
- * by stream binding parks as a captured one does: its replay keeps its schedule, model_build.c.) A wait on a word another process may write (an IPC event, a shared
- * notify) parks on the futex watch (futex_watch.c), which wakes it when the word moves.
+ * replay at its head, which goes on from that wait when woken (sim_replay_can_park). Waits in a
+ * condition task's sub-models park too, at any depth and after a failure, the replay going
+ * back down to them; and a model built by stream binding parks as a captured one does: its
+ * replay keeps its schedule (model_build.c). A wait that cannot park -- only out of memory --
+ * blocks its worker as a hand-off (sim_exec_block). A wait on a word another process may write
+ * (an IPC event, a shared notify) parks on the futex watch (futex_watch.c), which wakes it when
+ * the word moves.
  *
  * Locking: g_exec.lock is a leaf below every stream's lock (stream->lock > g_exec.lock), and
  * below the locks of what a parked task waits for (event, subscriber, notify, bell: they wake

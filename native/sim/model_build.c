@@ -411,7 +411,7 @@ aclError sim_build_replay(sim_stream *s, sim_task *rt, sim_built *b, char *msg, 
             bool trace = sim_trace_on();
             uint64_t t0 = trace ? sim_now_ns() : 0;
             buf[0] = '\0';
-            aclError rc = sim_replay_item(s, rt, t, !outer, first, buf, sizeof buf);
+            aclError rc = sim_replay_item(s, rt, t, !outer, buf, sizeof buf);
             if (rc == SIM_TASK_PARKED) {
                 enqueue(r, (run_ent){cur.index, pc}, true); /* the wait, first when it goes on */
                 r->current = UINT32_MAX;

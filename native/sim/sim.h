@@ -1033,26 +1033,28 @@ aclError sim_capture_replay_task(sim_stream *s, const sim_task *rt, const sim_ta
 /* The recorded task being replayed now, as part of replay task rt on s, may park s (as
  * sim_task_can_park, with sim_park(s, rt, ...)): rt is run directly by a pool worker's turn and
  * replays a captured model's run list -- its condition tasks' sub-models too -- or a built
- * model's program, which goes on from that item when the stream is woken. Not after a failure
- * that could not be kept (out of memory), after a failure in the same sub-model, or in
- * sub-models nested deeper than capture.c's REPLAY_DEPTH: those waits block their worker, as a
- * hand-off (executor.c). */
+ * model's program, which goes on from that item when the stream is woken -- after a failure
+ * too, at any depth of sub-models (each level keeps its first failure while parked). Only out
+ * of memory -- a failure whose message could not be kept, a sub-model the replay's path could
+ * not grow for -- do its waits block their worker, as a hand-off (executor.c). */
 bool sim_replay_can_park(const sim_stream *s, const sim_task *rt);
 /* Replays item t of replay task rt (sim_capture_replay_task), letting it park s when `may_park`
- * (and sim_replay_can_park's rules allow): then SIM_TASK_PARKED, `first` (the replay's first
- * failure so far) kept for sim_replay_resume; otherwise rt's park state is cleared. */
-aclError sim_replay_item(sim_stream *s, sim_task *rt, const sim_task *t, bool may_park, aclError first, char *msg,
-                         size_t msglen);
-/* The replay's first failure rc, msg its message: kept, so that a later item may still park. */
+ * (and sim_replay_can_park's rules allow): then SIM_TASK_PARKED; otherwise rt's park state is
+ * cleared. */
+aclError sim_replay_item(sim_stream *s, sim_task *rt, const sim_task *t, bool may_park, char *msg, size_t msglen);
+/* The first failure rc of the model the replay runs at the current depth (its own, or a
+ * condition's sub-model), msg its message: kept, so that a later item may still park and the
+ * failure is returned when the replay goes on (sim_replay_resume). */
 void sim_replay_keep_failure(sim_task *rt, aclError rc, const char *msg);
 /* A condition task of replay rt (cond.c): the branch it ran when the replay parked inside it,
  * if the replay is going back to that wait now (it does not evaluate its condition again), or
  * -1; and, when its branch parked, the branch to go back to. */
 int sim_replay_resume_branch(const sim_task *rt);
 void sim_replay_park_branch(const sim_task *rt, uint32_t branch);
-/* A replay going on after a park: the failure kept (its message into msg), or ACL_SUCCESS. */
+/* A replay going on after a park, at the current depth: the failure kept there (its message
+ * into msg), or ACL_SUCCESS. */
 aclError sim_replay_resume(sim_task *rt, char *msg, size_t msglen);
-/* A replay is done: what was kept of it goes. */
+/* The run of the model at the current depth is done: what was kept of it goes. */
 void sim_replay_done(sim_task *rt);
 
 /* ------------------------------------------------------------------ events (event.c) ----- */

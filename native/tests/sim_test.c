@@ -1107,6 +1107,69 @@ static void test_parking(void)
     OK(aclrtFree(zero));
     OK(aclrtDestroyStream(sub));
     OK(aclrtDestroyStream(sub2));
+    /* They park at any depth and after a failure in their own sub-model: 10 IFs nested in one
+     * another (a path of 10 levels, grown as the replay goes down), the innermost sub-model a
+     * memset of freed memory, then a value wait, then a mark. Every replay parks at its wait
+     * (before, a wait after a failure below the top level, or deeper than 8 levels, blocked its
+     * worker: a thread joined for each); when released, each writes its mark and returns the
+     * memset's failure, kept while it was parked, through every level -- as a replay that never
+     * parked does. One is aborted while parked. */
+    enum { DEEP = 10, DEEPS = 6 };
+    aclrtStream lv[DEEP];
+    aclmdlRI deep[DEEPS], plain;
+    void *gone;
+    for (int d = 0; d < DEEP; d++)
+        OK(aclrtCreateStream(&lv[d]));
+    OK(aclrtMalloc(&gone, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMemset(vals, PARKERS * 8, 0, PARKERS * 8));
+    OK(aclrtMemset(marks, PARKERS * 8, 0, PARKERS * 8));
+    for (int i = 0; i <= DEEPS; i++) { /* DEEPS models that wait, and one whose wait is over */
+        aclmdlRI m[DEEP + 1], ended;
+        aclmdlRICaptureStatus cst;
+        OK(aclmdlRICaptureBegin(cap, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+        OK(aclmdlRICaptureGetInfo(cap, &cst, &m[0]));
+        for (int d = 0; d < DEEP; d++) {
+            aclmdlRICondHandle h;
+            OK(aclmdlRICondHandleCreate(m[d], 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &h));
+            aclmdlRICondTaskParams p = {h, ACL_MODEL_RI_COND_TYPE_IF, 1, &m[d + 1]};
+            OK(aclmdlRIAddCondTask(p, d ? lv[d - 1] : cap, 0));
+            OK(aclmdlRICaptureToModelRIBegin(lv[d], m[d + 1], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+        }
+        OK(aclrtMemsetAsync(gone, 64, 1, 64, lv[DEEP - 1]));
+        OK(aclrtValueWait(&vals[i < DEEPS ? 0 : 1], 1, 0 /* GEQ */, lv[DEEP - 1]));
+        OK(aclrtValueWrite(&marks[i], 4, 0, lv[DEEP - 1]));
+        for (int d = DEEP - 1; d >= 0; d--)
+            OK(aclmdlRICaptureEnd(lv[d], &ended));
+        OK(aclmdlRICaptureEnd(cap, i < DEEPS ? &deep[i] : &plain));
+    }
+    OK(aclrtFree(gone));
+    OK(aclrtMemset(&vals[1], 8, 1, 1)); /* the plain model's wait is over before it starts */
+    OK(aclmdlRIExecuteAsync(plain, st[DEEPS]));
+    aclError plain_rc = aclrtSynchronizeStream(st[DEEPS]);
+    CHECK(plain_rc != ACL_SUCCESS);
+    idle = threads_now();
+    for (int i = 0; i < DEEPS; i++)
+        OK(aclmdlRIExecuteAsync(deep[i], st[i]));
+    sleep_ms(50);
+    CHECK(threads_now() == idle); /* DEEPS waits 10 sub-models down after a failure, no thread */
+    OK(aclrtStreamAbort(st[0]));
+    OK(aclrtValueWrite(&vals[0], 1, 0, release));
+    OK(aclrtSynchronizeStream(release));
+    (void)aclrtSynchronizeStream(st[0]); /* aborted while parked: it ends, whatever it returns */
+    int same = 0;
+    for (int i = 1; i < DEEPS; i++)
+        same += aclrtSynchronizeStream(st[i]) == plain_rc;
+    CHECK(same == DEEPS - 1);
+    OK(aclrtMemcpy(host, sizeof host, marks, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST));
+    bad = host[DEEPS] != 4;
+    for (int i = 1; i < DEEPS; i++)
+        bad += host[i] != 4;
+    CHECK(bad == 0);
+    for (int i = 0; i < DEEPS; i++)
+        OK(aclmdlRIDestroy(deep[i]));
+    OK(aclmdlRIDestroy(plain));
+    for (int d = 0; d < DEEP; d++)
+        OK(aclrtDestroyStream(lv[d]));
     /* A model built by stream binding parks at its wait too (model_build.c keeps the replay's
      * schedule): with a label switch ahead of the wait, replayed on every stream, no thread
      * joins the pool while they all wait; one is aborted while parked. */
