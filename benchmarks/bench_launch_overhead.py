@@ -69,7 +69,7 @@ async def _measure() -> dict[str, list[float]]:
 def main() -> Result:
     times = anyio.run(_measure)
     t_async, t_raw, t_native = (statistics.median(times[k]) for k in ("async", "raw", "native"))
-    ratio = statistics.median(a / n for a, n in zip(times["async"], times["native"]))
+    ratio = statistics.median(a / n for a, n in zip(times["async"], times["native"], strict=True))
     return Result(
         "P1 launch host cost",
         f"await launch {t_async * 1e6:.2f} us (Python layer {(t_async - t_native) * 1e6:.2f} us)",
