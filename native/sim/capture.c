@@ -173,11 +173,20 @@ struct sim_model {
      * made it (CaptureModel::IsSubCaptureModel), which holds it (+1) and its condition handles
      * (+1), and destroys them with itself. Under the capture lock while it captures. */
     bool sub;
+    uint32_t depth;            /* a sub-model's: its parent's + 1 (a top-level model: 0) */
     struct sim_model **subs;
     uint32_t nsubs, cap_subs;
     struct sim_cond **conds;
     uint32_t nconds, cap_conds;
 };
+
+/* Simulator limit: sub-models nested at most this deep. A replay runs a condition task's
+ * sub-model by recursion on its stream worker, about 1.8 KB of the worker's 256 KB stack a
+ * level (executor.c), and a kernel at the innermost level runs its blocks on that stack too:
+ * beyond about 140 levels the worker's stack overflowed. The real runtime states no limit
+ * (its condition tasks are the device's); aclmdlRIAddCondTask refuses a deeper one here, with
+ * ACL_ERROR_RT_FEATURE_NOT_SUPPORT, instead of a replay crashing the process. */
+#define SIM_COND_MAX_DEPTH 32u
 
 static __thread int t_nested; /* replays of sub-models inside a condition task's replay */
 /* The replay task whose current item may park its stream (sim_replay_can_park), while that
@@ -2126,6 +2135,11 @@ aclError sim_capture_cond_task(sim_stream *s, struct sim_model *parent, sim_task
     } else if (st->model != parent) { /* StreamAddCondTaskParasCheck */
         rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
                        "the condition handle belongs to another model than the one stream %u captures into", s->id);
+    } else if (parent->depth >= SIM_COND_MAX_DEPTH) {
+        rc = sim_fail_(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                       "the model stream %u captures into is a sub-model %u levels deep: the simulator runs condition "
+                       "tasks' sub-models nested at most %u deep",
+                       s->id, parent->depth, SIM_COND_MAX_DEPTH);
     } else if (!grow((void **)&parent->subs, &parent->cap_subs, parent->nsubs + n, sizeof *parent->subs)) {
         rc = sim_fail_(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
     } else {
@@ -2135,6 +2149,7 @@ aclError sim_capture_cond_task(sim_stream *s, struct sim_model *parent, sim_task
             if (!sub)
                 break;
             sub->sub = true;
+            sub->depth = parent->depth + 1;
             sub->status = M_EMPTY;
             sim_obj_get(&sub->obj); /* the parent's (the handle table has its own) */
             parent->subs[parent->nsubs++] = sub;

@@ -1170,6 +1170,42 @@ static void test_parking(void)
     OK(aclmdlRIDestroy(plain));
     for (int d = 0; d < DEEP; d++)
         OK(aclrtDestroyStream(lv[d]));
+    /* Sub-models nest at most 32 deep (capture.c, SIM_COND_MAX_DEPTH: a replay recurses on its
+     * worker's stack, which overflowed at about 140): 32 levels replay, and a condition task
+     * in the 32nd is refused with a clear error instead of a crash; the capture goes on. */
+    enum { MAXD = 32 };
+    aclrtStream nest[MAXD];
+    aclmdlRI lm[MAXD + 1], limited, lended;
+    aclmdlRICaptureStatus lst;
+    aclmdlRICondHandle extra;
+    aclmdlRI extra_sub;
+    for (int d = 0; d < MAXD; d++)
+        OK(aclrtCreateStream(&nest[d]));
+    OK(aclrtMemset(marks, 8, 0, 8));
+    OK(aclmdlRICaptureBegin(cap, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    OK(aclmdlRICaptureGetInfo(cap, &lst, &lm[0]));
+    for (int d = 0; d < MAXD; d++) {
+        aclmdlRICondHandle h;
+        OK(aclmdlRICondHandleCreate(lm[d], 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &h));
+        aclmdlRICondTaskParams p = {h, ACL_MODEL_RI_COND_TYPE_IF, 1, &lm[d + 1]};
+        OK(aclmdlRIAddCondTask(p, d ? nest[d - 1] : cap, 0));
+        OK(aclmdlRICaptureToModelRIBegin(nest[d], lm[d + 1], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    }
+    OK(aclmdlRICondHandleCreate(lm[MAXD], 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &extra));
+    aclmdlRICondTaskParams too_deep = {extra, ACL_MODEL_RI_COND_TYPE_IF, 1, &extra_sub};
+    CHECK(aclmdlRIAddCondTask(too_deep, nest[MAXD - 1], 0) == ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    CHECK(strstr(aclGetRecentErrMsg(), "nested at most 32 deep") != NULL);
+    OK(aclrtValueWrite(&marks[0], 6, 0, nest[MAXD - 1]));
+    for (int d = MAXD - 1; d >= 0; d--)
+        OK(aclmdlRICaptureEnd(nest[d], &lended));
+    OK(aclmdlRICaptureEnd(cap, &limited));
+    OK(aclmdlRIExecuteAsync(limited, st[0]));
+    OK(aclrtSynchronizeStream(st[0]));
+    OK(aclrtMemcpy(host, 8, marks, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(host[0] == 6);
+    OK(aclmdlRIDestroy(limited));
+    for (int d = 0; d < MAXD; d++)
+        OK(aclrtDestroyStream(nest[d]));
     /* A model built by stream binding parks at its wait too (model_build.c keeps the replay's
      * schedule): with a label switch ahead of the wait, replayed on every stream, no thread
      * joins the pool while they all wait; one is aborted while parked. */
