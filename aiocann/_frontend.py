@@ -290,6 +290,35 @@ def _found(symbol: str) -> Found:
 # --------------------------------------------------------------------------- compiling
 
 
+_STACK_PROBES: dict[tuple[str, ...], bool] = {}
+
+
+def stack_probe_flags(cc: list[str]) -> list[str]:
+    """``-fstack-clash-protection`` where the compiler takes it (GCC 8, Clang 11 and later).
+
+    A kernel's blocks run on the simulator's threads, each with a 1 MB stack and one guard page
+    below it. A frame larger than what is left -- a big local array -- would otherwise move the
+    stack pointer past the guard page in one step, and its writes would land in whatever memory
+    lies below (another thread's stack, the heap) instead of faulting: silent corruption and a
+    crash later, far from the kernel. With the probes every page of a new frame is touched in
+    order, so the guard page faults, and the fault is the kernel's own (507015, contained like
+    any other). Probed once per compiler and process."""
+    key = tuple(cc)
+    if key not in _STACK_PROBES:
+        try:
+            probe = subprocess.run(
+                [*cc, "-fstack-clash-protection", "-Werror", "-x", "c", "-c", "-o", os.devnull, "-"],
+                input="int aclsim_probe;\n",
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            _STACK_PROBES[key] = probe.returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            _STACK_PROBES[key] = False
+    return ["-fstack-clash-protection"] if _STACK_PROBES[key] else []
+
+
 def compiler(language: str) -> list[str]:
     """The host compiler: $CXX / $CC, else c++ / the interpreter's cc, else g++ / gcc."""
     env = os.environ.get("CXX" if language == "c++" else "CC")
@@ -369,7 +398,8 @@ class Unit:
         return "-std=gnu++17" if self.language == "c++" else "-std=gnu11"
 
     def base_flags(self, mode: str) -> list[str]:
-        flags = [self._std(), "-fPIC", "-Wall", "-fno-show-column", f"-DACLSIM_FRONTEND_{mode}"]
+        flags = [self._std(), "-fPIC", "-Wall", "-fno-show-column", *stack_probe_flags(self.cc)]
+        flags.append(f"-DACLSIM_FRONTEND_{mode}")
         if self.source_dir is not None:
             flags.append(f"-iquote{self.source_dir}")  # the source's own "..." includes
         flags += self.options.flags()

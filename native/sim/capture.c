@@ -181,9 +181,10 @@ struct sim_model {
 };
 
 /* Simulator limit: sub-models nested at most this deep. A replay runs a condition task's
- * sub-model by recursion on its stream worker, about 1.8 KB of the worker's 256 KB stack a
- * level (executor.c), and a kernel at the innermost level runs its blocks on that stack too:
- * beyond about 140 levels the worker's stack overflowed. The real runtime states no limit
+ * sub-model by recursion on its stream worker, about 1.8 KB of the worker's stack a level, and
+ * a kernel at the innermost level runs its blocks on that stack too (SIM_KERNEL_STACK_BYTES):
+ * with 256 KB, about 140 levels overflowed it; 32 leave a kernel nearly all of its 1 MB. The
+ * real runtime states no limit
  * (its condition tasks are the device's); aclmdlRIAddCondTask refuses a deeper one here, with
  * ACL_ERROR_RT_FEATURE_NOT_SUPPORT, instead of a replay crashing the process. */
 #define SIM_COND_MAX_DEPTH 32u

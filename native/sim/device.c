@@ -293,7 +293,7 @@ static int spawn(pthread_t *t, void *(*fn)(void *), void *arg)
 {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, 1 << 20);
+    pthread_attr_setstacksize(&attr, SIM_KERNEL_STACK_BYTES);
     int rc = pthread_create(t, &attr, fn, arg);
     pthread_attr_destroy(&attr);
     return rc;

@@ -115,7 +115,7 @@ static int spawn_locked(void)
 {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, 256 * 1024);
+    pthread_attr_setstacksize(&attr, SIM_KERNEL_STACK_BYTES); /* it runs kernel blocks too */
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_t t;
     int err = pthread_create(&t, &attr, worker_main, NULL);

@@ -510,6 +510,13 @@ void sim_device_forget_stream(sim_stream *s);
 sim_stream *sim_stream_create_bound(sim_context *ctx, aclError *rc);
 void sim_stream_release_bound(sim_stream *s);
 
+/* The stack of every thread that runs kernel blocks -- a device's AI-core threads and the
+ * stream workers, which run blocks on borrowed cores (sim_pool_run) -- so that what a kernel may
+ * put on its stack does not depend on which thread runs a block (the workers had 256 KB: a
+ * kernel with 300 KB of locals faulted on one and ran on the other). Kernels are built with
+ * stack probes (aiocann/_frontend.py), so one that overflows faults on the guard page below. */
+#define SIM_KERNEL_STACK_BYTES (1u << 20)
+
 int sim_pool_start(sim_core_pool *p, int num_cores, int device_id);
 void sim_pool_stop(sim_core_pool *p);
 /* Runs all blocks of job on the pool and returns when they are done (or failed). The calling

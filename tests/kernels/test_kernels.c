@@ -110,6 +110,16 @@ __global__ __aicore__ void trap(GM_ADDR unused)
     __builtin_trap();
 }
 
+/* Keeps kb KiB (at least 1) on its stack, a page at a time written, then writes 1 + block_idx at
+ * out[block_idx]: what a kernel may hold in local arrays, and what happens past that. */
+__global__ __aicore__ void stack_use(GM_ADDR out, uint64_t kb)
+{
+    volatile char locals[kb * 1024];
+    for (uint64_t i = 0; i < kb * 1024; i += 4096)
+        locals[i] = 1;
+    ((int32_t *)out)[GetBlockIdx()] = (int32_t)GetBlockIdx() + locals[0];
+}
+
 /* Sends signal sig to its own thread: a fault no memory access caused, so it has no address. */
 __global__ __aicore__ void raise_signal(GM_ADDR unused, int32_t sig)
 {

@@ -386,6 +386,38 @@ def test_faulting_kernel_fails_its_task_and_the_stream_goes_on(acl, k, kernel):
     check(lib.aclrtDestroyStream(s))
 
 
+def test_a_kernel_has_the_same_stack_on_every_thread(acl, k):
+    """600 KiB of locals: one block runs on the stream's worker, which borrows an idle core, and
+    8 blocks run mostly on the AI-core threads. Both work: every thread that runs kernel blocks
+    has the same 1 MiB stack (the workers had 256 KiB, so one block of this kernel faulted where
+    8 blocks ran)."""
+    s = acl.stream()
+    out = acl.malloc(64)
+    for blocks in (1, 8):
+        acl.zeros(out, 64)
+        acl.launch(k.stack_use, blocks, s, ("ptr", out), ("uint64_t", 600))
+        check(sync_rc(s))
+        assert acl.from_device(out, blocks, np.int32).tolist() == list(range(1, blocks + 1))
+
+
+def test_a_kernel_that_overflows_its_stack_faults_and_the_process_goes_on(acl, k):
+    """4 MiB of locals, past the 1 MiB stack: the kernel is built with stack probes
+    (``-fstack-clash-protection``), so its frame touches the guard page below the stack first
+    and faults there -- 507015, as any kernel fault -- instead of writing past it into other
+    memory (before, such a kernel on the worker's stack crashed the process a moment later).
+    On one block and on 8; afterwards the same threads run kernels as before."""
+    s = acl.stream()
+    out = acl.malloc(64)
+    for blocks in (1, 8):
+        acl.launch(k.stack_use, blocks, s, ("ptr", out), ("uint64_t", 4096))
+        expect(RT_AICORE_EXCEPTION, sync_rc(s), "kernel stack_use", "SIGSEGV")
+    acl.zeros(out, 64)
+    for blocks in (1, 8):
+        acl.launch(k.stack_use, blocks, s, ("ptr", out), ("uint64_t", 600))
+        check(sync_rc(s))
+    assert acl.from_device(out, 8, np.int32).tolist() == list(range(1, 9))
+
+
 @pytest.mark.parametrize("sig", [signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL], ids=lambda s: s.name)
 def test_a_fault_signal_a_kernel_raises_is_reported_without_an_address(acl, k, sig):
     """Issue 12: a signal sent by raise() (or kill, sigqueue) carries the sender's pid and uid
