@@ -68,14 +68,26 @@ def _dtype(dtype: Any) -> np.dtype[Any]:
     return dt
 
 
+# The most bytes an array may span, as numpy's (ssize_t): more cannot be allocated anywhere,
+# and the runtime's size_t would not even take the number.
+_MAX_NBYTES = 2**63 - 1
+
+
 def shape_and_dtype(shape: int | tuple[int, ...], dtype: Any) -> tuple[tuple[int, ...], np.dtype[Any]]:
+    shape_t: tuple[int, ...]
     if type(shape) is int and shape >= 0:  # the common case, as _ints.index would take it
-        return (shape,), _dtype(dtype)
-    dims = shape if isinstance(shape, tuple) else (shape,)
-    shape_t = tuple(_ints.index(d, "a dimension of a shape") for d in dims)
-    if any(d < 0 for d in shape_t):
-        raise ValueError(f"negative dimension in shape {shape_t}")
-    return shape_t, _dtype(dtype)
+        shape_t, dt = (shape,), _dtype(dtype)
+        n = shape
+    else:
+        dims = shape if isinstance(shape, tuple) else (shape,)
+        shape_t = tuple(_ints.index(d, "a dimension of a shape") for d in dims)
+        if any(d < 0 for d in shape_t):
+            raise ValueError(f"negative dimension in shape {shape_t}")
+        dt = _dtype(dtype)
+        n = math.prod(shape_t)
+    if n * dt.itemsize > _MAX_NBYTES:
+        raise ValueError(f"an array of shape {shape_t} and dtype {dt} would span {n * dt.itemsize} bytes: too big")
+    return shape_t, dt
 
 
 # --------------------------------------------------------------------------- pinned memory

@@ -221,6 +221,12 @@ async def test_memory_errors_are_clear():
             dev.empty((-1, 2))
         with pytest.raises(TypeError):
             dev.empty(4, object)
+        # More bytes than a size_t holds: said so, with the shape (was cffi's bare OverflowError)
+        for shape in ((1 << 31, 1 << 31, 4), 1 << 62):
+            with pytest.raises(ValueError, match=r"would span \d+ bytes: too big"):
+                dev.empty(shape, np.float64)
+            with pytest.raises(ValueError, match="too big"):
+                dev.pinned_empty(shape, np.float64)
         async with dev.stream() as s:
             d = dev.empty(4, np.float32)
             with pytest.raises(ValueError, match="size mismatch"):
