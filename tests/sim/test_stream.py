@@ -389,8 +389,8 @@ def test_faulting_kernel_fails_its_task_and_the_stream_goes_on(acl, k, kernel):
 def test_a_kernel_has_the_same_stack_on_every_thread(acl, k):
     """600 KiB of locals: one block runs on the stream's worker, which borrows an idle core, and
     8 blocks run mostly on the AI-core threads. Both work: every thread that runs kernel blocks
-    has the same 1 MiB stack (the workers had 256 KiB, so one block of this kernel faulted where
-    8 blocks ran)."""
+    has the same 1 MiB stack (the workers had 256 KiB, so the block a worker ran faulted: block 0
+    of 1, and of 8)."""
     s = acl.stream()
     out = acl.malloc(64)
     for blocks in (1, 8):
