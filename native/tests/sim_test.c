@@ -876,6 +876,34 @@ static void test_visible_devices(void)
  * in order (the task behind each wait ran after it), and nothing is left parked at the end. */
 enum { PARKERS = 48 };
 
+/* Begins capturing, on `cap`, a model of `depth` IFs nested in one another (each condition's
+ * value 1 by default: every IF takes its branch), sub-model d + 1 captured on lv[d]: m[0] is the
+ * model, m[depth] the innermost sub-model, whose capture on lv[depth - 1] stays open for the
+ * caller's tasks. */
+static void begin_nested_ifs(aclrtStream cap, const aclrtStream *lv, int depth, aclmdlRI *m)
+{
+    aclmdlRICaptureStatus cst;
+    OK(aclmdlRICaptureBegin(cap, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    OK(aclmdlRICaptureGetInfo(cap, &cst, &m[0]));
+    for (int d = 0; d < depth; d++) {
+        aclmdlRICondHandle h;
+        OK(aclmdlRICondHandleCreate(m[d], 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &h));
+        aclmdlRICondTaskParams p = {h, ACL_MODEL_RI_COND_TYPE_IF, 1, &m[d + 1]};
+        OK(aclmdlRIAddCondTask(p, d ? lv[d - 1] : cap, 0));
+        OK(aclmdlRICaptureToModelRIBegin(lv[d], m[d + 1], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    }
+}
+
+/* Ends what begin_nested_ifs began, the innermost capture first; returns the model. */
+static aclmdlRI end_nested_ifs(aclrtStream cap, const aclrtStream *lv, int depth)
+{
+    aclmdlRI ended, model = NULL;
+    for (int d = depth - 1; d >= 0; d--)
+        OK(aclmdlRICaptureEnd(lv[d], &ended));
+    OK(aclmdlRICaptureEnd(cap, &model));
+    return model;
+}
+
 /* The process's threads (/proc/self/task). */
 static int threads_now(void)
 {
@@ -1124,23 +1152,12 @@ static void test_parking(void)
     OK(aclrtMemset(vals, PARKERS * 8, 0, PARKERS * 8));
     OK(aclrtMemset(marks, PARKERS * 8, 0, PARKERS * 8));
     for (int i = 0; i <= DEEPS; i++) { /* DEEPS models that wait, and one whose wait is over */
-        aclmdlRI m[DEEP + 1], ended;
-        aclmdlRICaptureStatus cst;
-        OK(aclmdlRICaptureBegin(cap, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
-        OK(aclmdlRICaptureGetInfo(cap, &cst, &m[0]));
-        for (int d = 0; d < DEEP; d++) {
-            aclmdlRICondHandle h;
-            OK(aclmdlRICondHandleCreate(m[d], 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &h));
-            aclmdlRICondTaskParams p = {h, ACL_MODEL_RI_COND_TYPE_IF, 1, &m[d + 1]};
-            OK(aclmdlRIAddCondTask(p, d ? lv[d - 1] : cap, 0));
-            OK(aclmdlRICaptureToModelRIBegin(lv[d], m[d + 1], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
-        }
+        aclmdlRI m[DEEP + 1];
+        begin_nested_ifs(cap, lv, DEEP, m);
         OK(aclrtMemsetAsync(gone, 64, 1, 64, lv[DEEP - 1]));
         OK(aclrtValueWait(&vals[i < DEEPS ? 0 : 1], 1, 0 /* GEQ */, lv[DEEP - 1]));
         OK(aclrtValueWrite(&marks[i], 4, 0, lv[DEEP - 1]));
-        for (int d = DEEP - 1; d >= 0; d--)
-            OK(aclmdlRICaptureEnd(lv[d], &ended));
-        OK(aclmdlRICaptureEnd(cap, i < DEEPS ? &deep[i] : &plain));
+        *(i < DEEPS ? &deep[i] : &plain) = end_nested_ifs(cap, lv, DEEP);
     }
     OK(aclrtFree(gone));
     OK(aclrtMemset(&vals[1], 8, 1, 1)); /* the plain model's wait is over before it starts */
@@ -1175,30 +1192,19 @@ static void test_parking(void)
      * in the 32nd is refused with a clear error instead of a crash; the capture goes on. */
     enum { MAXD = 32 };
     aclrtStream nest[MAXD];
-    aclmdlRI lm[MAXD + 1], limited, lended;
-    aclmdlRICaptureStatus lst;
+    aclmdlRI lm[MAXD + 1], limited;
     aclmdlRICondHandle extra;
     aclmdlRI extra_sub;
     for (int d = 0; d < MAXD; d++)
         OK(aclrtCreateStream(&nest[d]));
     OK(aclrtMemset(marks, 8, 0, 8));
-    OK(aclmdlRICaptureBegin(cap, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
-    OK(aclmdlRICaptureGetInfo(cap, &lst, &lm[0]));
-    for (int d = 0; d < MAXD; d++) {
-        aclmdlRICondHandle h;
-        OK(aclmdlRICondHandleCreate(lm[d], 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &h));
-        aclmdlRICondTaskParams p = {h, ACL_MODEL_RI_COND_TYPE_IF, 1, &lm[d + 1]};
-        OK(aclmdlRIAddCondTask(p, d ? nest[d - 1] : cap, 0));
-        OK(aclmdlRICaptureToModelRIBegin(nest[d], lm[d + 1], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
-    }
+    begin_nested_ifs(cap, nest, MAXD, lm);
     OK(aclmdlRICondHandleCreate(lm[MAXD], 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &extra));
     aclmdlRICondTaskParams too_deep = {extra, ACL_MODEL_RI_COND_TYPE_IF, 1, &extra_sub};
     CHECK(aclmdlRIAddCondTask(too_deep, nest[MAXD - 1], 0) == ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     CHECK(strstr(aclGetRecentErrMsg(), "nested at most 32 deep") != NULL);
     OK(aclrtValueWrite(&marks[0], 6, 0, nest[MAXD - 1]));
-    for (int d = MAXD - 1; d >= 0; d--)
-        OK(aclmdlRICaptureEnd(nest[d], &lended));
-    OK(aclmdlRICaptureEnd(cap, &limited));
+    limited = end_nested_ifs(cap, nest, MAXD);
     OK(aclmdlRIExecuteAsync(limited, st[0]));
     OK(aclrtSynchronizeStream(st[0]));
     OK(aclrtMemcpy(host, 8, marks, 8, ACL_MEMCPY_DEVICE_TO_HOST));
