@@ -1504,57 +1504,37 @@ bool sim_replay_can_park(const sim_stream *s, const sim_task *rt)
 /* Where a parked replay goes on below its top level (its item there: u.model.resume), one
  * level per sub-model it is in: lv[d] is the descent from depth d to d + 1 -- the branch the
  * condition task at depth d took, the item of the sub-model it runs, and that sub-model's first
- * failure while the replay is parked (the top level's is u.model.failed). Allocated when the
- * replay first enters a sub-model and grown as it goes deeper (path_reserve); where that fails
- * for want of memory, the waits below block their worker. */
+ * failure while the replay is parked (the top level's is u.model.failed). Sub-models nest at
+ * most SIM_COND_MAX_DEPTH deep, so the path has a level for each; it is allocated when the
+ * replay first enters a sub-model (sim_capture_replay_model), and without it -- out of memory --
+ * the waits below block their worker. */
 struct sim_replay_level {
-    size_t item;     /* the item of the sub-model at depth d + 1 */
-    uint32_t branch; /* the branch taken by the condition task at depth d */
-    aclError failed; /* the sub-model's first failure, kept while parked, */
+    size_t item;      /* the item of the sub-model at depth d + 1 */
+    uint32_t branch;  /* the branch taken by the condition task at depth d */
+    aclError failed;  /* the sub-model's first failure, kept while parked, */
     char *failed_msg; /* and its message (owned) */
 };
 struct sim_replay_path {
-    struct sim_replay_level *lv;
-    int cap;   /* levels allocated */
+    struct sim_replay_level lv[SIM_COND_MAX_DEPTH];
     int depth; /* the depth of the wait it parked at */
 };
 
 /* While a parked replay finds its way back to its wait (depth by depth, see replay_items). */
 static __thread bool t_resuming;
 
-/* Room in rt's path for the sub-model at `depth` (lv[depth - 1]); false out of memory. */
-static bool path_reserve(sim_task *rt, int depth)
-{
-    struct sim_replay_path *p = rt->u.model.path;
-    if (!p && !(p = rt->u.model.path = calloc(1, sizeof *p)))
-        return false;
-    if (depth <= p->cap)
-        return true;
-    int cap = p->cap ? p->cap : 4;
-    while (cap < depth)
-        cap *= 2;
-    struct sim_replay_level *lv = realloc(p->lv, (size_t)cap * sizeof *lv);
-    if (!lv)
-        return false;
-    memset(lv + p->cap, 0, (size_t)(cap - p->cap) * sizeof *lv);
-    p->lv = lv;
-    p->cap = cap;
-    return true;
-}
-
-/* The level of rt's path the sub-model at the current depth uses; NULL at the top, or where
- * the path has no room for it (its waits then block, and nothing of it is kept). */
+/* The level of rt's path the sub-model at the current depth uses; NULL at the top, or without
+ * a path (out of memory: the sub-model's waits then block, and nothing of it is kept). */
 static struct sim_replay_level *level(const sim_task *rt)
 {
-    const struct sim_replay_path *p = rt->u.model.path;
-    return t_nested && p && t_nested <= p->cap ? &p->lv[t_nested - 1] : NULL;
+    struct sim_replay_path *p = rt->u.model.path;
+    return t_nested && p && t_nested <= (int)SIM_COND_MAX_DEPTH ? &p->lv[t_nested - 1] : NULL;
 }
 
 aclError sim_replay_item(sim_stream *s, sim_task *rt, const sim_task *t, bool may_park, char *msg, size_t msglen)
 {
     /* A failure that could not be kept (out of memory: its message) would be lost if the
      * replay parked: after one, no item of the replay parks. Below its top level a wait parks
-     * only where the path holds its level. */
+     * only where the replay has its path. */
     bool room = !t_nested || level(rt);
     t_parkable = may_park && !rt->u.model.unkept && room ? rt : NULL;
     aclError rc = sim_capture_replay_task(s, rt, t, msg, msglen);
@@ -1614,7 +1594,7 @@ void sim_replay_done(sim_task *rt)
 int sim_replay_resume_branch(const sim_task *rt)
 {
     const struct sim_replay_path *p = rt->u.model.path;
-    return t_resuming && p && t_nested < p->cap ? (int)p->lv[t_nested].branch : -1;
+    return t_resuming && p && t_nested < (int)SIM_COND_MAX_DEPTH ? (int)p->lv[t_nested].branch : -1;
 }
 
 void sim_replay_park_branch(const sim_task *rt, uint32_t branch)
@@ -1770,9 +1750,8 @@ static void release_model(sim_task *t)
     free(t->u.model.failed_msg);
     sim_build_run_free(t->u.model.built_run);
     struct sim_replay_path *path = t->u.model.path;
-    for (int d = 0; path && d < path->cap; d++) /* as failed_msg: NULL once each level's run ended */
+    for (uint32_t d = 0; path && d < SIM_COND_MAX_DEPTH; d++) /* as failed_msg: NULL once each level's run ended */
         free(path->lv[d].failed_msg);
-    free(path ? path->lv : NULL);
     free(path);
     pthread_mutex_lock(&m->run_lock);
     if (--m->running == 0)
@@ -2169,7 +2148,8 @@ aclError sim_capture_cond_task(sim_stream *s, struct sim_model *parent, sim_task
 aclError sim_capture_replay_model(sim_stream *s, const sim_task *rt, struct sim_model *m, char *msg, size_t msglen)
 {
     sim_task *root = (sim_task *)rt; /* the replay task: a wait in m parks it (replay_items) */
-    (void)path_reserve(root, t_nested + 1); /* out of memory: the waits in m block their worker */
+    if (!root->u.model.path) /* NULL out of memory: the waits in m block their worker */
+        root->u.model.path = calloc(1, sizeof *root->u.model.path);
     t_nested++;
     aclError rc = replay_items(s, root, m, msg, msglen);
     t_nested--;

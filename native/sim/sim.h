@@ -1042,8 +1042,8 @@ aclError sim_capture_replay_task(sim_stream *s, const sim_task *rt, const sim_ta
  * replays a captured model's run list -- its condition tasks' sub-models too -- or a built
  * model's program, which goes on from that item when the stream is woken -- after a failure
  * too, at any depth of sub-models (each level keeps its first failure while parked). Only out
- * of memory -- a failure whose message could not be kept, a sub-model the replay's path could
- * not grow for -- do its waits block their worker, as a hand-off (executor.c). */
+ * of memory -- a failure whose message could not be kept, a replay whose path of sub-models
+ * could not be allocated -- do its waits block their worker, as a hand-off (executor.c). */
 bool sim_replay_can_park(const sim_stream *s, const sim_task *rt);
 /* Replays item t of replay task rt (sim_capture_replay_task), letting it park s when `may_park`
  * (and sim_replay_can_park's rules allow): then SIM_TASK_PARKED; otherwise rt's park state is

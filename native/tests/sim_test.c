@@ -1136,7 +1136,7 @@ static void test_parking(void)
     OK(aclrtDestroyStream(sub));
     OK(aclrtDestroyStream(sub2));
     /* They park at any depth and after a failure in their own sub-model: 10 IFs nested in one
-     * another (a path of 10 levels, grown as the replay goes down), the innermost sub-model a
+     * another (the replay keeps a level of its path for each), the innermost sub-model a
      * memset of freed memory, then a value wait, then a mark. Every replay parks at its wait
      * (before, a wait after a failure below the top level, or deeper than 8 levels, blocked its
      * worker: a thread joined for each); when released, each writes its mark and returns the

@@ -221,7 +221,7 @@ async def test_memory_errors_are_clear():
             dev.empty((-1, 2))
         with pytest.raises(TypeError):
             dev.empty(4, object)
-        # More bytes than a size_t holds: said so, with the shape (was cffi's bare OverflowError)
+        # More bytes than an ssize_t holds (numpy's limit): said so, with the shape (was cffi's bare OverflowError)
         for shape in ((1 << 31, 1 << 31, 4), 1 << 62):
             with pytest.raises(ValueError, match=r"would span \d+ bytes: too big"):
                 dev.empty(shape, np.float64)
