@@ -266,10 +266,11 @@ async def test_64_concurrent_requests_over_two_replicas(service: ServeDriver, an
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_a_replica_killed_under_load_loses_no_request_and_is_replaced(service: ServeDriver, anyio_backend: str):
-    """SIGKILL one replica's process while clients keep it busy. A request in flight there is
-    answered with a server error by Serve's proxy (never with a wrong answer, never left
-    hanging); inference is idempotent, so the client sends it again and it is answered right.
-    Serve starts a new replica, which takes the dead one's NPU, and serves."""
+    """SIGKILL one replica's process, under load from clients, while it holds requests (a batch
+    on its device, one queued behind it). A request in flight there is answered with a server
+    error by Serve's proxy (never with a wrong answer, never left hanging); inference is
+    idempotent, so the client sends it again and it is answered right. Serve starts a new
+    replica, which takes the dead one's NPU, and serves."""
     replicas = service.replicas(2)
     victim_id, victim = next(iter(replicas.items()))
     survivor_id = next(r for r in replicas if r != victim_id)
@@ -304,6 +305,22 @@ async def test_a_replica_killed_under_load_loses_no_request_and_is_replaced(serv
             else:
                 raise AssertionError(f"a request failed 20 times: {failures[-3:]}")
 
+    async def holds_work(http: httpx.AsyncClient) -> bool:
+        """Whether the victim answers /health with a batch on its device and a request queued
+        behind it. Answers alone do not say so: they come when a batch completes, and the
+        clients' next requests may not have reached the replica yet; a request still on its way
+        is not lost with the replica (Serve sends it to another), so it fails nothing. A queued
+        request is the replica's for at least the rest of the batch before it (up to 100 ms),
+        far longer than this answer takes to arrive and the kill."""
+        try:
+            r = await http.get(service.url + "/health")
+        except httpx.TransportError:
+            return False
+        if r.status_code != 200:
+            return False
+        h = r.json()
+        return h["replica"]["id"] == victim_id and h["batches_in_flight"] >= 1 and h["queue"] >= 1
+
     with anyio.fail_after(120):
         async with httpx.AsyncClient(timeout=60) as http:
             async with anyio.create_task_group() as tg:
@@ -311,6 +328,8 @@ async def test_a_replica_killed_under_load_loses_no_request_and_is_replaced(serv
                     tg.start_soon(client, http)
                 while sum(1 for _, rid in answers if rid == victim_id) < 10:  # noqa: ASYNC110 -- load is flowing to it
                     await anyio.sleep(0.05)
+                while not await holds_work(http):  # noqa: ASYNC110 -- a state of the victim, polled
+                    await anyio.sleep(0.01)
                 t_kill = time.monotonic()
                 os.kill(victim["replica"]["pid"], signal.SIGKILL)  # a process of our cluster, by pid
                 await replaced.wait()
