@@ -196,7 +196,10 @@ class Dispatcher:
                     tg.start_soon(self.watchdog)
                     tg.start_soon(self._watch_suspects)
         except anyio.get_cancelled_exc_class():
-            pass  # the event loop is ending with the device still open (a trio system task must not raise)
+            # The event loop is ending with the device still open (a trio system task must not
+            # raise): its streams must not take work through C from a later loop.
+            for owner in self._streams.values():
+                owner.loop_ended()
         except BaseException as exc:  # kept for Device.aclose to raise
             self.error = self.error or exc
         finally:

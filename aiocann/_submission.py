@@ -587,6 +587,14 @@ class Submissions(Lane):
         self.orphans.clear()
         return held
 
+    def loop_ended(self) -> None:
+        """The device's event loop ended with the device still open: no loop resolves this
+        lane's work any more. The C paths check the thread alone (the loop's identity costs a
+        call per launch), so they are shut here -- no launch, replay or await goes in through
+        C -- and the Python path's check (DeviceCore.check_owner, thread and loop) raises
+        WrongThreadError for another loop of the same thread."""
+        self.thread = 0
+
     def close(self) -> None:
         """The stream is destroyed: no completion will come any more."""
         self.mode = Mode.CLOSED

@@ -553,7 +553,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         :raises ClosedError: the stream is closed.
         :raises DeviceOutOfMemoryError: no device memory for it.
         """
-        host = np.ascontiguousarray(data)
+        host = np.asarray(data, order="C")  # not ascontiguousarray: it makes a 0-d array 1-d
         dst = self._device.empty(host.shape, host.dtype, stream=self)
         try:
             await self.copy_from_host(dst, host)
@@ -576,7 +576,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         """
         self._own(_array(dst, "dst"))
         self._usable()
-        host = np.ascontiguousarray(data)
+        host = np.asarray(data, order="C")
         if host.dtype.hasobject:  # its bytes are object pointers (a DeviceArray passed as data, say)
             raise TypeError(f"data must be numeric, not {type(data).__name__} (numpy made an {host.dtype} array of it)")
         if host.nbytes != dst.nbytes:
@@ -589,7 +589,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
             pool = self._core.staging
             block = pool.get(host.nbytes)
             stage = block[: host.nbytes]
-            await _host_copy(stage, host.view(np.uint8).reshape(-1))
+            await _host_copy(stage, host.reshape(-1).view(np.uint8))  # flat first: a 0-d view cannot change itemsize
             src, keep, on_done = stage, block, (lambda: pool.put(block))
         return await self._copy(
             dst.ptr, _addr(src), host.nbytes, lib.ACL_MEMCPY_HOST_TO_DEVICE, "upload", keep, (dst,), on_done
@@ -601,7 +601,9 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         :param src: the :class:`DeviceArray`, of this stream's device.
         :param out: a writeable C-contiguous numpy array of ``src.nbytes`` bytes to fill, or None
             for a new one. Pinned memory (``dev.pinned_empty``) is copied into directly,
-            pageable memory through a staging block.
+            pageable memory through a staging block. If the download is cancelled, a pageable
+            ``out`` is not written from then on; a pinned one may still be, by the device's copy
+            already enqueued (as with :meth:`copy_to_host`).
         :returns: ``out``, or a new array of ``src``'s shape and dtype.
         :raises TypeError: ``src`` is not a DeviceArray, or ``out`` not a numpy array.
         :raises ValueError: ``out`` of another size, read-only or not C-contiguous, or ``src`` of
@@ -631,25 +633,33 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
             return out
         pool = self._core.staging
         block = pool.get(src.nbytes)
-        target = out.view(np.uint8).reshape(-1)
+        target = out.reshape(-1).view(np.uint8)  # a view of out (C-contiguous); flat first, as above
+        abandoned = False
 
         def unstage() -> None:
-            # In the dispatcher, before the block can be reused: cancel-safe by construction.
-            target[:] = block[: src.nbytes]
+            # In the dispatcher, on the loop's thread (as is the except clause below), before the
+            # block can be reused. A caller whose await was cancelled got no result and may
+            # already reuse out: the device's data must not land in it later.
+            if not abandoned:
+                target[:] = block[: src.nbytes]
             pool.put(block)
 
-        await (
-            await self._copy(
-                _addr(block),
-                src.ptr,
-                src.nbytes,
-                lib.ACL_MEMCPY_DEVICE_TO_HOST,
-                "download",
-                (block, out),
-                (src,),
-                unstage,
+        try:
+            await (
+                await self._copy(
+                    _addr(block),
+                    src.ptr,
+                    src.nbytes,
+                    lib.ACL_MEMCPY_DEVICE_TO_HOST,
+                    "download",
+                    (block, out),
+                    (src,),
+                    unstage,
+                )
             )
-        )
+        except BaseException:
+            abandoned = True
+            raise
         return out
 
     async def copy_to_host(self, dst: np.ndarray, src: DeviceArray) -> Completion:

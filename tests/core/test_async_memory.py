@@ -175,9 +175,10 @@ async def test_cancelled_waiter_leaks_nothing(test_kernels_path):
 
 async def test_download_cancelled_midway_is_safe(test_kernels_path):
     """The cancel lands while the download's copy is in flight -- enqueued, held behind a gate,
-    observed pending -- and the task ends at once; the copy still happens: when the device does
-    it, the staged bytes reach ``out`` and the staging block goes back to its pool, and the
-    array and the stream go on working."""
+    observed pending -- and the task ends at once. The device's copy still runs, into the
+    staging block, which then goes back to its pool; but ``out`` is never written: the caller
+    got no result and no Completion to say when a late write would land, and may already
+    reuse ``out``. The array and the stream go on working."""
     host = np.arange(1 << 18, dtype=np.float32)
     async with ac.Device(0) as dev, dev.stream() as s:
         d = await s.upload(host)
@@ -207,9 +208,27 @@ async def test_download_cancelled_midway_is_safe(test_kernels_path):
         await gate.open()
         await s.synchronize()
         assert copy.done() and copy.exception() is None and s.in_flight == 0
-        np.testing.assert_array_equal(out, host)  # the device's copy, staged into `out`
+        assert (out == -1).all()  # the caller's buffer, left as it was at the cancel
         assert staging._cached == cached  # the block is back, once
         np.testing.assert_array_equal(await d.get(), host)
+
+
+async def test_zero_dimensional_arrays_keep_their_shape_both_ways():
+    """A 0-d array of any dtype goes up and comes back as one (numpy's ascontiguousarray makes
+    it 1-d, and a 0-d view cannot change its itemsize: neither path may rely on them)."""
+    async with ac.Device(0) as dev, dev.stream() as s:
+        for value in (np.array(3.5), np.array(-7, np.int32), np.array(200, np.uint8), np.array(1 + 2j, np.complex64)):
+            d = await s.upload(value)
+            assert d.shape == () and d.dtype == value.dtype
+            back = await d.get()
+            assert back.shape == () and back == value
+            out = np.empty((), value.dtype)
+            assert await s.download(d, out) is out and out == value
+            e = dev.empty((), value.dtype)
+            await e.set(value)
+            assert await e.get() == value
+            pinned = dev.pinned_empty((), value.dtype)
+            assert await s.download(d, pinned) is pinned and pinned == value
 
 
 async def test_memory_errors_are_clear():

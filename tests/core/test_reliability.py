@@ -225,6 +225,60 @@ anyio.run(second, backend={awaited_on!r})
     assert out.stdout.strip() == "refused: True []", out
 
 
+@pytest.mark.parametrize(("opened_on", "used_on"), [("asyncio", "asyncio"), ("trio", "trio"), ("asyncio", "trio")])
+def test_launching_from_a_later_event_loop_of_the_same_thread_is_refused(test_kernels_path, opened_on, used_on):
+    """The first event loop ended with the device left open. From a later loop of the same
+    thread, a launch of args launched before (launch()'s C path, which checks the thread
+    alone), a launch of new args, a graph replay (C too) and a synchronize all raise
+    WrongThreadError, and none of them runs: no loop would ever resolve their work."""
+    pytest.importorskip("trio")
+    code = f"""
+import anyio, numpy as np, aiocann as ac
+state = {{}}
+async def first():
+    dev = ac.Device(0)
+    await dev.__aenter__()
+    k = (await dev.load_binary({str(test_kernels_path)!r})).function("write_value")
+    s = dev.stream()
+    out = dev.empty(4, np.int32)
+    await s.memset(out, 0)
+    args = await k.args().ptr(out).u32(0).i32(1)
+    await (await ac.launch(k, args, blocks=1, stream=s))  # launch()'s C path knows these args now
+    other = await k.args().ptr(out).u32(2).i32(3)
+    async with s.capture() as g:
+        await ac.launch(k, other, blocks=1, stream=s)
+    state.update(dev=dev, k=k, s=s, out=out, args=args)
+    return g
+graph = anyio.run(first, backend={opened_on!r})
+async def second():
+    st = state
+    ops = {{
+        "prebuilt": lambda: ac.launch(st["k"], st["args"], blocks=1, stream=st["s"]),
+        "new args": lambda: ac.launch(st["k"], st["k"].args().ptr(st["out"]).u32(1).i32(2), blocks=1, stream=st["s"]),
+        "replay": lambda: graph.launch(stream=st["s"]),
+        "synchronize": st["s"].synchronize,
+    }}
+    for name, op in ops.items():
+        try:
+            await op()
+        except ac.WrongThreadError as exc:
+            print(name, "refused:", "another event loop of the same thread" in str(exc))
+    await anyio.sleep(0.1)
+    host = np.zeros(4, np.int32)
+    import aiocann.acl as acl
+    print("memory", acl.rt.memcpy(host.ctypes.data, 16, st["out"].ptr, 16, 2), host.tolist())
+anyio.run(second, backend={used_on!r})
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.splitlines() == [
+        "prebuilt refused: True",
+        "new args refused: True",
+        "replay refused: True",
+        "synchronize refused: True",
+        "memory 0 [1, 0, 0, 0]",  # the first loop's launch alone: none of the refused work ran
+    ], out
+
+
 def test_closing_a_coroutine_parked_on_pending_work_detaches_it(test_kernels_path):
     """A coroutine closed while it waits on a Completion (close() throws GeneratorExit in: by
     its owner, or by the garbage collector once its loop is gone) leaves no waiter behind and
