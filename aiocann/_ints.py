@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-__all__ = ["index"]
+__all__ = ["index", "in_range"]
 
 _BOOLS = (bool, np.bool_)
 
@@ -24,3 +24,13 @@ def index(value: object, what: str) -> int:
     if isinstance(value, _BOOLS):
         raise TypeError(f"{what} must be an integer, not {type(value).__name__}")
     return operator.index(value)  # type: ignore[arg-type]
+
+
+def in_range(value: object, what: str, stop: int, start: int = 0) -> int:
+    """``index(value, what)``, which must lie in ``[start, stop)``: else a ValueError naming
+    ``what`` -- not the bare OverflowError cffi or a C member would raise further on."""
+    v = index(value, what)
+    if not start <= v < stop:
+        bound = f"2**{stop.bit_length() - 1}" if stop > 1 << 16 and stop & (stop - 1) == 0 else str(stop)
+        raise ValueError(f"{what} must be in [{start}, {bound}), got {v}")
+    return v

@@ -84,11 +84,8 @@ class Device:
         memory_pool: bool = True,
         memory_limit: int | None = None,
     ) -> None:
-        self.index = _count(index, "the device index")
-        if self.index < 0:
-            raise ValueError(f"device index must be >= 0, got {index}")
-        if _count(max_in_flight, "max_in_flight") < 1:
-            raise ValueError(f"max_in_flight must be >= 1, got {max_in_flight}")
+        self.index = _ints.in_range(index, "the device index", 1 << 31)  # aclrtSetDevice's int32_t
+        _ints.in_range(max_in_flight, "max_in_flight", 1 << 62, 1)  # the lane's C count
         if isinstance(completion_timeout, bool) or not isinstance(completion_timeout, _REAL):
             raise TypeError(f"completion_timeout must be a number of seconds, not {type(completion_timeout).__name__}")
         if not completion_timeout > 0:
@@ -283,7 +280,7 @@ class Device:
         :raises AclError: the runtime refused the stream (e.g. ``ResourceExhaustedError``).
         """
         limit = self.max_in_flight if max_in_flight is None else max_in_flight
-        return create(Stream, self, limit, _count(priority, "priority"))
+        return create(Stream, self, limit, _ints.in_range(priority, "priority", 1 << 32))  # a uint32_t
 
     async def load_binary(self, path: str | PathLike[str]) -> Binary:
         """Load a kernel binary from a file (``aclrtBinaryLoadFromFile``; the file work runs

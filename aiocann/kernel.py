@@ -142,8 +142,11 @@ class Binary(metaclass=NoPublicConstructor):
         return matches[0] if matches else name
 
     def unload(self) -> None:
-        """Unload the binary. Launches already enqueued still run; its kernels become unusable.
-        Idempotent."""
+        """Unload the binary at once, as ``aclrtBinaryUnLoad`` does: its kernels become
+        unusable, and a launch of one of them that has not started yet fails with
+        :class:`~aiocann.KernelFaultError` (507015, what the device gives for freed code); one
+        already running finishes. Await the launches' Completions (or synchronize their
+        streams) first to let them run. Idempotent."""
         self._handle = None
         _hotpath.invalidate()  # launch()'s cached args of its kernels are stale
         self._kernels.clear()
@@ -294,6 +297,14 @@ def _scalar(value: Any, dtype: Any = None) -> np.ndarray:
     return arr
 
 
+def _address(value: Any) -> int:
+    """An int device address (ptr(), update() of a pointer): 64 bits, or a ValueError."""
+    address: int = operator.index(value)
+    if not 0 <= address < 1 << 64:
+        raise ValueError(f"device address {address:#x} is out of range")
+    return address
+
+
 def _to_bytes(data: Any, what: str) -> bytes:
     if isinstance(data, (bytes, bytearray, memoryview)):
         b = bytes(data)
@@ -337,9 +348,7 @@ class ArgsBuilder(metaclass=NoPublicConstructor):
             _same_device(self.kernel, value)
             _ = value.ptr  # raises if freed
         elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-            value = operator.index(value)
-            if not 0 <= value < 1 << 64:
-                raise ValueError(f"device address {value:#x} is out of range")
+            value = _address(value)
         else:
             raise TypeError(f"ptr() takes a DeviceArray or an int address, not {type(value).__name__}")
         self._entries.append(("ptr", value))
@@ -679,7 +688,7 @@ class KernelArgs(metaclass=NoPublicConstructor):
                 _same_device(self.kernel, value)
                 array, payload = value, value.ptr.to_bytes(8, "little")
             elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-                payload = operator.index(value).to_bytes(8, "little")
+                payload = _address(value).to_bytes(8, "little")
             else:
                 raise TypeError(f"argument {index} is a pointer: pass a DeviceArray or int address")
         elif kind == "scalar":

@@ -26,6 +26,10 @@ from .stream import Stream
 
 __all__ = ["LaunchConfig", "launch"]
 
+# A timeout is passed as a 64-bit count of microseconds (timeoutLow / timeoutHigh); any bound
+# below 2**64 us well clear of float rounding will do -- this one is some 292,000 years.
+_MAX_TIMEOUT_S = float(2**63 // 10**6)
+
 
 @dataclass(frozen=True)
 class LaunchConfig:
@@ -48,8 +52,11 @@ class LaunchConfig:
         if self.timeout is not None:
             if isinstance(self.timeout, bool) or not isinstance(self.timeout, _REAL):
                 raise TypeError(f"timeout must be a number of seconds, not {type(self.timeout).__name__}")
-            if not (math.isfinite(self.timeout) and self.timeout >= 0):
-                raise ValueError(f"timeout must be >= 0 seconds (0: never), not {self.timeout!r}")
+            if not (math.isfinite(self.timeout) and 0 <= self.timeout < _MAX_TIMEOUT_S):
+                raise ValueError(
+                    f"timeout must be >= 0 seconds (0: never) and below {_MAX_TIMEOUT_S:.3g} (the runtime's "
+                    f"64-bit count of microseconds), not {self.timeout!r}"
+                )
         attrs = ffi.new("aclrtLaunchKernelAttr[2]")
         n = 0
         if self.schedule == "batch":
@@ -170,7 +177,9 @@ async def _prepare(
     if type(blocks) is not int or not 0 < blocks < 4294967296:
         if isinstance(blocks, bool) or not isinstance(blocks, int):
             raise TypeError(f"blocks must be an int, not {type(blocks).__name__}")
-        raise ValueError(f"blocks must be in [1, 2**32), got {blocks}")
+        blocks = int(blocks)  # an int subclass (an IntEnum member, say): its value
+        if not 0 < blocks < 4294967296:
+            raise ValueError(f"blocks must be in [1, 2**32), got {blocks}")
     s = stream_or_current(stream)
     binary = kernel.binary
     if not core_of(binary.device).same_npu(core_of(s.device)):

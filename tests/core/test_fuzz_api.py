@@ -1306,3 +1306,47 @@ print("whole", len(data), lib.aclrtBinaryLoadFromData(data, len(data), ffi.NULL,
     assert rcs[-1] == ["whole", str(len(data)), "0"]
     bad = [r for r in rcs[:-1] if r[2] != "107000"]
     assert not bad, f"truncated binaries not refused with 107000: {bad}"
+
+
+@pytest.mark.anyio
+async def test_integers_out_of_c_range_name_their_argument(test_kernels_path):
+    """Found by an adversarial probe: integers past what the C side holds raised cffi's bare
+    OverflowError ("int too big to convert", "can't convert negative number to unsigned")
+    from deep inside; now a ValueError names the argument and its range. An int subclass for
+    ``blocks`` (an IntEnum member) is its value, not a range error naming it 1."""
+    from enum import IntEnum
+
+    from aiocann.launch import LaunchConfig
+
+    for make, pattern in [
+        (lambda: LaunchConfig(timeout=1e30), r"timeout must be .* below"),
+        (lambda: LaunchConfig(timeout=2**64), r"timeout must be .* below"),
+        (lambda: ac.Device(2**40), r"the device index must be in \[0, 2\*\*31\), got 1099511627776"),
+        (lambda: ac.Device(-1), r"the device index must be in \[0, 2\*\*31\), got -1"),
+        (lambda: ac.Device(0, max_in_flight=2**70), r"max_in_flight must be in \[1, 2\*\*62\)"),
+        (lambda: ac.Device(0, max_in_flight=0), r"max_in_flight must be in \[1, 2\*\*62\), got 0"),
+    ]:
+        with pytest.raises(ValueError, match=pattern):
+            make()
+
+    class Blocks(IntEnum):
+        ONE = 1
+
+    async with ac.Device(0) as dev:
+        for kwargs, pattern in [
+            ({"priority": -1}, r"priority must be in \[0, 2\*\*32\), got -1"),
+            ({"priority": 2**40}, r"priority must be in \[0, 2\*\*32\)"),
+            ({"max_in_flight": 2**70}, r"max_in_flight must be in \[1, 2\*\*62\)"),
+        ]:
+            with pytest.raises(ValueError, match=pattern):
+                dev.stream(**kwargs)
+        k = (await dev.load_binary(test_kernels_path)).function("write_value")
+        async with dev.stream() as s:
+            out = dev.empty(4, np.int32)
+            await s.memset(out, 0)
+            args = await k.args().ptr(out).u32(0).i32(5)
+            for bad in (-1, 2**64):
+                with pytest.raises(ValueError, match="device address .* is out of range"):
+                    args.update(0, bad)
+            await (await ac.launch(k, args, blocks=Blocks.ONE, stream=s))
+            assert (await out.get()).tolist() == [5, 0, 0, 0]
