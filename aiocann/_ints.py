@@ -14,7 +14,10 @@ import operator
 
 import numpy as np
 
-__all__ = ["index", "in_range"]
+__all__ = ["IN_FLIGHT_STOP", "index", "in_range"]
+
+#: max_in_flight's bound (exclusive), for Device and Stream alike: the lane counts in C ssize_ts.
+IN_FLIGHT_STOP = 1 << 62
 
 _BOOLS = (bool, np.bool_)
 

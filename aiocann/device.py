@@ -85,7 +85,7 @@ class Device:
         memory_limit: int | None = None,
     ) -> None:
         self.index = _ints.in_range(index, "the device index", 1 << 31)  # aclrtSetDevice's int32_t
-        _ints.in_range(max_in_flight, "max_in_flight", 1 << 62, 1)  # the lane's C count
+        _ints.in_range(max_in_flight, "max_in_flight", _ints.IN_FLIGHT_STOP, 1)
         if isinstance(completion_timeout, bool) or not isinstance(completion_timeout, _REAL):
             raise TypeError(f"completion_timeout must be a number of seconds, not {type(completion_timeout).__name__}")
         if not completion_timeout > 0:

@@ -110,7 +110,7 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
     def __init__(self, device: Device, max_in_flight: int, priority: int, borrowed: Any = None) -> None:
         # Opens the stream: creates it (or adopts ``borrowed``, an aclrtStream other code owns),
         # subscribes the device's report thread to it and registers it with the completion queue.
-        max_in_flight = _ints.in_range(max_in_flight, "max_in_flight", 1 << 62, 1)  # as Device(max_in_flight=)
+        max_in_flight = _ints.in_range(max_in_flight, "max_in_flight", _ints.IN_FLIGHT_STOP, 1)
         self._device = device
         self._core = core = core_of(device)  # what the stream asks of its device (_core.py)
         self.max_in_flight = max_in_flight
