@@ -15,7 +15,10 @@
  * A subscriber stays registered while it serves a stream or still has reports queued, so a
  * thread that unsubscribes its last stream can still drain what was already delivered -- but
  * not past aclFinalize: reports of a finished session (whose callbacks and user data may be
- * gone) are dropped, and a thread must subscribe again after the next aclInit.
+ * gone) are dropped, and a thread must subscribe again after the next aclInit. aclFinalize
+ * and aclrtResetDeviceForce drop the reports no thread has taken before they drain the
+ * streams (sim_callback_close), so a blocking callback nobody processes cannot hold them;
+ * aclrtResetDevice and aclrtDestroyStream wait for it, as for any task of the stream.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -174,6 +177,42 @@ void sim_callback_stream_gone(sim_stream *s)
     pthread_mutex_unlock(&g_lock);
 }
 
+/* Drops every report queued for sub and not yet taken by aclrtProcessReport, so its callback
+ * never runs: a non-blocking one is freed; a blocking one belongs to the task that waits for it
+ * (on its worker's stack, or its parked task's), which is told it is done and woken, and frees
+ * it itself. sub->lock held. */
+static void drop_queued_locked(sim_subscriber *sub)
+{
+    sim_report *r = sub->head;
+    sub->head = sub->tail = NULL;
+    while (r) {
+        sim_report *next = r->next;
+        if (r->block) {
+            r->done = true;
+            pthread_cond_broadcast(&sub->done_cv);
+            if (r->parked)
+                sim_stream_wake(r->parked);
+        } else {
+            free(r);
+        }
+        r = next;
+    }
+}
+
+void sim_callback_close(const sim_device *d)
+{
+    pthread_mutex_lock(&g_lock);
+    for (sim_subscriber *sub = g_subs; sub; sub = sub->next) {
+        if (d && sub->dev != d)
+            continue;
+        pthread_mutex_lock(&sub->lock);
+        sub->closed = true;
+        drop_queued_locked(sub);
+        pthread_mutex_unlock(&sub->lock);
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
 void sim_callback_reset(void)
 {
     pthread_mutex_lock(&g_lock);
@@ -185,23 +224,11 @@ void sim_callback_reset(void)
         sim_subscriber *sub = list;
         list = sub->next;
         /* A thread still inside aclrtProcessReport holds its own reference: it finds the queue
-         * empty, times out and drops it. */
+         * empty, times out and drops it. sim_callback_close emptied the queues already, and
+         * the streams were drained since, so nothing is left to drop -- but never leave one
+         * waiting. */
         pthread_mutex_lock(&sub->lock);
-        sim_report *r = sub->head;
-        sub->head = sub->tail = NULL;
-        while (r) {
-            sim_report *next = r->next;
-            if (r->block) {
-                /* Cannot happen (stream workers were joined), but never leave one waiting. */
-                r->done = true;
-                pthread_cond_broadcast(&sub->done_cv);
-                if (r->parked)
-                    sim_stream_wake(r->parked);
-            } else {
-                free(r);
-            }
-            r = next;
-        }
+        drop_queued_locked(sub);
         pthread_mutex_unlock(&sub->lock);
         sim_subscriber_put(sub); /* the registry's reference */
     }
@@ -276,6 +303,12 @@ static void sim_callback_execute(sim_stream *s, sim_subscriber *sub, aclrtCallba
     r->user_data = user_data;
     r->block = block;
     pthread_mutex_lock(&sub->lock);
+    if (sub->closed) { /* being torn down: the report is dropped (sim_callback_close) */
+        pthread_mutex_unlock(&sub->lock);
+        if (r != &stack_report)
+            free(r);
+        return;
+    }
     if (sub->tail)
         sub->tail->next = r;
     else
@@ -324,6 +357,10 @@ static aclError park_callback(sim_stream *s, sim_task *w, const sim_task *cb)
     sim_report *r = w->wait_ctx;
     sim_park_arm(s);
     pthread_mutex_lock(&sub->lock);
+    if (!r && sub->closed) { /* being torn down: the report is dropped (sim_callback_close) */
+        pthread_mutex_unlock(&sub->lock);
+        return ACL_SUCCESS;
+    }
     if (!r) {
         if (!(r = calloc(1, sizeof *r))) {
             pthread_mutex_unlock(&sub->lock);

@@ -628,6 +628,13 @@ static aclError reset(int32_t deviceId, bool force, const char *func)
                          "device %d has not been set or has already been reset", deviceId);
     }
     if (force) {
+        /* A forced reset does not wait for host callbacks nobody processes (sim_callback_close:
+         * they are dropped; one running is waited for). The callback registry's locks come
+         * before a device's, so d->lock is let go meanwhile; a set or reset in that gap only
+         * moves the counts this reset then clears. */
+        pthread_mutex_unlock(&d->lock);
+        sim_callback_close(d);
+        pthread_mutex_lock(&d->lock);
         d->set_refs = 0;
         d->refcount = 1;
     } else {

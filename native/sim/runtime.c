@@ -85,7 +85,10 @@ static aclError finalize_locked(void)
 
     /* Tear down outside g_rt.lock: stream workers finishing their last tasks may take it.
      * Device structs are static and never freed, so objects that still point at one (a
-     * stale handle's stream, say) never dangle. */
+     * stale handle's stream, say) never dangle. Host callbacks that no thread has taken are
+     * dropped first (docs/pyacl.md): a blocking one nobody processes would hold its stream's
+     * drain, and this finalize, for good. */
+    sim_callback_close(NULL);
     for (int i = 0; i < n; i++) {
         sim_device *d = sim_device_at(i);
         pthread_mutex_lock(&d->lock);

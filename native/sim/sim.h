@@ -1144,6 +1144,7 @@ struct sim_subscriber {
     pthread_cond_t cv;      /* new reports */
     pthread_cond_t done_cv; /* blocking reports ran */
     sim_report *head, *tail;
+    bool closed;            /* sim_callback_close: reports are dropped, not queued; lock */
     struct sim_subscriber *next;
 };
 
@@ -1158,6 +1159,12 @@ void sim_host_func_stop(void);
  * is withdrawn; one already running is waited for (user code cannot be stopped). */
 void sim_callback_wake(sim_subscriber *sub);
 void sim_callback_stream_gone(sim_stream *s);
+/* aclFinalize and aclrtResetDeviceForce, before their streams are drained: the subscribers of
+ * device d (every device's when NULL) drop every report queued and not yet taken, and every
+ * report delivered to them from now on, so no callback that nobody processes can hold the
+ * teardown (a blocking one would, for good). A callback already running is waited for. The
+ * subscribers go when their streams do. */
+void sim_callback_close(const sim_device *d);
 /* aclFinalize, after every stream is gone: forgets every subscriber and drops the reports
  * delivered to them but never processed, so none survives into the next aclInit. */
 void sim_callback_reset(void);

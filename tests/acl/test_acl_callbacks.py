@@ -298,6 +298,35 @@ def test_finalize_drops_undelivered_callbacks(device, stream):
     ok(acl.rt.set_device(0))
 
 
+@pytest.mark.parametrize("teardown", ["finalize", "reset_device_force"])
+def test_teardown_drops_a_blocking_callback_nobody_processes(device, stream, teardown):
+    """A blocking callback whose thread never calls process_report holds its stream; acl.finalize
+    and reset_device_force must not wait for it (they hung): the callback is dropped and never
+    runs, and the work behind it still drains."""
+    me = threading.get_ident()
+    ok(acl.rt.subscribe_report(me, stream))
+    ran: list[object] = []
+    ok(acl.rt.launch_callback(ran.append, "never", ACL_CALLBACK_BLOCK, stream))
+    ptr = dev_alloc(64)
+    ok(acl.rt.memset_async(ptr, 64, 7, 64, stream))  # queued behind the callback
+
+    def tear_down() -> int:
+        return acl.finalize() if teardown == "finalize" else acl.rt.reset_device_force(0)
+
+    done: list[int] = []
+    t = threading.Thread(target=lambda: done.append(tear_down()), daemon=True)
+    t.start()
+    t.join(10)
+    assert not t.is_alive(), f"{teardown} waited for a callback nobody processes"
+    assert done == [SUCCESS]
+    assert acl.rt.process_report(50) == RT_THREAD_SUBSCRIBE  # the subscription went with it
+    assert ran == []
+    if teardown == "finalize":
+        assert acl_rt._pending_callback_count() == 0
+        ok(acl.init())  # the fixtures finalize again
+    ok(acl.rt.set_device(0))
+
+
 def test_waiting_calls_release_the_gil(device, stream):
     """process_report waits without the GIL: the main thread keeps running Python meanwhile.
     And synchronize_stream does too, or the report thread could never run the blocking
