@@ -54,8 +54,9 @@ parameters (``str`` for ``s``) in the C parameters' order:
   ``int32_t *`` or ``aclrtStream *``); returns ``(value, ret)``.
 
 A Python argument reaches C as itself, through ``_vptr`` for a handle or address (a ``void *``
-typedef) and ``_cstr`` for a ``const char *``; ``conv`` names another conversion of
-aiocann/acl/rt.py for a C parameter. An output comes back through ``_addr`` when it is a
+typedef), ``_cstr`` for a ``const char *`` and ``_u32`` for an ``i`` that C takes as an
+unsigned enum or ``uint32_t`` (pyACL writes the int's 4 bytes); ``conv`` names another
+conversion of aiocann/acl/rt.py for a C parameter. An output comes back through ``_addr`` when it is a
 handle or address, ``float`` when a float, ``int`` otherwise; ``result`` names another.
 """
 
@@ -1391,7 +1392,6 @@ GROUPS: tuple[Group, ...] = (
                     "ki",
                     message="acl.rt.get_stream_res_limit parse failed",
                     args=("stream", "res_type"),
-                    conv={"type": "_u32"},
                     note='sic: no "args"',
                     doc="``(value, ret)``: the stream's own limit, else the device's.",
                 ),
@@ -1403,7 +1403,6 @@ GROUPS: tuple[Group, ...] = (
                     "kiI",
                     message="acl.rt.set_stream_res_limit parse failed",
                     args=("stream", "res_type", "value"),
-                    conv={"type": "_u32"},
                 ),
             ),
             Fn(
@@ -1433,7 +1432,6 @@ GROUPS: tuple[Group, ...] = (
                     "i",
                     message="acl.rt.get_res_in_current_thread parse failed",
                     args=("res_type",),
-                    conv={"type": "_u32"},
                     doc="``(value, ret)``: the limit of the stream bound to this thread, else the device's.",
                 ),
             ),

@@ -414,9 +414,10 @@ def _bare(ctype: str) -> str:
 class PyGen:
     """The wrappers of the common shapes, as a person would write them in rt.py."""
 
-    def __init__(self, desc: ModuleType, handles: set[str]) -> None:
+    def __init__(self, desc: ModuleType, handles: set[str], unsigned_enums: set[str]) -> None:
         self.desc = desc
         self.handles = handles
+        self.unsigned_enums = unsigned_enums
 
     def is_handle(self, ctype: str) -> bool:
         bare = _bare(ctype)
@@ -426,10 +427,16 @@ class PyGen:
         bare = _bare(ctype)
         return bare.endswith("*") and bare[:-1].strip() not in ("void", "char")
 
-    def default_conv(self, ctype: str) -> str:
+    def default_conv(self, ctype: str, fmt: str) -> str:
         if self.is_handle(ctype):
             return "_vptr"
-        return "_cstr" if _bare(ctype) == "char *" and "const" in ctype else ""
+        bare = _bare(ctype)
+        if fmt == "i" and (bare in self.unsigned_enums or bare == "uint32_t"):
+            # pyACL parses it with "i" into an int whose 4 bytes the C call sees; cffi takes an
+            # enum without negative values as unsigned, so -1 must arrive as 0xFFFFFFFF (and
+            # the runtime then refuses it with a code), not fail in cffi with OverflowError.
+            return "_u32"
+        return "_cstr" if bare == "char *" and "const" in ctype else ""
 
     def output_of(self, e: Entry) -> Param:
         w = e.fn.py
@@ -456,11 +463,12 @@ class PyGen:
         if unknown:
             raise ValueError(f"{e.proto.name}: conv names no input parameter: {sorted(unknown)}")
         cargs, pyname = [], dict(zip((p.name for p in inputs), names, strict=True))
+        pyfmt = dict(zip((p.name for p in inputs), fmt, strict=True))
         for p in e.proto.params:
             if p is output:
                 cargs.append("out")
                 continue
-            conv = w.conv.get(p.name, self.default_conv(p.ctype))
+            conv = w.conv.get(p.name, self.default_conv(p.ctype, pyfmt[p.name]))
             cargs.append(f"{conv}({pyname[p.name]})" if conv else pyname[p.name])
         params = [f"{n}: {'str' if f == 's' else 'int'}" for n, f in zip(names, fmt, strict=True)]
         if is_out:
@@ -575,9 +583,22 @@ def rt_blocks(items: list[Entry], gen: PyGen) -> dict[str, str]:
 # --------------------------------------------------------------------------- the files
 
 
+def _headers_text() -> str:
+    return "".join(p.read_text() for p in sorted(INCLUDE.rglob("*.h")))
+
+
 def _handles() -> set[str]:
-    text = "".join(p.read_text() for p in sorted(INCLUDE.rglob("*.h")))
-    return set(re.findall(r"typedef\s+void\s*\*\s*(\w+)\s*;", text))
+    return set(re.findall(r"typedef\s+void\s*\*\s*(\w+)\s*;", _headers_text()))
+
+
+def _unsigned_enums() -> set[str]:
+    """The enum typedefs with no negative enumerator: cffi gives them C's unsigned int."""
+    out = set()
+    for m in re.finditer(r"typedef\s+enum\s*\w*\s*\{(.*?)\}\s*(\w+)\s*;", _headers_text(), re.S):
+        body = re.sub(r"/\*.*?\*/|//[^\n]*", "", m.group(1), flags=re.S)
+        if "-" not in body:
+            out.add(m.group(2))
+    return out
 
 
 def generate() -> dict[Path, str]:
@@ -606,7 +627,7 @@ def generate() -> dict[Path, str]:
     out[RT_PY] = replace_blocks(
         rt,
         "aiocann/acl/rt.py",
-        rt_blocks(items, PyGen(desc, _handles())),
+        rt_blocks(items, PyGen(desc, _handles(), _unsigned_enums())),
         lambda b: _marker_py("BEGIN", b),
         lambda b: _marker_py("END", b),
     )

@@ -288,6 +288,14 @@ def _as_u32(v: int) -> int:
     return v & 0xFFFF_FFFF
 
 
+# pyACL parses an enum or uint32_t argument with "i" into the parameter's 4 bytes, so -1
+# reaches C as 0xFFFFFFFF (and the runtime refuses it with its own code); the cffi binding
+# takes an unsigned enum as unsigned and would raise OverflowError for a negative int. The
+# generator passes such arguments through _u32 (gen_acl.default_conv), as do the wrappers
+# written by hand.
+_u32 = _as_u32
+
+
 # pyACL reads the fields of option, cfg and attribute dicts with GetValueFromPyDict
 # (python/pyACL/utils_methods.cpp): a missing key or a value that is not an int leaves the
 # field as it was (0); an int out of range raises ValueError with the conversion's name.
@@ -422,12 +430,12 @@ def get_run_mode() -> tuple[int, int]:
 
 @_rt("set_ts_device", "i")
 def set_ts_device(ts_id: int, /) -> int:
-    return int(_lib.aclrtSetTsDevice(ts_id))
+    return int(_lib.aclrtSetTsDevice(_u32(ts_id)))
 
 
 @_rt("set_device_sat_mode", "i")
 def set_device_sat_mode(mode: int, /) -> int:
-    return int(_lib.aclrtSetDeviceSatMode(mode))
+    return int(_lib.aclrtSetDeviceSatMode(_u32(mode)))
 
 
 @_rt("get_device_sat_mode", None)
@@ -529,25 +537,25 @@ def ctx_get_current_default_stream() -> tuple[int, int]:
 
 @_rt("ctx_set_sys_param_opt", "il")
 def ctx_set_sys_param_opt(opt: int, value: int, /) -> int:
-    return int(_lib.aclrtCtxSetSysParamOpt(opt, value))
+    return int(_lib.aclrtCtxSetSysParamOpt(_u32(opt), value))
 
 
 @_rt("ctx_get_sys_param_opt", "i")
 def ctx_get_sys_param_opt(opt: int, /) -> tuple[int, int]:
     out = _out("int64_t *")
-    ret = _lib.aclrtCtxGetSysParamOpt(opt, out)
+    ret = _lib.aclrtCtxGetSysParamOpt(_u32(opt), out)
     return int(out[0]), int(ret)
 
 
 @_rt("set_sys_param_opt", "il", "acl.rt.set_sys_param_opt args parse faild")  # sic, pyACL's text
 def set_sys_param_opt(opt: int, value: int, /) -> int:
-    return int(_lib.aclrtSetSysParamOpt(opt, value))
+    return int(_lib.aclrtSetSysParamOpt(_u32(opt), value))
 
 
 @_rt("get_sys_param_opt", "i", "acl.rt.get_sys_param_opt args parse faild")  # sic
 def get_sys_param_opt(opt: int, /) -> tuple[int, int]:
     out = _out("int64_t *")
-    ret = _lib.aclrtGetSysParamOpt(opt, out)
+    ret = _lib.aclrtGetSysParamOpt(_u32(opt), out)
     return int(out[0]), int(ret)
 
 
@@ -721,14 +729,14 @@ def set_stream_attribute(stream: int, attr: int, value: object, /) -> int:
         words = _dict_u32_list(value, "reserved", 4)
         for i, w in enumerate(words or ()):
             c.reserve[i] = w
-    return int(_lib.aclrtSetStreamAttribute(_vptr(stream), attr, c))
+    return int(_lib.aclrtSetStreamAttribute(_vptr(stream), _u32(attr), c))
 
 
 @_rt("get_stream_attribute", "ki", suffix="!")
 def get_stream_attribute(stream: int, attr: int, /) -> tuple[dict[str, Any], int]:
     """``({member: value}, ret)``, keyed as set_stream_attribute takes it."""
     c = _out("aclrtStreamAttrValue *")
-    ret = _lib.aclrtGetStreamAttribute(_vptr(stream), attr, c)
+    ret = _lib.aclrtGetStreamAttribute(_vptr(stream), _u32(attr), c)
     key = _ATTR_KEYS.get(attr)
     value: dict[str, Any] = (
         {key: int(getattr(c, key))} if key is not None else {"reserved": [int(w) for w in c.reserve]}
@@ -744,7 +752,7 @@ def get_stream_attribute(stream: int, attr: int, /) -> tuple[dict[str, Any], int
 @_rt("malloc", "ki")
 def malloc(size: int, policy: int, /) -> tuple[int, int]:
     out = _out("void **")
-    ret = _lib.aclrtMalloc(out, size, policy)
+    ret = _lib.aclrtMalloc(out, size, _u32(policy))
     return _addr(out[0]), int(ret)
 
 
@@ -767,12 +775,12 @@ def free_host(host_ptr: int, /) -> int:
 
 @_rt("memcpy", "kkkki")
 def memcpy(dst: int, dest_max: int, src: int, count: int, kind: int, /) -> int:
-    return int(_lib.aclrtMemcpy(_vptr(dst), dest_max, _vptr(src), count, kind))
+    return int(_lib.aclrtMemcpy(_vptr(dst), dest_max, _vptr(src), count, _u32(kind)))
 
 
 @_rt("memcpy_async", "kkkkik")
 def memcpy_async(dst: int, dest_max: int, src: int, count: int, kind: int, stream: int, /) -> int:
-    return int(_lib.aclrtMemcpyAsync(_vptr(dst), dest_max, _vptr(src), count, kind, _vptr(stream)))
+    return int(_lib.aclrtMemcpyAsync(_vptr(dst), dest_max, _vptr(src), count, _u32(kind), _vptr(stream)))
 
 
 @_rt("memset", "kkik")
@@ -789,14 +797,14 @@ def memset_async(dev_ptr: int, max_count: int, value: int, count: int, stream: i
 def malloc_align32(size: int, policy: int, /) -> tuple[int, int]:
     """Device memory with the size rounded up to 32 bytes and no extra padding."""
     out = _out("void **")
-    ret = _lib.aclrtMallocAlign32(out, size, policy)
+    ret = _lib.aclrtMallocAlign32(out, size, _u32(policy))
     return _addr(out[0]), int(ret)
 
 
 @_rt("malloc_cached", "ki")
 def malloc_cached(size: int, policy: int, /) -> tuple[int, int]:
     out = _out("void **")
-    ret = _lib.aclrtMallocCached(out, size, policy)
+    ret = _lib.aclrtMallocCached(out, size, _u32(policy))
     return _addr(out[0]), int(ret)
 
 
@@ -813,14 +821,16 @@ def mem_invalidate(dev_ptr: int, size: int, /) -> int:
 @_rt("memcpy2d", "kkkkkki")
 def memcpy2d(dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int, /) -> int:
     """``height`` rows of ``width`` bytes, ``spitch`` apart in src and ``dpitch`` in dst."""
-    return int(_lib.aclrtMemcpy2d(_vptr(dst), dpitch, _vptr(src), spitch, width, height, kind))
+    return int(_lib.aclrtMemcpy2d(_vptr(dst), dpitch, _vptr(src), spitch, width, height, _u32(kind)))
 
 
 @_rt("memcpy2d_async", "kkkkkkik")
 def memcpy2d_async(
     dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int, stream: int, /
 ) -> int:
-    return int(_lib.aclrtMemcpy2dAsync(_vptr(dst), dpitch, _vptr(src), spitch, width, height, kind, _vptr(stream)))
+    return int(
+        _lib.aclrtMemcpy2dAsync(_vptr(dst), dpitch, _vptr(src), spitch, width, height, _u32(kind), _vptr(stream))
+    )
 
 
 # END GENERATED "memory"
@@ -887,7 +897,7 @@ def _py_ulong(value: object) -> int:
 def malloc_with_cfg(size: int, policy: int, cfg: object, /) -> tuple[int, int]:
     c, keep = _malloc_cfg(cfg)
     out = _out("void **")
-    ret = _lib.aclrtMallocWithCfg(out, size, policy, c)
+    ret = _lib.aclrtMallocWithCfg(out, size, _u32(policy), c)
     del keep
     return _addr(out[0]), int(ret)
 
@@ -896,7 +906,7 @@ def malloc_with_cfg(size: int, policy: int, cfg: object, /) -> tuple[int, int]:
 def malloc_for_task_scheduler(size: int, policy: int, cfg: object, /) -> tuple[int, int]:
     c, keep = _malloc_cfg(cfg)
     out = _out("void **")
-    ret = _lib.aclrtMallocForTaskScheduler(out, size, policy, c)
+    ret = _lib.aclrtMallocForTaskScheduler(out, size, _u32(policy), c)
     del keep
     return _addr(out[0]), int(ret)
 
@@ -914,7 +924,7 @@ def malloc_host_with_cfg(size: int, cfg: object, /) -> tuple[int, int]:
 def get_mem_info(attr: int, /) -> tuple[int, int, int]:
     """``(free, total, ret)`` for an aclrtMemAttr, on the current context's device."""
     free_, total = _out("size_t *"), _out("size_t *")
-    ret = _lib.aclrtGetMemInfo(attr, free_, total)
+    ret = _lib.aclrtGetMemInfo(_u32(attr), free_, total)
     return int(free_[0]), int(total[0]), int(ret)
 
 
@@ -1149,7 +1159,7 @@ def launch_callback(fn: Callable[[Any], object], user_data: object, block_type: 
     token = next(_tokens)
     with _pending_lock:
         _pending[token] = (fn, user_data)
-    ret = int(_lib.aclrtLaunchCallback(_trampoline, _ffi.cast("void *", token), block_type, _vptr(stream)))
+    ret = int(_lib.aclrtLaunchCallback(_trampoline, _ffi.cast("void *", token), _u32(block_type), _vptr(stream)))
     if ret != 0:
         with _pending_lock:  # never enqueued: the runtime will not call back for this token
             _pending.pop(token, None)
@@ -1287,13 +1297,13 @@ get_device_id_from_exception_info = _exception_getter(
 @_rt("peek_at_last_error", "i", suffix="!")
 def peek_at_last_error(level: int, /) -> int:
     """aclrtPeekAtLastError: the code, left in place."""
-    return int(_lib.aclrtPeekAtLastError(level))
+    return int(_lib.aclrtPeekAtLastError(_u32(level)))
 
 
 @_rt("get_last_error", "i", suffix="!")
 def get_last_error(level: int, /) -> int:
     """aclrtGetLastError: the code, then cleared."""
-    return int(_lib.aclrtGetLastError(level))
+    return int(_lib.aclrtGetLastError(_u32(level)))
 
 
 # END GENERATED "last error"
@@ -1580,7 +1590,7 @@ def unmap_mem(vir_ptr: int, /) -> int:
 def mem_export_to_shareable_handle(handle: int, handle_type: int, flags: int, /) -> tuple[int, int]:
     """``(shareable_handle, ret)``: a 64-bit handle another process imports."""
     out = _out("uint64_t *")
-    ret = _lib.aclrtMemExportToShareableHandle(_vptr(handle), handle_type, flags, out)
+    ret = _lib.aclrtMemExportToShareableHandle(_vptr(handle), _u32(handle_type), flags, out)
     return int(out[0]), int(ret)
 
 
@@ -1654,7 +1664,7 @@ def malloc_physical(size: int, prop: object, flags: int, /) -> tuple[int, int]:
 def mem_get_allocation_granularity(prop: object, option: int, /) -> tuple[int, int]:
     c = _physical_mem_prop(prop)
     out = _out("size_t *")
-    ret = _lib.aclrtMemGetAllocationGranularity(c, option, out)
+    ret = _lib.aclrtMemGetAllocationGranularity(c, _u32(option), out)
     return int(out[0]), int(ret)
 
 
@@ -1711,7 +1721,7 @@ def ipc_mem_set_import_pid(key: str, pids: object, /) -> int:
 def host_register(ptr: int, size: int, register_type: int, /) -> tuple[int, int]:
     """``(dev_ptr, ret)``: the device address of the registered host memory."""
     out = _out("void **")
-    ret = _lib.aclrtHostRegister(_vptr(ptr), size, register_type, out)
+    ret = _lib.aclrtHostRegister(_vptr(ptr), size, _u32(register_type), out)
     return _addr(out[0]), int(ret)
 
 
@@ -1743,30 +1753,32 @@ def host_unregister(ptr: int, /) -> int:
 @_rt("get_memcpy_desc_size", "i")
 def get_memcpy_desc_size(kind: int, /) -> tuple[int, int]:
     out = _out("size_t *")
-    ret = _lib.aclrtGetMemcpyDescSize(kind, out)
+    ret = _lib.aclrtGetMemcpyDescSize(_u32(kind), out)
     return int(out[0]), int(ret)
 
 
 @_rt("memcpy_async_with_desc", "kik")
 def memcpy_async_with_desc(desc: int, kind: int, stream: int, /) -> int:
-    return int(_lib.aclrtMemcpyAsyncWithDesc(_vptr(desc), kind, _vptr(stream)))
+    return int(_lib.aclrtMemcpyAsyncWithDesc(_vptr(desc), _u32(kind), _vptr(stream)))
 
 
 @_rt("memcpy_async_with_condition", "kkkkik")
 def memcpy_async_with_condition(dst: int, dest_max: int, src: int, count: int, kind: int, stream: int, /) -> int:
     """Deprecated in CANN; behaves as memcpy_async."""
-    return int(_lib.aclrtMemcpyAsyncWithCondition(_vptr(dst), dest_max, _vptr(src), count, kind, _vptr(stream)))
+    return int(_lib.aclrtMemcpyAsyncWithCondition(_vptr(dst), dest_max, _vptr(src), count, _u32(kind), _vptr(stream)))
 
 
 @_rt("reduce_async", "kkkiikk")
 def reduce_async(dst: int, src: int, count: int, kind: int, data_type: int, stream: int, reserve: int, /) -> int:
     """``dst[i] = dst[i] op src[i]`` over ``count`` bytes; kind 10 SUM, 11 MAX, 12 MIN."""
-    return int(_lib.aclrtReduceAsync(_vptr(dst), _vptr(src), count, kind, data_type, _vptr(stream), _vptr(reserve)))
+    return int(
+        _lib.aclrtReduceAsync(_vptr(dst), _vptr(src), count, _u32(kind), data_type, _vptr(stream), _vptr(reserve))
+    )
 
 
 @_rt("cmo_async", "kkik", suffix="!")
 def cmo_async(src: int, size: int, cmo_type: int, stream: int, /) -> int:
-    return int(_lib.aclrtCmoAsync(_vptr(src), size, cmo_type, _vptr(stream)))
+    return int(_lib.aclrtCmoAsync(_vptr(src), size, _u32(cmo_type), _vptr(stream)))
 
 
 @_rt("value_write", "kkIk")
@@ -1788,7 +1800,7 @@ def value_wait(dev_addr: int, value: int, flag: int, stream: int, /) -> int:
 @_rt("set_memcpy_desc", "kikkkk")
 def set_memcpy_desc(desc: int, kind: int, src: int, dst: int, count: int, config: int, /) -> tuple[int, int]:
     """``(desc, ret)``: writes the descriptor (device memory) and hands its address back."""
-    ret = _lib.aclrtSetMemcpyDesc(_vptr(desc), kind, _vptr(src), _vptr(dst), count, _vptr(config))
+    ret = _lib.aclrtSetMemcpyDesc(_vptr(desc), _u32(kind), _vptr(src), _vptr(dst), count, _vptr(config))
     return desc, int(ret)
 
 
@@ -1980,11 +1992,6 @@ def mem_uce_repair(device_id: int, infos: object, /) -> int:
 # formats and returns (python/pyACL/rt/rt_stream.cpp, rt_context.cpp, rt_synchronize.cpp,
 # rt_notify.cpp, rt_device.cpp, rt_binary.cpp, rt_group.cpp). Kept in one block while the
 # other shares are written.
-
-
-# pyACL parses some enum arguments with "i" into the enum's 4 bytes; the C call sees those
-# bytes, which the cffi binding takes as the enum's unsigned type.
-_u32 = _as_u32
 
 
 # ----------------------------------------------------------------------- overflow detection

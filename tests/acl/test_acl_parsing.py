@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from pyacl_support import INVALID_PARAM, RT_PARAM_INVALID, ok
 
 import aiocann.acl as acl
 from aiocann.acl._convert import pyacl
@@ -151,6 +152,47 @@ def test_pyacl_texts_for_bad_values(runtime):
     # ... and the no-argument wrappers ignore what they are given, as pyACL's do.
     assert acl.rt.get_run_mode("anything", 2) == (1, 0)
     assert acl.finalize(1) == 0 and acl.init() == 0
+
+
+def test_negative_enum_arguments_reach_the_runtime(stream):
+    """pyACL parses an enum argument with "i" and hands C its 4 bytes, so -1 is 0xFFFFFFFF to
+    the runtime, which answers with its own code; it was cffi's OverflowError (the binding takes
+    those enums as unsigned)."""
+    dev = ok(acl.rt.malloc(64, 0))
+    host = ok(acl.rt.malloc_host(64))
+    try:
+        assert acl.rt.memcpy(dev, 64, host, 64, -1) == INVALID_PARAM
+        assert acl.rt.memcpy_async(dev, 64, host, 64, -1, stream) == INVALID_PARAM
+        ok(acl.rt.free(ok(acl.rt.malloc(64, -1))))  # an unknown policy is the default (aclMallocMemInner)
+        assert acl.rt.launch_callback(lambda _: None, None, -1, stream) == INVALID_PARAM
+        assert acl.rt.set_stream_attribute(stream, -1, {}) == RT_PARAM_INVALID
+        assert acl.rt.get_mem_info(-1)[2] == INVALID_PARAM
+    finally:
+        acl.rt.free(dev)
+        acl.rt.free_host(host)
+
+
+@pytest.mark.filterwarnings("ignore:acl.util.ptr_to_numpy will be deprecated")
+def test_no_wrapper_overflows_on_a_negative_int(stream):
+    """Every "i" argument of every wrapper takes -1 as pyACL does: whatever the runtime answers,
+    the conversion to C never raises OverflowError."""
+    blocking = {"synchronize_stream_with_timeout", "synchronize_event_with_timeout", "synchronize_device_with_timeout"}
+    for api, fn in sorted(WRAPPERS.items()):
+        name = api.rsplit(".", 1)[1]
+        fmt = (fn.__pyacl_format__ or "").replace("|", "")
+        if "i" not in fmt or name in blocking or name == "process_report" or "finalize" in name or "reset" in name:
+            continue
+        filler = {"f": 0.0, "s": "", "O": None}
+        for pos in (i for i, c in enumerate(fmt) if c == "i"):
+            args = [-1 if j == pos else filler.get(c, 0) for j, c in enumerate(fmt)]
+            if name == "launch_callback":
+                args[0] = lambda _: None
+            try:
+                fn(*args)
+            except OverflowError as exc:  # the failure this test is about
+                pytest.fail(f"{api} argument {pos + 1} = -1: {exc!r}")
+            except (TypeError, ValueError, RuntimeError):  # pyACL's own refusals and raises
+                pass
 
 
 # --------------------------------------------------------------------------- CPython's parser
