@@ -658,7 +658,8 @@ def _meta_line(meta: str) -> str:
 # (aclsim_kernel.h, kernel_operator.h). A host object compiles the kernels too (as host code
 # that never runs): it defines them weak, so several host objects link together.
 _COMMON_DEFINITIONS = [
-    '#ifdef __cplusplus\nextern "C" {\n#endif',
+    "#include <stdio.h>",
+    '#ifdef __cplusplus\nextern "C" {\n#define ACLSIM_NOTHROW noexcept\n#else\n#define ACLSIM_NOTHROW\n#endif',
     "__thread int64_t aclsim_block_idx;",
     "__thread int64_t aclsim_block_num;",
     "__thread uint32_t aclsim_block_status;",
@@ -668,6 +669,27 @@ _COMMON_DEFINITIONS = [
     "    aclsim_block_status = 0;",
     "    return s;",
     "}",
+    # The kernel's own assert() and abort() end its block as an AI-core exception, as a trap
+    # does on the device, instead of raising SIGABRT in the host process (which would end it:
+    # abort() from inside libc -- a corrupted heap -- is not caught, the heap's locks may be
+    # held). Hidden definitions: the binary's calls bind to them, the host keeps libc's. Hidden
+    # by the assembler's .hidden: a visibility attribute is ignored once a system header has
+    # declared the function (<cstdlib> has, in a C++ unit), and a default-visibility definition
+    # loses to libc's in the binary's own calls.
+    "#ifdef __GLIBC__",
+    '__asm__(".hidden __assert_fail\\n.hidden abort");',
+    "__attribute__((noreturn)) void __assert_fail(const char *expr, const char *file, unsigned int line,",
+    "                                             const char *func) ACLSIM_NOTHROW",
+    "{",
+    "    char what[320];",
+    '    snprintf(what, sizeof what, "assert: %s:%u: %s: Assertion `%s\' failed", file, line, func, expr);',
+    "    aclsim_kernel_fail(what);",
+    "}",
+    "__attribute__((noreturn)) void abort(void) ACLSIM_NOTHROW",
+    "{",
+    '    aclsim_kernel_fail("abort: the kernel called abort()");',
+    "}",
+    "#endif",
     "#ifdef __cplusplus\n}\n#endif",
 ]
 _COMMON_DEFINITIONS_WEAK = [

@@ -18,8 +18,10 @@
 #ifndef AIOCANN_ACLSIM_ENTRY_H_
 #define AIOCANN_ACLSIM_ENTRY_H_
 
+#include <exception>
 #include <limits>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <type_traits>
 #include <utility>
@@ -87,7 +89,25 @@ template <class R, class... P> struct signature<R (*)(P...)> {
     {
         aclsim_block_idx = idx;
         aclsim_block_num = num;
+#if defined(__cpp_exceptions)
+        /* An exception the kernel lets escape would unwind into the simulator's C frames and
+         * end the process (std::terminate): it ends the block instead, as a fault. The message
+         * is copied out and the block failed after the handler, not from inside it -- jumping
+         * out of a catch would leave the exception on the thread's caught-exceptions stack. */
+        char what[320];
+        what[0] = 0;
+        try {
+            call<K>(static_cast<const unsigned char *>(args), std::index_sequence_for<P...>{});
+        } catch (const std::exception &e) {
+            snprintf(what, sizeof what, "exception: the kernel threw an exception: %s", e.what());
+        } catch (...) {
+            snprintf(what, sizeof what, "exception: the kernel threw an exception (not a std::exception)");
+        }
+        if (what[0])
+            aclsim_kernel_fail(what);
+#else
         call<K>(static_cast<const unsigned char *>(args), std::index_sequence_for<P...>{});
+#endif
     }
 
     static constexpr aclsim_sigrec record(uint32_t index)

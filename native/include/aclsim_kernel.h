@@ -97,6 +97,17 @@ __attribute__((weak, visibility("default"))) void aclsim_kernel_rt_set(const acl
 {
     aclsim_kernel_rt_slot = rt;
 }
+
+/* Ends the running block as an AI-core exception with `what` (the runtime's fail); a kernel run
+ * outside the simulator (no table) traps. Shared by the Ascend C layer's Fail and the kernel
+ * binary's own assert(), abort() and escaping C++ exceptions (the front-end's stubs). */
+__attribute__((noreturn, unused)) static inline void aclsim_kernel_fail(const char *what)
+{
+    const aclsim_kernel_rt *rt = aclsim_kernel_rt_slot;
+    if (rt && rt->fail)
+        rt->fail(what);
+    __builtin_trap();
+}
 #endif
 typedef void (*aclsim_kernel_rt_set_fn)(const aclsim_kernel_rt *rt);
 

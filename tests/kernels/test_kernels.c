@@ -2,7 +2,9 @@
  * Kernels the test-suite uses to observe the simulator: argument passing, ordering, timing and
  * contained faults. Built with aiocann.compiler.build_kernel (see tests/conftest.py).
  */
+#include <assert.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -118,6 +120,16 @@ __global__ __aicore__ void stack_use(GM_ADDR out, uint64_t kb)
     for (uint64_t i = 0; i < kb * 1024; i += 4096)
         locals[i] = 1;
     ((int32_t *)out)[GetBlockIdx()] = (int32_t)GetBlockIdx() + locals[0];
+}
+
+/* assert(value > 0), abort() when value is -1, then out[0] = value: the C library's failures in a
+ * plain C kernel. */
+__global__ __aicore__ void check_positive(GM_ADDR out, int32_t value)
+{
+    if (value == -1)
+        abort();
+    assert(value > 0);
+    ((int32_t *)out)[0] = value;
 }
 
 /* Sends signal sig to its own thread: a fault no memory access caused, so it has no address. */

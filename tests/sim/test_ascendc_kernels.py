@@ -202,6 +202,32 @@ def test_builtin_trap_is_contained(acl):
     assert "kernel builtin_trap, block 0 of 1" in msg and "SIGILL" in msg
 
 
+@pytest.mark.parametrize(
+    ("how", "text"),
+    [
+        (0, "assert: "),
+        (1, "abort: the kernel called abort()"),
+        (2, "exception: the kernel threw an exception: index 7 past 3"),
+        (3, "exception: the kernel threw an exception (not a std::exception)"),
+    ],
+    ids=["assert", "abort", "std_exception", "other_exception"],
+)
+def test_libc_assert_abort_and_exceptions_end_the_block_not_the_process(acl, how, text):
+    """The C library's assert() and abort() and an exception let out of the kernel end the block
+    as an AI-core exception, as trap() does; they ended the host process (SIGABRT, or
+    std::terminate unwinding into the simulator). The other blocks of the launch still ran,
+    and the stream goes on."""
+    out = acl.malloc(64)
+    acl.zeros(out, 64)
+    fn = kernel(acl, "misc.cpp", "host_failures")
+    msg = fails(acl, fn, 4, ("ptr", out), ("int32_t", 2), ("int32_t", how))
+    assert "kernel host_failures, block 2 of 4: " + text in msg, msg
+    if how == 0:
+        assert "misc.cpp:" in msg and "host_failures" in msg and "Assertion `block_idx != which' failed" in msg, msg
+    run(acl, fn, 4, ("ptr", out), ("int32_t", 9), ("int32_t", how))
+    assert acl.from_device(out, 4, np.int32).tolist() == [0, 1, 2, 3]
+
+
 def _bf16_bits(x: np.ndarray) -> np.ndarray:
     u = x.view(np.uint32).astype(np.uint64)
     return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)

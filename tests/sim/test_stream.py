@@ -430,6 +430,20 @@ def test_a_fault_signal_a_kernel_raises_is_reported_without_an_address(acl, k, s
     assert "0x" not in msg and "(nil)" not in msg and f"{pid:x}" not in msg and str(pid) not in msg, msg
 
 
+def test_assert_and_abort_in_a_c_kernel_end_the_launch_not_the_process(acl, k):
+    """A plain C kernel's assert() and abort() bind to the kernel binary's own definitions, which
+    end the block as an AI-core exception (they raised SIGABRT, which ended the process)."""
+    s = acl.stream()
+    out = acl.malloc(64)
+    acl.launch(k.check_positive, 1, s, ("ptr", out), ("int32_t", 0))
+    expect(RT_AICORE_EXCEPTION, sync_rc(s), "kernel check_positive, block 0 of 1: assert: ", "`value > 0' failed")
+    acl.launch(k.check_positive, 1, s, ("ptr", out), ("int32_t", -1))
+    expect(RT_AICORE_EXCEPTION, sync_rc(s), "kernel check_positive, block 0 of 1: abort: the kernel called abort()")
+    acl.launch(k.check_positive, 1, s, ("ptr", out), ("int32_t", 5))
+    check(sync_rc(s))
+    assert acl.from_device(out, 1, np.int32).tolist() == [5]
+
+
 def test_a_fault_without_an_address_is_not_reported_at_null(acl, k):
     """A general-protection fault (x86-64: an access to a non-canonical address) is a real
     SIGSEGV whose si_addr the kernel leaves 0; that is not an access at NULL."""

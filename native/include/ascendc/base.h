@@ -104,13 +104,7 @@ inline const aclsim_kernel_rt *Rt() { return aclsim_kernel_rt_slot; }
 /* Ends the running block as an AI-core exception (507015): the launch's message reads
  * "kernel <name>, block <i> of <n>: <rule>: <detail>". Outside the simulator (no table) the
  * kernel traps. */
-[[noreturn]] inline void FailText(const char *what)
-{
-    const aclsim_kernel_rt *rt = Rt();
-    if (rt && rt->fail)
-        rt->fail(what);
-    __builtin_trap();
-}
+[[noreturn]] inline void FailText(const char *what) { aclsim_kernel_fail(what); }
 
 [[noreturn]] __attribute__((format(printf, 2, 3))) inline void Fail(const char *rule, const char *fmt, ...)
 {

@@ -2,6 +2,10 @@
  * Tier 0: printf from every block, the block_idx / block_num variables, trap(), dcci and the
  * sync no-ops, bfloat16_t storage, __NPU_ARCH__.
  */
+#include <cassert>
+#include <cstdlib>
+#include <stdexcept>
+
 #include "kernel_operator.h"
 
 extern "C" __global__ __aicore__ void hello(uint32_t value)
@@ -35,6 +39,22 @@ extern "C" __global__ __aicore__ void trap_block(__gm__ int32_t *out, int32_t wh
 }
 
 extern "C" __global__ __aicore__ void builtin_trap(uint32_t unused) { (void)unused; __builtin_trap(); }
+
+/* The C library's assert and abort, and a C++ exception let out of the kernel, in the block
+ * given (how: 0 assert, 1 abort, 2 std::out_of_range, 3 an int); the others write their index. */
+extern "C" __global__ __aicore__ void host_failures(__gm__ int32_t *out, int32_t which, int32_t how)
+{
+    if (block_idx == which) {
+        if (how == 0)
+            assert(block_idx != which);
+        if (how == 1)
+            abort();
+        if (how == 2)
+            throw std::out_of_range("index 7 past 3");
+        throw 42;
+    }
+    out[block_idx] = (int32_t)block_idx;
+}
 
 /* bfloat16 storage: float -> bf16 (nearest-even) -> float, and the arch the kernel was built for. */
 extern "C" __global__ __aicore__ void bf16_round(__gm__ float *in, __gm__ uint16_t *bits, __gm__ float *back,
