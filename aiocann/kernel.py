@@ -306,6 +306,9 @@ def _address(value: Any) -> int:
 
 
 def _to_bytes(data: Any, what: str) -> bytes:
+    if isinstance(data, (np.ndarray, np.generic)) and data.dtype.hasobject:
+        # tobytes() would give the objects' addresses in this process, not data for a kernel.
+        raise TypeError(f"{what} needs a numpy array of numbers, not one of dtype {data.dtype}")
     if isinstance(data, (bytes, bytearray, memoryview)):
         b = bytes(data)
     elif isinstance(data, np.ndarray):
@@ -660,7 +663,8 @@ class KernelArgs(metaclass=NoPublicConstructor):
 
         :param index: the argument's position.
         :param value: for a pointer, a DeviceArray or int address; for a scalar, a value of its
-            width; for a placeholder, new data of at most its original size; for raw bytes,
+            width; for a placeholder, new data of at most its original size (the bytes past it
+            keep their values, as when writing into the placeholder's buffer); for raw bytes,
             the same number of bytes.
         :raises IndexError: no such argument.
         :raises TypeError: a value of the wrong kind or width for the argument.

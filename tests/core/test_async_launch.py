@@ -76,6 +76,12 @@ async def test_typed_scalars_and_signature_checks(test_kernels_path):
                 k.args().ptr(out).scalar(1.5, np.int32)
             with pytest.raises(TypeError):
                 k.args().ptr("0x1000")
+            # An object array's bytes are its objects' addresses: not data for a kernel.
+            for data in (np.array([1, "a"], dtype=object), np.array([(1, None)], dtype=[("a", "i4"), ("b", "O")])):
+                with pytest.raises(TypeError, match="array of numbers, not one of dtype"):
+                    k.args().placeholder(data)
+                with pytest.raises(TypeError, match="array of numbers"):
+                    k.args().bytes(data)
 
 
 async def test_probe_sees_every_scalar_width_and_placeholder(test_kernels_path):
