@@ -253,9 +253,10 @@ class Stream(StreamBase, metaclass=NoPublicConstructor):
         undestroyed, what the work uses stays allocated, the device is not reset again in this
         process -- with a RuntimeWarning, because destroying the stream would wait for it. If
         the calling task is already being cancelled (the body of ``async with`` was), the wait
-        runs shielded, so that a cancelled block still releases what it used; a cancellation
-        that arrives during the wait (a deadline around the exit, Ctrl-C) ends it, abandoning
-        the work still running. A borrowed stream (:meth:`from_handle`) is not destroyed, only
+        runs shielded, so that a cancelled block still releases what it used -- then nothing
+        but the completion timeout bounds it, not even a deadline expiring meanwhile; otherwise
+        a cancellation that arrives during the wait (a deadline around the exit, Ctrl-C) ends
+        it, abandoning the work still running. A borrowed stream (:meth:`from_handle`) is not destroyed, only
         unsubscribed and forgotten. Closing a closed stream does nothing; a close while another
         task's close of the stream waits for its work waits for that close to end (and raises
         nothing: that close reports the stream's errors).
