@@ -133,6 +133,13 @@ TOOLKIT_LIBS += (
     "libacl_tdt_channel.so",
     "libacl_tdt_queue.so",
 )
+# The operator library's aclnnAdd and aclnnMul (native/toolkit/aclnn_*.c): real libraries, built
+# against the filter libascendcl.so -- libnnopbase.so its tensors, libopapi.so the operators,
+# which is a simulator kernel binary too (it loads itself to launch its kernel).
+TOOLKIT_OPERATOR_LIBS = (
+    ("libnnopbase.so", "native/toolkit/aclnn_meta.c", ()),
+    ("libopapi.so", "native/toolkit/aclnn_ops.c", ("libnnopbase.so",)),
+)
 TOOLKIT_STATIC = ("set_env.sh", "bin/setenv.bash", "tikcpp", "python")
 
 
@@ -164,6 +171,33 @@ def build_toolkit(cmd):
                 str(stub),
                 f"-Wl,-soname,{lib}",
                 "-Wl,--filter=$ORIGIN/../../lib/libascendcl.so",
+            ],
+            check=True,
+        )
+    for lib, src, needs in TOOLKIT_OPERATOR_LIBS:
+        subprocess.run(
+            cc
+            + [
+                "-std=gnu11",
+                "-O2",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-fPIC",
+                "-shared",
+                "-fvisibility=hidden",
+                "-Inative/include",
+                "-Inative/toolkit",
+                "-o",
+                str(lib64 / lib),
+                src,
+                f"-Wl,-soname,{lib}",
+                *(str(lib64 / n) for n in needs),
+                str(lib64 / "libascendcl.so"),
+                "-Wl,-rpath,$ORIGIN",
+                "-lm",
+                "-lpthread",
+                "-ldl",
             ],
             check=True,
         )

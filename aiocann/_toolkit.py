@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["LIBRARIES", "OTHER_LIBRARIES", "toolkit_path"]
+__all__ = ["LIBRARIES", "OPERATOR_LIBRARIES", "OTHER_LIBRARIES", "toolkit_path"]
 
 LIBRARIES = ("libascendcl.so", "libacl_rt.so", "libacl_rt_impl.so", "libacl_rtc.so")
 # Libraries of CANN packages the simulator does not have (dump, profiler, tdt), linked by CANN's
@@ -30,13 +30,15 @@ OTHER_LIBRARIES = (
     "libacl_tdt_channel.so",
     "libacl_tdt_queue.so",
 )
+# The operator library (aclnnAdd, aclnnMul): libraries of their own, not filters.
+OPERATOR_LIBRARIES = ("libnnopbase.so", "libopapi.so")
 _HOME = Path(__file__).resolve().parent / "toolkit"
 
 
 def toolkit_path() -> Path:
     """The toolkit directory; FileNotFoundError naming what is missing when it is not built."""
     missing = [name for name in ("include/acl/acl.h", "set_env.sh", "bin/aclsim-chip") if not (_HOME / name).exists()]
-    missing += [f"lib64/{name}" for name in LIBRARIES + OTHER_LIBRARIES if not (_HOME / "lib64" / name).is_file()]
+    missing += [f"lib64/{name}" for name in LIBRARIES + OTHER_LIBRARIES + OPERATOR_LIBRARIES if not (_HOME / "lib64" / name).is_file()]
     if missing:
         raise FileNotFoundError(
             f"aiocann's toolkit at {_HOME} lacks {', '.join(missing)}: it is made when aiocann is built "

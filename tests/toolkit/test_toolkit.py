@@ -83,7 +83,10 @@ def test_toolkit_command_prints_a_cann_install(toolkit: Path) -> None:
         f'#include "{h}"' in base
         for h in ("acl_base_rt.h", "acl_base_mdl.h", "error_codes/rt_error_codes.h", "error_codes/ge_error_codes.h")
     )
-    assert not list((toolkit / "include").rglob("aclnn*"))  # another package's
+    # The operator library's headers, as a CANN install has them beside ACL's (the ops package
+    # links its aclnnop/ into include/): only those of the operators libopapi.so implements.
+    assert sorted(p.name for p in (toolkit / "include/aclnnop").iterdir()) == ["aclnn_add.h", "aclnn_mul.h"]
+    assert (toolkit / "include/aclnn/acl_meta.h").is_file()
 
 
 def dynamic_section(lib: Path) -> str:
@@ -236,6 +239,38 @@ def test_cpp_program_built_against_the_toolkit(toolkit: Path, tmp_path: Path) ->
     )
     assert p.returncode == 0 and "[SUCCESS]" in p.stdout, p.stdout + p.stderr
     assert "every toolkit library resolves to one runtime" in p.stdout
+
+
+@needs_cmake
+def test_aclnn_operators_built_against_the_toolkit(toolkit: Path, tmp_path: Path) -> None:
+    """aclnnAdd and aclnnMul (libopapi.so, libnnopbase.so) as CANN's samples call them: results,
+    the codes of bad calls, executors, a captured launch replayed, a fault, two sessions."""
+    build(PROGRAMS / "aclnn_cpp", tmp_path / "build", toolkit)
+    p = subprocess.run(
+        [str(tmp_path / "build" / "main")], env=toolkit_env(toolkit), capture_output=True, text=True, timeout=120
+    )
+    assert p.returncode == 0 and "[SUCCESS]" in p.stdout, p.stdout + p.stderr
+    # The bad calls say why, and the runtime's refusal carries its message.
+    assert "[ERROR] aclnnAdd: the operands' shapes do not broadcast to out's shape" in p.stderr
+    assert "aclnnAdd: the runtime refused the launch: 107017" in p.stderr
+    assert "kernel aclnn_elementwise, block 0 of 1: invalid memory access" not in p.stdout
+
+
+def test_operator_libraries_export_the_aclnn_functions(toolkit: Path) -> None:
+    """libopapi.so exports the operators and is a kernel binary (its own kernel table);
+    libnnopbase.so the tensors; neither exports its helpers."""
+
+    def exports(lib: str) -> set[str]:
+        out = subprocess.run(
+            ["nm", "-D", "--defined-only", str(toolkit / "lib64" / lib)], capture_output=True, text=True
+        )
+        return {f[2] for f in (line.split() for line in out.stdout.splitlines()) if len(f) == 3}
+
+    ops = {f"aclnn{p}{op}{s}" for op in ("Add", "Mul") for p in ("", "Inplace") for s in ("", "GetWorkspaceSize")}
+    assert ops | {"aclsim_kernels", "aclsim_kernel_abi"} <= exports("libopapi.so")
+    meta = exports("libnnopbase.so")
+    assert {"aclCreateTensor", "aclDestroyTensor", "aclCreateScalar", "aclDestroyScalar", "aclGetViewShape"} <= meta
+    assert not any(n.startswith(("f16_", "dtype_")) for n in meta | exports("libopapi.so"))
 
 
 @needs_cmake
