@@ -77,7 +77,6 @@ enum {
 struct aclOpExecutor {
     uint32_t magic;
     bool repeatable;
-    const char *op_name; /* for messages: "aclnnAdd" */
     void *a, *b, *out;   /* element 0 of each view */
     aclnn_ew_tiling tiling;
 };

@@ -252,11 +252,16 @@ static bool can_cast(int from, int to)
     return from == ACLNN_K_BOOL || to != ACLNN_K_BOOL;
 }
 
+/* The number of elements, -1 past 2^48 (no device memory holds that many; the kernel's block
+ * split multiplies it by a block index). */
 static int64_t numel_of(const aclTensor *t)
 {
     int64_t n = 1;
-    for (uint64_t d = 0; d < t->ndim; d++)
+    for (uint64_t d = 0; d < t->ndim; d++) {
+        if (t->dims[d] && n > (INT64_C(1) << 48) / t->dims[d])
+            return -1;
         n *= t->dims[d];
+    }
     return n;
 }
 
@@ -360,6 +365,11 @@ static aclnnStatus prepare(const char *func, int op, const aclTensor *a, const a
     t->tcompute = (uint8_t)kc;
     t->ndim = (uint32_t)out->ndim;
     t->numel = numel_of(out);
+    if (t->numel < 0 || numel_of(a) < 0 || numel_of(b) < 0) {
+        aclnn_log(func, "a tensor has more than 2^48 elements");
+        aclDestroyAclOpExecutor(e);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
     t->alpha_f = alpha ? alpha->f : 1.0;
     t->alpha_i = alpha ? (alpha->is_int ? alpha->i : (int64_t)alpha->f) : 1;
     memcpy(t->shape, out->dims, sizeof t->shape);
@@ -370,7 +380,6 @@ static aclnnStatus prepare(const char *func, int op, const aclTensor *a, const a
         aclDestroyAclOpExecutor(e);
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    e->op_name = func;
     e->a = element0(a);
     e->b = element0(b);
     e->out = element0(out);

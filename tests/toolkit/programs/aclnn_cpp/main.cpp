@@ -120,6 +120,22 @@ int Results()
     CHECK(Add(ti, tb2, alpha1, tf)); // int32 + float (10, 20): float
     got = Download<float>(o, 2);
     CHECK_TRUE(got[0] == 2147483647.0f + 10 && got[1] == 15);
+    // A 0-d tensor broadcasts to any shape; bfloat16 rounds to nearest even.
+    void* s0 = Upload(std::vector<float>{0.5f});
+    aclTensor *t0 = Tensor({}, ACL_FLOAT, s0), *tb3 = Tensor({3}, ACL_FLOAT, b), *to3 = Tensor({3}, ACL_FLOAT, o);
+    CHECK(Add(t0, tb3, alpha1, to3));
+    got = Download<float>(o, 3);
+    CHECK_TRUE((got == std::vector<float>{10.5f, 20.5f, 30.5f}));
+    std::vector<uint16_t> bf{0x3f80, 0x3f81}; // 1.0 and 1.0078125
+    void* bd = Upload(bf);
+    aclTensor *tbf0 = Tensor({1}, ACL_BF16, bd), *tbf1 = Tensor({1}, ACL_BF16, bd, nullptr, 1);
+    CHECK(aclnnMulGetWorkspaceSize(tbf1, tbf1, tbf0, &ws, &ex)); // 1.0078125^2 = 1.01568... -> 0x3f82
+    CHECK(aclnnMul(nullptr, 0, ex, g_stream));
+    CHECK_EQ(Download<uint16_t>(bd, 1)[0], 0x3f82);
+    for (aclTensor* t : {t0, tb3, to3, tbf0, tbf1})
+        CHECK(aclDestroyTensor(t));
+    CHECK(aclrtFree(s0));
+    CHECK(aclrtFree(bd));
     // In place: a += 1 * a.
     uint64_t ws2 = 0;
     CHECK(aclnnInplaceAddGetWorkspaceSize(ta, ta, alpha1, &ws2, &ex));
