@@ -188,6 +188,7 @@ def build_toolkit(cmd):
                 "-fvisibility=hidden",
                 "-Inative/include",
                 "-Inative/toolkit",
+                "-Inative/sim",
                 "-o",
                 str(lib64 / lib),
                 src,

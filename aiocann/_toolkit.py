@@ -38,7 +38,8 @@ _HOME = Path(__file__).resolve().parent / "toolkit"
 def toolkit_path() -> Path:
     """The toolkit directory; FileNotFoundError naming what is missing when it is not built."""
     missing = [name for name in ("include/acl/acl.h", "set_env.sh", "bin/aclsim-chip") if not (_HOME / name).exists()]
-    missing += [f"lib64/{name}" for name in LIBRARIES + OTHER_LIBRARIES + OPERATOR_LIBRARIES if not (_HOME / "lib64" / name).is_file()]
+    libraries = LIBRARIES + OTHER_LIBRARIES + OPERATOR_LIBRARIES
+    missing += [f"lib64/{name}" for name in libraries if not (_HOME / "lib64" / name).is_file()]
     if missing:
         raise FileNotFoundError(
             f"aiocann's toolkit at {_HOME} lacks {', '.join(missing)}: it is made when aiocann is built "

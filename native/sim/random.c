@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fp16.h"
 #include "sim.h"
 
 static bool type_ok(aclDataType t)
@@ -87,24 +88,6 @@ static double normal(philox *p)
 
 /* ------------------------------------------------------------------ values --------------- */
 
-static float bf16_to_float(uint16_t v)
-{
-    uint32_t f = (uint32_t)v << 16;
-    float out;
-    memcpy(&out, &f, sizeof out);
-    return out;
-}
-
-static uint16_t float_to_bf16(float x)
-{
-    uint32_t f;
-    memcpy(&f, &x, sizeof f);
-    if ((f & 0x7FFFFFFFu) > 0x7F800000u)
-        return (uint16_t)((f >> 16) | 0x40u); /* NaN stays NaN */
-    f += 0x7FFFu + ((f >> 16) & 1u);         /* round to nearest even */
-    return (uint16_t)(f >> 16);
-}
-
 /* A parameter's bytes: its value, or what its device address holds now (sim_guarded_read: an
  * address freed since submission is an error, not a crash). */
 static bool param_bytes(const aclrtRandomParaInfo *pi, uint8_t out[8])
@@ -125,7 +108,7 @@ static double as_double(aclDataType t, const uint8_t b[8])
     switch ((int)t) {
     case ACL_FLOAT: { float f; memcpy(&f, b, 4); return f; }
     case ACL_FLOAT16: { uint16_t h; memcpy(&h, b, 2); return aclFloat16ToFloat(h); }
-    case ACL_BF16: { uint16_t h; memcpy(&h, b, 2); return bf16_to_float(h); }
+    case ACL_BF16: { uint16_t h; memcpy(&h, b, 2); return sim_bf16_to_float(h); }
     case ACL_INT32: { int32_t v; memcpy(&v, b, 4); return v; }
     case ACL_UINT32: { uint32_t v; memcpy(&v, b, 4); return v; }
     case ACL_INT64: { int64_t v; memcpy(&v, b, 8); return (double)v; }
@@ -138,7 +121,7 @@ static void store(aclDataType t, uint8_t *dst, size_t i, double v)
     switch ((int)t) {
     case ACL_FLOAT: { float f = (float)v; memcpy(dst + 4 * i, &f, 4); break; }
     case ACL_FLOAT16: { uint16_t h = aclFloatToFloat16((float)v); memcpy(dst + 2 * i, &h, 2); break; }
-    case ACL_BF16: { uint16_t h = float_to_bf16((float)v); memcpy(dst + 2 * i, &h, 2); break; }
+    case ACL_BF16: { uint16_t h = sim_float_to_bf16((float)v); memcpy(dst + 2 * i, &h, 2); break; }
     case ACL_INT32: { int32_t x = (int32_t)v; memcpy(dst + 4 * i, &x, 4); break; }
     case ACL_UINT32: { uint32_t x = (uint32_t)v; memcpy(dst + 4 * i, &x, 4); break; }
     case ACL_INT64: { int64_t x = (int64_t)v; memcpy(dst + 8 * i, &x, 8); break; }

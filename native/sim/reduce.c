@@ -27,79 +27,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fp16.h"
 #include "sim.h"
 
 #define MAX_D2D ((uint64_t)4 << 30) /* MAX_MEMCPY_SIZE_OF_D2D */
-
-/* ------------------------------------------------------------------ 16-bit floats -------- */
-
-static float half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1F, man = h & 0x3FF, bits;
-    if (exp == 0x1F) {
-        bits = sign | 0x7F800000u | (man << 13);
-    } else if (exp) {
-        bits = sign | ((exp + 112) << 23) | (man << 13);
-    } else if (man) { /* subnormal: normalise */
-        int e = -1;
-        do {
-            man <<= 1;
-            e++;
-        } while (!(man & 0x400));
-        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3FF) << 13);
-    } else {
-        bits = sign;
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-static uint16_t float_to_half(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
-    uint32_t exp = (x >> 23) & 0xFF, man = x & 0x7FFFFF;
-    if (exp == 0xFF)
-        return (uint16_t)(sign | 0x7C00 | (man ? 0x200 : 0));
-    int e = (int)exp - 127 + 15;
-    if (e >= 0x1F)
-        return (uint16_t)(sign | 0x7C00);
-    if (e <= 0) { /* subnormal or zero, rounded to nearest even */
-        if (e < -10)
-            return sign;
-        man |= 0x800000;
-        uint32_t shift = (uint32_t)(14 - e), half = 1u << (shift - 1);
-        uint32_t m = man >> shift, rest = man & ((1u << shift) - 1);
-        if (rest > half || (rest == half && (m & 1)))
-            m++;
-        return (uint16_t)(sign | m);
-    }
-    uint32_t m = man >> 13, rest = man & 0x1FFF;
-    uint16_t h = (uint16_t)(sign | ((uint32_t)e << 10) | m);
-    if (rest > 0x1000 || (rest == 0x1000 && (m & 1)))
-        h++; /* a carry into the exponent is the right result, up to infinity */
-    return h;
-}
-
-static float bf16_to_float(uint16_t b)
-{
-    uint32_t x = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-}
-
-static uint16_t float_to_bf16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    if ((x & 0x7FFFFFFF) > 0x7F800000)
-        return (uint16_t)((x >> 16) | 0x40); /* NaN stays a (quiet) NaN */
-    x += 0x7FFF + ((x >> 16) & 1);
-    return (uint16_t)(x >> 16);
-}
 
 /* ------------------------------------------------------------------ the operation -------- */
 
@@ -153,9 +84,9 @@ static void do_reduce(void *arg)
         const uint16_t *s = j->src;
         bool half = j->type == ACL_FLOAT16;
         for (uint64_t i = 0; i < j->count; i++) {
-            float r = half ? fop(j->kind, half_to_float(d[i]), half_to_float(s[i]))
-                           : fop(j->kind, bf16_to_float(d[i]), bf16_to_float(s[i]));
-            d[i] = half ? float_to_half(r) : float_to_bf16(r);
+            float r = half ? fop(j->kind, sim_half_to_float(d[i]), sim_half_to_float(s[i]))
+                           : fop(j->kind, sim_bf16_to_float(d[i]), sim_bf16_to_float(s[i]));
+            d[i] = half ? sim_float_to_half(r) : sim_float_to_bf16(r);
         }
         break;
     }

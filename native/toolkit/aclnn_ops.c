@@ -25,77 +25,11 @@
 #include "aclnnop/aclnn_add.h"
 #include "aclnnop/aclnn_mul.h"
 #include "aclsim_kernel.h"
+#include "fp16.h" /* native/sim: the simulator's conversions */
 
 #define API __attribute__((visibility("default")))
 
 /* ------------------------------------------------------------------ elements */
-
-static float f16_to_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ffu, bits;
-    if (exp == 0x1f)
-        bits = sign | 0x7f800000u | (man << 13); /* inf, nan */
-    else if (exp)
-        bits = sign | ((exp + 112) << 23) | (man << 13);
-    else if (!man)
-        bits = sign;
-    else { /* subnormal: normalise */
-        int e = -1;
-        do {
-            e++;
-            man <<= 1;
-        } while (!(man & 0x400u));
-        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ffu) << 13);
-    }
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-/* Round to nearest, ties to even; overflow to inf; nan stays nan. */
-static uint16_t f32_to_f16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, sizeof x);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
-    uint32_t ax = x & 0x7fffffffu;
-    if (ax >= 0x7f800000u)
-        return sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u);
-    if (ax >= 0x477ff000u) /* >= 65520: rounds to inf */
-        return sign | 0x7c00u;
-    if (ax < 0x38800000u) { /* below the smallest normal: a subnormal (or 0) */
-        if (ax < 0x33000000u)
-            return sign;
-        uint32_t man = (ax & 0x7fffffu) | 0x800000u;
-        int shift = 126 - (int)(ax >> 23); /* 14..24 */
-        uint32_t half = man >> shift, rest = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
-        if (rest > mid || (rest == mid && (half & 1)))
-            half++;
-        return sign | (uint16_t)half;
-    }
-    uint32_t h = ((ax >> 13) - (112u << 10)), rest = ax & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (h & 1)))
-        h++;
-    return sign | (uint16_t)h;
-}
-
-static float bf16_to_f32(uint16_t b)
-{
-    uint32_t bits = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-static uint16_t f32_to_bf16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, sizeof x);
-    if ((x & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((x >> 16) | 0x40u); /* quiet nan */
-    x += 0x7fffu + ((x >> 16) & 1);
-    return (uint16_t)(x >> 16);
-}
 
 static bool is_float(int k) { return k >= ACLNN_K_F16; }
 
@@ -108,8 +42,8 @@ static double load_f(const uint8_t *p, int k)
     case ACLNN_K_I16: return *(const int16_t *)p;
     case ACLNN_K_I32: return *(const int32_t *)p;
     case ACLNN_K_I64: return (double)*(const int64_t *)p;
-    case ACLNN_K_F16: return f16_to_f32(*(const uint16_t *)p);
-    case ACLNN_K_BF16: return bf16_to_f32(*(const uint16_t *)p);
+    case ACLNN_K_F16: return sim_half_to_float(*(const uint16_t *)p);
+    case ACLNN_K_BF16: return sim_bf16_to_float(*(const uint16_t *)p);
     case ACLNN_K_F32: return *(const float *)p;
     default: return *(const double *)p;
     }
@@ -130,8 +64,8 @@ static int64_t load_i(const uint8_t *p, int k)
 static void store_f(uint8_t *p, int k, double v)
 {
     switch (k) {
-    case ACLNN_K_F16: *(uint16_t *)p = f32_to_f16((float)v); break;
-    case ACLNN_K_BF16: *(uint16_t *)p = f32_to_bf16((float)v); break;
+    case ACLNN_K_F16: *(uint16_t *)p = sim_float_to_half((float)v); break;
+    case ACLNN_K_BF16: *(uint16_t *)p = sim_float_to_bf16((float)v); break;
     case ACLNN_K_F32: *(float *)p = (float)v; break;
     default: *(double *)p = v; break;
     }
