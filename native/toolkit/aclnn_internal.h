@@ -7,6 +7,7 @@
 #define AIOCANN_TOOLKIT_ACLNN_INTERNAL_H_
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "aclnn/acl_meta.h"
@@ -73,6 +74,13 @@ enum {
     ACLNN_K_F32,
     ACLNN_K_F64,
 };
+
+/* The size of an element of kind k (ACLNN_K_*). */
+static inline size_t aclnn_kind_size(int k)
+{
+    static const size_t sizes[] = {0, 1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+    return sizes[k];
+}
 
 struct aclOpExecutor {
     uint32_t magic;

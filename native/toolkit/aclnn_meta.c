@@ -47,12 +47,9 @@ API int aclnn_kind(aclDataType dt)
 /* The size of an element of dt, 0 for a type this library does not describe. */
 static size_t dtype_size(aclDataType dt)
 {
-    static const size_t sizes[] = {[ACLNN_K_BOOL] = 1, [ACLNN_K_U8] = 1,  [ACLNN_K_I8] = 1,   [ACLNN_K_I16] = 2,
-                                   [ACLNN_K_I32] = 4,  [ACLNN_K_I64] = 8, [ACLNN_K_F16] = 2,  [ACLNN_K_BF16] = 2,
-                                   [ACLNN_K_F32] = 4,  [ACLNN_K_F64] = 8};
     int k = aclnn_kind(dt);
     if (k != ACLNN_K_NONE)
-        return sizes[k];
+        return aclnn_kind_size(k);
     switch (dt) { /* described (a tensor may hold them), though no operator here computes them */
     case ACL_UINT16: return 2;
     case ACL_UINT32: return 4;
@@ -109,16 +106,22 @@ API aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, ac
 
 API const aclTensor *aclnn_tensor(const aclTensor *t) { return t && t->magic == ACLNN_TENSOR_MAGIC ? t : NULL; }
 
-API aclnnStatus aclDestroyTensor(const aclTensor *tensor)
+/* Frees an object of this library (each struct begins with its magic word): NULL is fine, as
+ * free(NULL) -- CANN's samples destroy what they may not have made --, an object of another kind
+ * or one destroyed already is refused. */
+static aclnnStatus destroy(const void *obj, uint32_t magic)
 {
-    if (!tensor)
-        return ACLNN_SUCCESS; /* as free(NULL): CANN's samples destroy what they may not have made */
-    if (!aclnn_tensor(tensor))
+    if (!obj)
+        return ACLNN_SUCCESS;
+    uint32_t *word = (uint32_t *)obj;
+    if (*word != magic)
         return ACLNN_ERR_PARAM_INVALID;
-    ((aclTensor *)tensor)->magic = 0;
-    free((void *)tensor);
+    *word = 0;
+    free(word);
     return ACLNN_SUCCESS;
 }
+
+API aclnnStatus aclDestroyTensor(const aclTensor *tensor) { return destroy(tensor, ACLNN_TENSOR_MAGIC); }
 
 API aclScalar *aclCreateScalar(void *value, aclDataType dataType)
 {
@@ -167,16 +170,7 @@ API aclScalar *aclCreateScalar(void *value, aclDataType dataType)
 
 API const aclScalar *aclnn_scalar(const aclScalar *s) { return s && s->magic == ACLNN_SCALAR_MAGIC ? s : NULL; }
 
-API aclnnStatus aclDestroyScalar(const aclScalar *scalar)
-{
-    if (!scalar)
-        return ACLNN_SUCCESS;
-    if (!aclnn_scalar(scalar))
-        return ACLNN_ERR_PARAM_INVALID;
-    ((aclScalar *)scalar)->magic = 0;
-    free((void *)scalar);
-    return ACLNN_SUCCESS;
-}
+API aclnnStatus aclDestroyScalar(const aclScalar *scalar) { return destroy(scalar, ACLNN_SCALAR_MAGIC); }
 
 API aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size)
 {
@@ -194,16 +188,7 @@ API aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size)
     return a;
 }
 
-API aclnnStatus aclDestroyIntArray(const aclIntArray *array)
-{
-    if (!array)
-        return ACLNN_SUCCESS;
-    if (array->magic != ACLNN_ARRAY_MAGIC)
-        return ACLNN_ERR_PARAM_INVALID;
-    ((aclIntArray *)array)->magic = 0;
-    free((void *)array);
-    return ACLNN_SUCCESS;
-}
+API aclnnStatus aclDestroyIntArray(const aclIntArray *array) { return destroy(array, ACLNN_ARRAY_MAGIC); }
 
 /* The queries: a NULL output or tensor is 161001, a destroyed tensor 161002. */
 #define TENSOR_QUERY(t, out)                                                                                           \
@@ -293,13 +278,4 @@ API aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)
     return ACLNN_SUCCESS;
 }
 
-API aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
-{
-    if (!executor)
-        return ACLNN_SUCCESS;
-    if (!aclnn_executor(executor))
-        return ACLNN_ERR_PARAM_INVALID;
-    executor->magic = 0;
-    free(executor);
-    return ACLNN_SUCCESS;
-}
+API aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) { return destroy(executor, ACLNN_EXECUTOR_MAGIC); }

@@ -33,21 +33,6 @@
 
 static bool is_float(int k) { return k >= ACLNN_K_F16; }
 
-static double load_f(const uint8_t *p, int k)
-{
-    switch (k) {
-    case ACLNN_K_BOOL: return *p != 0;
-    case ACLNN_K_U8: return *p;
-    case ACLNN_K_I8: return *(const int8_t *)p;
-    case ACLNN_K_I16: return *(const int16_t *)p;
-    case ACLNN_K_I32: return *(const int32_t *)p;
-    case ACLNN_K_I64: return (double)*(const int64_t *)p;
-    case ACLNN_K_F16: return sim_half_to_float(*(const uint16_t *)p);
-    case ACLNN_K_BF16: return sim_bf16_to_float(*(const uint16_t *)p);
-    case ACLNN_K_F32: return *(const float *)p;
-    default: return *(const double *)p;
-    }
-}
 
 static int64_t load_i(const uint8_t *p, int k)
 {
@@ -58,6 +43,17 @@ static int64_t load_i(const uint8_t *p, int k)
     case ACLNN_K_I16: return *(const int16_t *)p;
     case ACLNN_K_I32: return *(const int32_t *)p;
     default: return *(const int64_t *)p;
+    }
+}
+
+static double load_f(const uint8_t *p, int k)
+{
+    switch (k) {
+    case ACLNN_K_F16: return sim_half_to_float(*(const uint16_t *)p);
+    case ACLNN_K_BF16: return sim_bf16_to_float(*(const uint16_t *)p);
+    case ACLNN_K_F32: return *(const float *)p;
+    case ACLNN_K_F64: return *(const double *)p;
+    default: return (double)load_i(p, k);
     }
 }
 
@@ -82,12 +78,6 @@ static void store_i(uint8_t *p, int k, int64_t v)
     case ACLNN_K_F16: case ACLNN_K_BF16: case ACLNN_K_F32: case ACLNN_K_F64: store_f(p, k, (double)v); break;
     default: *(int64_t *)p = v; break;
     }
-}
-
-static size_t kind_size(int k)
-{
-    static const size_t sizes[] = {0, 1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
-    return sizes[k];
 }
 
 /* One element. Floating point runs in the precision of the promoted type -- float for the
@@ -125,7 +115,7 @@ static void elementwise_entry(const void *args, int64_t idx, int64_t num)
     const uint8_t *a = (const uint8_t *)(uintptr_t)p[0], *b = (const uint8_t *)(uintptr_t)p[1];
     uint8_t *o = (uint8_t *)(uintptr_t)p[2];
     const aclnn_ew_tiling *t = (const aclnn_ew_tiling *)(uintptr_t)p[3];
-    size_t za = kind_size(t->ta), zb = kind_size(t->tb), zo = kind_size(t->tout);
+    size_t za = aclnn_kind_size(t->ta), zb = aclnn_kind_size(t->tb), zo = aclnn_kind_size(t->tout);
     int64_t begin = t->numel * idx / num, end = t->numel * (idx + 1) / num;
     for (int64_t i = begin; i < end; i++) {
         int64_t ea = i, eb = i, eo = i;
@@ -239,7 +229,7 @@ static bool dense(const aclTensor *x, const aclTensor *out)
 
 static void *element0(const aclTensor *t)
 {
-    return (uint8_t *)t->data + t->offset * (int64_t)kind_size(aclnn_kind(t->dtype));
+    return (uint8_t *)t->data + t->offset * (int64_t)aclnn_kind_size(aclnn_kind(t->dtype));
 }
 
 /* Checks the operands of out = a (op) alpha * b and records them in a new executor. */

@@ -253,7 +253,9 @@ def test_aclnn_operators_built_against_the_toolkit(toolkit: Path, tmp_path: Path
     # The bad calls say why, and the runtime's refusal carries its message.
     assert "[ERROR] aclnnAdd: the operands' shapes do not broadcast to out's shape" in p.stderr
     assert "aclnnAdd: the runtime refused the launch: 107017" in p.stderr
-    assert "kernel aclnn_elementwise, block 0 of 1: invalid memory access" not in p.stdout
+    # The library's check of its kernel binary's handle (stale in the second session) is not the
+    # caller's error: its message does not surface in the caller's aclGetRecentErrMsg.
+    assert "is not a loaded binary" not in p.stdout + p.stderr
 
 
 def test_operator_libraries_export_the_aclnn_functions(toolkit: Path) -> None:
