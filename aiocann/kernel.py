@@ -34,7 +34,7 @@ from ._core import core_of
 from ._factory import NoPublicConstructor, create
 from ._lib import as_int, as_pointer, bind_context, check, ffi, in_context, lib
 from .compiler import ParamSpec, plain_names, read_signatures
-from .memory import DeviceArray
+from .memory import DeviceArray, numpy_dtype
 
 if TYPE_CHECKING:
     from .device import Device
@@ -274,7 +274,7 @@ def _scalar(value: Any, dtype: Any = None) -> np.ndarray:
             )
         arr = np.asarray(value)
     else:
-        dt = np.dtype(dtype)
+        dt = numpy_dtype(dtype)
         if dt.kind not in "biuf" or dt.itemsize > 8:
             raise TypeError(f"scalar dtype must be an integer or float of at most 8 bytes, not {dt}")
         if isinstance(value, (float, np.floating)) and dt.kind in "biu":

@@ -52,12 +52,23 @@ _DTYPES: dict[tuple[type, Any], np.dtype[Any]] = {}
 _DTYPES_MAX = 256
 
 
+def numpy_dtype(dtype: Any) -> np.dtype[Any]:
+    """``np.dtype(dtype)``, except that numpy's SyntaxError for a malformed comma-separated
+    format string (``np.dtype(",")``, which it parses as Python) is the TypeError every other
+    argument that names no dtype gets."""
+    try:
+        dt: np.dtype[Any] = np.dtype(dtype)
+    except SyntaxError as exc:
+        raise TypeError(f"data type {dtype!r} not understood ({exc.msg})") from None
+    return dt
+
+
 def _dtype(dtype: Any) -> np.dtype[Any]:
     try:
         return _DTYPES[type(dtype), dtype]
     except (KeyError, TypeError):  # not seen yet, or unhashable (a list of fields, say)
         pass
-    dt: np.dtype[Any] = np.dtype(dtype)
+    dt = numpy_dtype(dtype)
     if dt.hasobject:
         raise TypeError(f"dtype {dt} holds Python objects and cannot live in device memory")
     if dt.fields is None and len(_DTYPES) < _DTYPES_MAX:

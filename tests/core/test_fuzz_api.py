@@ -312,6 +312,7 @@ async def _enter_device(index: Any) -> None:
 @example(value=2**70).via("pinned_empty of 2**72 bytes leaked a hold on ACL")
 @example(value=-1)
 @example(value=None)
+@example(value=b",").via("numpy parses a comma-separated dtype as Python: SyntaxError")
 def test_async_api_answers_bad_arguments_clearly(world, entry, value):
     portal, w = world
     done = portal.start_task_soon(_attempt, lambda v: ENTRY_POINTS[entry](w, v), value)
