@@ -4,7 +4,8 @@ Everything else is in pyproject.toml. ``pip install .`` and ``pip install -e .``
 with no manual step:
   * aiocann/_native*.so      -- cffi API-mode extension (native/build_ffi.py)
   * aiocann/lib/libascendcl.so -- the simulator, a plain shared library exporting the ACL API
-    (also what C programs link against)
+    (also what C programs link against), and aiocann/lib/aclsim-load-probe, the program it runs
+    to try a kernel binary before loading it
   * aiocann/toolkit/...        the CANN-shaped install (build_toolkit below)
 and (build_py, for a wheel) copies in what the installed package needs from the source tree,
 which stays the one canonical copy:
@@ -82,6 +83,7 @@ class BuildExt(build_ext):
         # aiocann/lib is not a package, so nothing creates it for an in-place/editable copy.
         Path("aiocann", "lib").mkdir(parents=True, exist_ok=True)
         super().run()
+        build_load_probe(self)
         build_toolkit(self)
 
 
@@ -109,6 +111,21 @@ class BuildPy(build_py):
         shutil.copytree("examples", pkg / "examples", dirs_exist_ok=True, ignore=no_cache)
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "kernels")
         shutil.copytree("benchmarks", pkg / "_benchmarks", dirs_exist_ok=True, ignore=ignore)
+
+
+def build_load_probe(cmd):
+    """aiocann/lib/aclsim-load-probe beside the simulator library, which runs it before it
+    loads a kernel binary (native/sim/load_probe/load_probe.c says why)."""
+    import subprocess
+
+    sim = Path(cmd.get_ext_fullpath(SIM.name)).resolve()
+    cc = shlex_split(cmd.compiler.compiler_so[0]) if getattr(cmd.compiler, "compiler_so", None) else ["cc"]
+    subprocess.run(
+        cc
+        + ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-Inative/include", "-Inative/sim"]
+        + ["-o", str(sim.parent / "aclsim-load-probe"), "native/sim/load_probe/load_probe.c", "-ldl"],
+        check=True,
+    )
 
 
 # --------------------------------------------------------------------------- the CANN toolkit

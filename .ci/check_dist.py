@@ -40,6 +40,7 @@ def wheel_needs() -> list[str]:
         "aiocann/_native.*.so",
         "aiocann/_hotpath.*.so",
         "aiocann/lib/libascendcl.so",
+        "aiocann/lib/aclsim-load-probe",
         "aiocann/include/kernel_operator.h",
         "aiocann/include/aclsim_kernel.h",
         "aiocann/include/acl/acl.h",

@@ -19,14 +19,23 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "kernel_table.h"
 #include "sim.h"
+
+extern char **environ;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* g_binaries */
 static sim_binary **g_binaries;
@@ -132,6 +141,139 @@ static aclError check_elf(const char *path, const char *label, const char *func)
     return ACL_SUCCESS;
 }
 
+/* The load probe (load_probe/load_probe.c), installed beside this library: its path, or ""
+ * where it is absent (a library built on its own, as the sanitizer builds are): binaries are
+ * then loaded unprobed, as check_elf alone guards them. */
+#define LOAD_PROBE_NAME "aclsim-load-probe"
+#define LOAD_PROBE_TIMEOUT_MS 30000
+static pthread_once_t g_probe_once = PTHREAD_ONCE_INIT;
+static char g_probe_path[PATH_MAX];
+
+static void find_load_probe(void)
+{
+    Dl_info info;
+    if (!dladdr((void *)&find_load_probe, &info) || !info.dli_fname)
+        return;
+    const char *slash = strrchr(info.dli_fname, '/');
+    size_t dir = slash ? (size_t)(slash - info.dli_fname) + 1 : 0;
+    if (!slash || dir + sizeof LOAD_PROBE_NAME > sizeof g_probe_path)
+        return;
+    memcpy(g_probe_path, info.dli_fname, dir);
+    memcpy(g_probe_path + dir, LOAD_PROBE_NAME, sizeof LOAD_PROBE_NAME);
+    if (access(g_probe_path, X_OK) != 0)
+        g_probe_path[0] = '\0';
+}
+
+/* The loader's messages quote the file's own strings (a library or version name): from a
+ * corrupted binary those are any bytes, which an error message must not carry on. */
+static char *printable(char *text)
+{
+    for (unsigned char *c = (unsigned char *)text; *c; c++)
+        if (*c < 0x20 || *c >= 0x7f)
+            *c = '?';
+    return text;
+}
+
+/* Waits for the probe, keeping the start of what it wrote to stderr (the loader's own message
+ * when it gives up on a file) in why[]. Returns its wait status; PROBE_UNKNOWN where its end
+ * cannot be told -- another waiter reaped it (an application that ignores SIGCHLD, or reaps
+ * every child): the load then goes on unprobed; PROBE_HUNG (why[] says so) where it did not
+ * finish in time and was killed. */
+#define PROBE_UNKNOWN (-1)
+#define PROBE_HUNG (-2)
+static int wait_load_probe(pid_t pid, int err_fd, char *why, size_t cap)
+{
+    size_t used = 0;
+    uint64_t deadline = sim_now_ns() + (uint64_t)LOAD_PROBE_TIMEOUT_MS * 1000000u;
+    bool open_fd = true;
+    for (;;) {
+        int status;
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            return status;
+        if (r < 0 && errno != EINTR)
+            return PROBE_UNKNOWN;
+        if (sim_now_ns() >= deadline) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+            }
+            snprintf(why, cap, "loading it did not finish in %d s (its initialisers hang?)", LOAD_PROBE_TIMEOUT_MS / 1000);
+            return PROBE_HUNG;
+        }
+        /* The pipe's end-of-file cannot be waited for alone: a child another thread forks at
+         * this moment (without exec) holds its write end too. So poll briefly and ask again. */
+        struct pollfd pfd = {.fd = err_fd, .events = POLLIN};
+        if (open_fd && poll(&pfd, 1, 5) > 0) {
+            char buf[256];
+            ssize_t n = read(err_fd, buf, sizeof buf);
+            if (n <= 0) {
+                open_fd = n < 0 && (errno == EINTR || errno == EAGAIN);
+            } else if (used + 1 < cap) {
+                size_t take = (size_t)n < cap - 1 - used ? (size_t)n : cap - 1 - used;
+                memcpy(why + used, buf, take);
+                used += take;
+                why[used] = '\0';
+            }
+        } else if (!open_fd) {
+            struct timespec ts = {0, 2000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* Loads path in the load probe first (see load_probe.c): a binary that would take the process
+ * down in dlopen is refused, 107000, with what the probe died of. memfd: the memory file path
+ * names (LoadFromData), or -1; the probe gets it as its descriptor 3. */
+static aclError probe_load(const char *path, int memfd, const char *label, const char *func)
+{
+    pthread_once(&g_probe_once, find_load_probe);
+    if (!g_probe_path[0])
+        return ACL_SUCCESS;
+    int err[2];
+    if (pipe2(err, O_CLOEXEC) != 0)
+        return ACL_SUCCESS; /* no descriptors to spare: dlopen would want some too, and says so */
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&attr);
+    if (memfd >= 0) /* first: made before the pipe, it is the lower descriptor */
+        posix_spawn_file_actions_adddup2(&fa, memfd, 3); /* dup2 clears close-on-exec */
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    /* The calling thread's mask and the process's dispositions are the caller's: the probe
+     * starts with none blocked and every one at its default, so a fault ends it visibly. */
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    char *argv[] = {(char *)LOAD_PROBE_NAME, (char *)(memfd >= 0 ? "/proc/self/fd/3" : path), NULL};
+    pid_t pid;
+    int rc = posix_spawn(&pid, g_probe_path, &fa, &attr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    close(err[1]);
+    if (rc != 0) {
+        close(err[0]);
+        return ACL_SUCCESS; /* cannot run it (out of processes): unprobed, as without it */
+    }
+    char why[320] = "";
+    int status = wait_load_probe(pid, err[0], why, sizeof why);
+    close(err[0]);
+    if (status == PROBE_UNKNOWN || (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        return ACL_SUCCESS;
+    why[strcspn(why, "\n")] = '\0';
+    printable(why);
+    if (status != PROBE_HUNG && WIFSIGNALED(status))
+        snprintf(why, sizeof why, "loading it faults in the dynamic loader (signal %d, %s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else if (status != PROBE_HUNG && !why[0])
+        snprintf(why, sizeof why, "the load probe exited with status %d", WEXITSTATUS(status));
+    return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s is not a loadable kernel binary: %s", label, why);
+}
+
 /* Gives b (its reference) a handle and lists it. */
 static aclError publish(sim_binary *b, const char *func, aclrtBinHandle *out)
 {
@@ -200,36 +342,31 @@ static aclError open_binary_dl(const char *path, const char *label, int device, 
                                aclrtBinHandle *out)
 {
     aclError rc = check_elf(path, label, func);
+    if (!rc)
+        rc = probe_load(path, *memfd, label, func);
     if (rc)
         return rc;
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!dl)
-        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s is not a loadable kernel binary: %s", label, dlerror());
-    const uint32_t *abi = dlsym(dl, "aclsim_kernel_abi");
-    const aclsim_kernel_desc *kernels = dlsym(dl, "aclsim_kernels");
-    if (!abi || !kernels) {
-        dlclose(dl);
-        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
-                         "%s is not a simulator kernel binary (no aclsim_kernels table): build it with "
-                         "aiocann.sim.build_kernel",
-                         label);
+    if (!dl) {
+        char why[320];
+        snprintf(why, sizeof why, "%s", dlerror());
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s is not a loadable kernel binary: %s", label,
+                         printable(why));
     }
-    if (*abi != ACLSIM_KERNEL_ABI_VERSION) {
+    sim_kernel_exports exports;
+    sim_table_verdict verdict = sim_kernel_exports_read(dl, &exports);
+    uint32_t n = exports.count;
+    if (verdict != SIM_TABLE_OK) {
         dlclose(dl);
-        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s has kernel ABI %u, this simulator needs %u: rebuild it",
-                         label, *abi, ACLSIM_KERNEL_ABI_VERSION);
-    }
-    uint32_t n = 0;
-    for (; kernels[n].name; n++) {
-        const aclsim_kernel_desc *k = &kernels[n];
-        bool ok = k->entry && k->num_params <= ACLSIM_MAX_KERNEL_PARAMS && (k->num_params == 0 || (k->param_sizes && k->param_kinds));
-        for (uint32_t i = 0; ok && i < k->num_params; i++)
-            ok = k->param_sizes[i] >= 1 && k->param_sizes[i] <= 8;
-        if (!ok) {
-            dlclose(dl);
-            return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s: the descriptor of kernel %s is malformed", label,
-                             k->name);
-        }
+        if (verdict == SIM_TABLE_MISSING)
+            return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID,
+                             "%s is not a simulator kernel binary (no aclsim_kernels table): build it with "
+                             "aiocann.sim.build_kernel",
+                             label);
+        if (verdict == SIM_TABLE_ABI)
+            return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s has kernel ABI %u, this simulator needs %u: rebuild it",
+                             label, exports.abi, ACLSIM_KERNEL_ABI_VERSION);
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s: the descriptor of its kernel %u (from 0) is malformed", label, n);
     }
     size_t plen = strlen(label);
     sim_binary *b = calloc(1, sizeof *b + plen + 1);
@@ -243,7 +380,7 @@ static aclError open_binary_dl(const char *path, const char *label, int device, 
     sim_obj_init(&b->obj, SIM_KIND_BINARY, binary_destroy);
     b->dl = dl;
     b->device = device;
-    b->kernels = kernels;
+    b->kernels = exports.kernels;
     b->num_kernels = n;
     b->functions = fns;
     b->cpu_mode = -1;
@@ -255,11 +392,15 @@ static aclError open_binary_dl(const char *path, const char *label, int device, 
     union {
         void *p;
         aclsim_kernel_rt_set_fn fn;
-    } set = {.p = dlsym(dl, "aclsim_kernel_rt_set")}; /* a data pointer to a function, as dlsym has it */
+    } set = {.p = exports.rt_set}; /* a data pointer to a function, as dlsym has it */
     if (set.fn)
         set.fn(sim_kernel_rt());
     /* Optional: binaries built before blocks could report a status lack it (overflow.c). */
-    b->take_status = (uint32_t(*)(void))dlsym(dl, "aclsim_kernel_take_status");
+    union {
+        void *p;
+        uint32_t (*fn)(void);
+    } take = {.p = exports.take_status};
+    b->take_status = take.fn;
     pthread_mutex_init(&b->lock, NULL);
     memcpy(b->path, label, plen + 1);
     return publish(b, func, out);

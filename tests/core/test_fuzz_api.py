@@ -1309,6 +1309,81 @@ print("whole", len(data), lib.aclrtBinaryLoadFromData(data, len(data), ffi.NULL,
     assert not bad, f"truncated binaries not refused with 107000: {bad}"
 
 
+def _elf_dynamic(data: bytes) -> dict[int, int]:
+    """The dynamic section's entries (tag -> value) of a 64-bit little-endian shared object."""
+    import struct
+
+    phoff, phentsize, phnum = struct.unpack_from("<Q", data, 32)[0], *struct.unpack_from("<HH", data, 54)
+    for i in range(phnum):
+        p_type, _, p_offset, _, _, p_filesz = struct.unpack_from("<IIQQQQ", data, phoff + i * phentsize)
+        if p_type == 2:  # PT_DYNAMIC
+            pairs = struct.iter_unpack("<qQ", data[p_offset : p_offset + p_filesz])
+            return {tag: val for tag, val in pairs if tag != 0}
+    raise AssertionError("no PT_DYNAMIC")
+
+
+def test_corrupted_kernel_binaries_are_refused_not_crashed(tmp_path, test_kernels_path):
+    """Found by fuzzing aclrtBinaryLoadFromData with flipped bytes: a third of the corrupted
+    binaries killed the process -- a fault in dlopen (relocations aimed outside the object, a
+    symbol hash table sending a lookup astray), in dlsym, or ld.so's own "Inconsistency
+    detected" exit. The simulator now tries every binary in its load probe first; such a binary
+    is 107000 naming what the probe died of, from data and from a file, and the process goes
+    on. In a subprocess, so that a regression is a failure and not the end of the test run."""
+    import random
+    import struct
+
+    data = Path(test_kernels_path).read_bytes()
+    dyn = _elf_dynamic(data)
+    # Its first relocation aimed far outside the object: dlopen writes there (SIGSEGV). In
+    # these small objects the first pages are mapped at their file offsets (vaddr == offset).
+    wild = bytearray(data)
+    struct.pack_into("<Q", wild, dyn[7], 0x7F00_0000_0000)  # DT_RELA: the first entry's r_offset
+    (tmp_path / "wild.so").write_bytes(wild)
+    # A GNU hash table whose Bloom filter is not a power of two words: ld.so gives up itself.
+    bloom = bytearray(data)
+    struct.pack_into("<I", bloom, dyn[0x6FFFFEF5] + 8, 3)  # DT_GNU_HASH: bloom_size
+    rng = random.Random(20261203)
+    flipped = []
+    for _ in range(40):  # bytes flipped where the loader reads: the headers, dynamic data
+        b = bytearray(data)
+        for _ in range(rng.randint(1, 8)):
+            b[rng.randrange(4096)] = rng.randrange(256)
+        flipped.append(bytes(b))
+    (tmp_path / "cases.bin").write_bytes(b"".join(len(c).to_bytes(8, "little") + c for c in [wild, bloom, *flipped]))
+    code = f"""
+import sys
+from aiocann._lib import ffi, lib
+assert lib.aclInit(ffi.NULL) == 0 and lib.aclrtSetDevice(0) == 0
+blob = open(sys.argv[1] + "/cases.bin", "rb").read()
+cases, at = [], 0
+while at < len(blob):
+    n = int.from_bytes(blob[at : at + 8], "little")
+    cases.append(blob[at + 8 : at + 8 + n])
+    at += 8 + n
+out = ffi.new("aclrtBinHandle *")
+def report(what, rc):
+    msg = lib.aclGetRecentErrMsg()
+    print(what, rc, ffi.string(msg).decode(errors="replace").split(chr(10))[0] if msg else "", flush=True)
+    if rc == 0:
+        assert lib.aclrtBinaryUnLoad(out[0]) == 0
+for i, case in enumerate(cases):
+    report(f"data{{i}}", lib.aclrtBinaryLoadFromData(case, len(case), ffi.NULL, out))
+report("file", lib.aclrtBinaryLoadFromFile(sys.argv[1].encode() + b"/wild.so", ffi.NULL, out))
+whole = open({str(test_kernels_path)!r}, "rb").read()
+report("whole", lib.aclrtBinaryLoadFromData(whole, len(whole), ffi.NULL, out))
+"""
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"died ({proc.returncode}) after:\n{proc.stdout}\n{proc.stderr[-2000:]}"
+    rows = {line.split(" ", 1)[0]: line.split(" ", 2)[1:] for line in proc.stdout.splitlines()}
+    assert rows["whole"][0] == "0"
+    for name in ("data0", "file"):  # the wild relocation
+        rc, msg = rows[name]
+        assert rc == "107000" and "loading it faults in the dynamic loader (signal 11" in msg, (name, msg)
+    assert rows["data1"][0] == "107000" and "not a loadable kernel binary" in rows["data1"][1], rows["data1"]
+    bad = {k: v for k, v in rows.items() if v[0] not in ("0", "107000")}
+    assert not bad, f"corrupted binaries not refused with 107000: {bad}"
+
+
 @pytest.mark.anyio
 async def test_integers_out_of_c_range_name_their_argument(test_kernels_path):
     """Found by an adversarial probe: integers past what the C side holds raised cffi's bare
