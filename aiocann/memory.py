@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from .memory_pool import Block
     from .stream import Stream
 
-__all__ = ["DeviceArray", "StagingPool", "allocate_pinned", "is_pinned", "shape_and_dtype"]
+__all__ = ["DeviceArray", "StagingPool", "allocate_pinned", "is_pinned", "numpy_dtype", "shape_and_dtype"]
 
 
 # dtype arguments already converted and checked, keyed by (type, argument) -- so that no two
