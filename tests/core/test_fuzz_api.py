@@ -121,6 +121,7 @@ WILD = st.one_of(
 # What a call may raise instead of succeeding. Anything else is a bug of the entry point.
 CLEAR = (TypeError, ValueError, OverflowError, IndexError, errors.AclError, errors.ClosedError)
 CALL_BOUND = 10.0  # seconds; nothing here legitimately takes more than a few milliseconds
+ASYNC_EXAMPLES = int(os.environ.get("AIOCANN_FUZZ_ASYNC_EXAMPLES", "25"))  # more for a deep local run
 N = 16
 
 
@@ -307,7 +308,7 @@ async def _enter_device(index: Any) -> None:
 # inf); numpy warns. That is "succeeds", which the contract allows; the cases are reported.
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning", "ignore:overflow:RuntimeWarning")
 @pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=ASYNC_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=WILD)
 @example(value=2**70).via("pinned_empty of 2**72 bytes leaked a hold on ACL")
 @example(value=-1)

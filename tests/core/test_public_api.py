@@ -52,7 +52,7 @@ MODULE_ALL = {
     "aiocann.graph": ["CapturedWork", "Graph", "TaskGroup"],
     "aiocann.kernel": ["ArgsBuilder", "Binary", "Kernel", "KernelArgs"],
     "aiocann.launch": ["LaunchConfig", "launch"],
-    "aiocann.memory": ["DeviceArray", "StagingPool", "allocate_pinned", "is_pinned", "shape_and_dtype"],
+    "aiocann.memory": ["DeviceArray", "StagingPool", "allocate_pinned", "is_pinned", "numpy_dtype", "shape_and_dtype"],
     "aiocann.memory_pool": ["MemoryPool", "PoolStats"],
     "aiocann.stream": ["Stream", "current_stream"],
     "aiocann.tracing": ["Trace", "trace"],
