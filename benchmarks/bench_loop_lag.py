@@ -14,9 +14,11 @@ KERNEL_US at a time) -- a loop as busy as the launching tasks make it, without t
 
 from __future__ import annotations
 
+import functools
 import statistics
 import sys
 import time
+from collections.abc import Awaitable, Callable
 
 import anyio
 import numpy as np
@@ -35,18 +37,34 @@ ROUNDS = 5
 GOAL_MS = 0.25
 
 
-async def _run(blocking: bool) -> list[float]:
+async def _tick(lags: list[float]) -> None:
+    t = time.perf_counter()
+    await anyio.sleep(0.001)
+    lags.append(time.perf_counter() - t - 0.001)
+
+
+async def _ticker_beside(jobs: list[Callable[[], Awaitable[None]]]) -> list[float]:
+    """The ticker's lags while the jobs run, each in a task of its own."""
     lags: list[float] = []
+    done = anyio.Event()
+
+    async def ticker() -> None:
+        while not done.is_set():
+            await _tick(lags)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(ticker)
+        async with anyio.create_task_group() as workers:
+            for job in jobs:
+                workers.start_soon(job)
+        done.set()
+    return lags
+
+
+async def _run(blocking: bool) -> list[float]:
     async with ac.Device(0, max_in_flight=64) as dev:
         k = (await dev.load_binary(kernel("test_kernels.c"))).function("wait_us")
         streams = [dev.stream() for _ in range(STREAMS)]
-        done = anyio.Event()
-
-        async def ticker() -> None:
-            while not done.is_set():
-                t = time.perf_counter()
-                await anyio.sleep(0.001)
-                lags.append(time.perf_counter() - t - 0.001)
 
         async def work(s: ac.Stream) -> None:
             args = await k.args().ptr(dev.empty(1, np.int32)).u64(KERNEL_US)
@@ -58,46 +76,24 @@ async def _run(blocking: bool) -> list[float]:
                 else:
                     await c
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(ticker)
-            async with anyio.create_task_group() as workers:
-                for s in streams:
-                    workers.start_soon(work, s)
-            done.set()
-    return lags
+        return await _ticker_beside([functools.partial(work, s) for s in streams])
 
 
 async def _sleepers(ticks: int) -> list[float]:
     """The ticker beside STREAMS tasks that wake every KERNEL_US, as _run's tasks do, without
     aiocann."""
-    lags: list[float] = []
-    done = anyio.Event()
-
-    async def ticker() -> None:
-        while not done.is_set():
-            t = time.perf_counter()
-            await anyio.sleep(0.001)
-            lags.append(time.perf_counter() - t - 0.001)
 
     async def sleeper() -> None:
         for _ in range(ticks):
             await anyio.sleep(KERNEL_US / 1e6)
 
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(ticker)
-        async with anyio.create_task_group() as sleepers:
-            for _ in range(STREAMS):
-                sleepers.start_soon(sleeper)
-        done.set()
-    return lags
+    return await _ticker_beside([sleeper] * STREAMS)
 
 
 async def _idle(ticks: int) -> list[float]:
     lags: list[float] = []
     for _ in range(ticks):
-        t = time.perf_counter()
-        await anyio.sleep(0.001)
-        lags.append(time.perf_counter() - t - 0.001)
+        await _tick(lags)
     return lags
 
 
