@@ -109,7 +109,9 @@ static aclError check_options(const aclrtBinaryLoadOptions *options, bool from_f
  * section headers, which come last in the file, too: then any truncation is caught). */
 static aclError check_elf(const char *path, const char *label, const char *func)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for good (on
+     * the regular file that the check then insists on, the flag does nothing). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return sim_fail_(func, ACL_ERROR_RT_FILE_OPEN, "cannot open %s: %s", label, strerror(errno));
     struct stat st;
@@ -197,7 +199,8 @@ static int wait_load_probe(pid_t pid, int err_fd, char *why, size_t cap)
             kill(pid, SIGKILL);
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
             }
-            snprintf(why, cap, "loading it did not finish in %d s (its initialisers hang?)", LOAD_PROBE_TIMEOUT_MS / 1000);
+            snprintf(why, cap, "loading it did not finish in %d s (its initialisers hang?)",
+                     LOAD_PROBE_TIMEOUT_MS / 1000);
             return PROBE_HUNG;
         }
         /* The pipe's end-of-file cannot be waited for alone: a child another thread forks at
@@ -366,7 +369,8 @@ static aclError open_binary_dl(const char *path, const char *label, int device, 
         if (verdict == SIM_TABLE_ABI)
             return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s has kernel ABI %u, this simulator needs %u: rebuild it",
                              label, exports.abi, ACLSIM_KERNEL_ABI_VERSION);
-        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s: the descriptor of its kernel %u (from 0) is malformed", label, n);
+        return sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "%s: the descriptor of its kernel %u (from 0) is malformed",
+                         label, n);
     }
     size_t plen = strlen(label);
     sim_binary *b = calloc(1, sizeof *b + plen + 1);

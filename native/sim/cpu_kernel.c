@@ -33,9 +33,12 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sim.h"
 
@@ -58,12 +61,30 @@ static char *with_extension(const char *path, const char *ext)
     return out;
 }
 
-/* The whole file, NUL-terminated (*len without it); NULL with errno set. */
-static char *slurp(const char *path, size_t *len)
+/* The whole file, NUL-terminated (*len without it); NULL with *why saying why. Only a regular
+ * file: opening a FIFO would wait for a writer for good (hence O_NONBLOCK, which does nothing
+ * to the regular file read after the check). */
+static char *slurp(const char *path, size_t *len, const char **why)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        *why = strerror(errno);
+        if (fd >= 0)
+            close(fd);
         return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        *why = "not a regular file";
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        *why = strerror(errno);
+        close(fd);
+        return NULL;
+    }
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap + 1);
     while (buf) {
@@ -93,10 +114,13 @@ static char *slurp(const char *path, size_t *len)
         buf = nb;
         cap *= 2;
     }
+    int err = errno; /* before fclose, which may set it */
     fclose(f);
     if (buf) {
         buf[n] = '\0';
         *len = n;
+    } else {
+        *why = strerror(err);
     }
     return buf;
 }
@@ -249,15 +273,15 @@ aclError sim_cpu_check_files(const char *binPath, int mode, const char *func)
     aclError rc = ACL_SUCCESS;
     size_t len = 0;
     char *text = NULL;
+    const char *why = NULL;
     if (!so || !json) {
         rc = sim_fail_(func, ACL_ERROR_BAD_ALLOC, "out of host memory");
-    } else if (mode == 1 && !(text = slurp(so, &len))) { /* ReadBinaryFile */
-        rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "cannot read the AI CPU kernel library %s: %s", so,
-                       strerror(errno));
+    } else if (mode == 1 && !(text = slurp(so, &len, &why))) { /* ReadBinaryFile */
+        rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "cannot read the AI CPU kernel library %s: %s", so, why);
     } else {
         free(text);
-        if (!(text = slurp(json, &len)))
-            rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "cannot read the op-info file %s: %s", json, strerror(errno));
+        if (!(text = slurp(json, &len, &why)))
+            rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "cannot read the op-info file %s: %s", json, why);
         else if (!json_valid(text, len))
             rc = sim_fail_(func, ACL_ERROR_RT_PARAM_INVALID, "the op-info file %s is not valid JSON", json);
     }

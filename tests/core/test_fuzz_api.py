@@ -1310,6 +1310,33 @@ print("whole", len(data), lib.aclrtBinaryLoadFromData(data, len(data), ffi.NULL,
     assert not bad, f"truncated binaries not refused with 107000: {bad}"
 
 
+def test_special_files_are_refused_not_waited_on(tmp_path):
+    """Found by an adversarial probe: aclrtBinaryLoadFromFile of a FIFO waited for a writer for
+    good (opening it for reading blocks), and so did an AI CPU program whose op-info JSON is
+    one. A FIFO, a directory or a device is not a regular file: 107000, at once. In a
+    subprocess with a deadline, so that a regression is a failure and not a hung run."""
+    os.mkfifo(tmp_path / "k.so")
+    os.mkfifo(tmp_path / "cpu.json")
+    (tmp_path / "dir.so").mkdir()
+    code = """
+import sys
+import aiocann.acl as acl
+acl.init()
+acl.rt.set_device(0)
+d = sys.argv[1]
+for path in (d + "/k.so", d + "/dir.so", "/dev/zero"):
+    print(acl.rt.binary_load_from_file(path, [])[1], acl.get_recent_err_msg().splitlines()[0], flush=True)
+mode = {"type": 3, "value": 0}  # ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE: the op-info JSON beside the path
+print(acl.rt.binary_load_from_file(d + "/cpu.so", [mode])[1], acl.get_recent_err_msg().splitlines()[0], flush=True)
+"""
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, f"died ({proc.returncode}) after:\n{proc.stdout}\n{proc.stderr[-2000:]}"
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 4, proc.stdout
+    for line in lines:
+        assert line.startswith("107000 ") and "not a regular file" in line, line
+
+
 def _elf_dynamic(data: bytes) -> dict[int, int]:
     """The dynamic section's entries (tag -> value) of a 64-bit little-endian shared object."""
     import struct
