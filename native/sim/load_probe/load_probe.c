@@ -17,6 +17,7 @@
  * limit.
  */
 #define _GNU_SOURCE
+#define ACLSIM_BUILDING_SIMULATOR 1 /* the simulator's side of aclsim_kernel.h: no kernel slot here */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <unistd.h>
