@@ -102,11 +102,115 @@ static aclError check_options(const aclrtBinaryLoadOptions *options, bool from_f
     return ACL_SUCCESS;
 }
 
+/* Relocations, which the loader applies at the object's base + r_offset unchecked: a corrupted
+ * offset writes anywhere in the process. In the load probe's process the same write may fault
+ * where in the caller's it lands on live memory, so the probe cannot be trusted with it: every
+ * target must lie inside a segment the object loads. ph: its n program headers. */
+static bool in_load(const Elf64_Phdr *ph, uint16_t n, uint64_t addr, uint64_t len, bool in_file, uint64_t *off)
+{
+    for (uint16_t i = 0; i < n; i++) {
+        uint64_t span = in_file ? ph[i].p_filesz : ph[i].p_memsz;
+        if (ph[i].p_type == PT_LOAD && addr >= ph[i].p_vaddr && len <= span && addr - ph[i].p_vaddr <= span - len) {
+            if (off)
+                *off = ph[i].p_offset + (addr - ph[i].p_vaddr);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The table of `bytes` at address `addr` (DT_RELA, DT_REL, DT_JMPREL or DT_RELR), entries of
+ * `entsize` bytes; relr: the packed relative format. NULL when every target is in place. */
+static const char *check_reloc_table(int fd, const Elf64_Phdr *ph, uint16_t n, uint64_t addr, uint64_t bytes,
+                                     size_t entsize, bool relr)
+{
+    uint64_t off;
+    if (!bytes)
+        return NULL;
+    if (!in_load(ph, n, addr, bytes, true, &off))
+        return "its relocation table lies outside its segments";
+    uint64_t buf[3 * 128]; /* 128 Elf64_Rela, or more of the smaller kinds */
+    uint64_t where = 0;    /* DT_RELR: the next word a bitmap entry describes */
+    size_t per_read = sizeof buf / entsize;
+    for (uint64_t done = 0; done < bytes / entsize;) {
+        size_t want = bytes / entsize - done < per_read ? (size_t)(bytes / entsize - done) : per_read;
+        if (pread(fd, buf, want * entsize, (off_t)(off + done * entsize)) != (ssize_t)(want * entsize))
+            return "its relocations cannot be read";
+        for (size_t i = 0; i < want; i++) {
+            const uint64_t *e = (const uint64_t *)((const char *)buf + i * entsize);
+            if (!relr) { /* r_offset first in Elf64_Rel and Elf64_Rela alike */
+                if (!in_load(ph, n, e[0], 8, false, NULL))
+                    return "a relocation aims outside its segments";
+            } else if ((e[0] & 1) == 0) { /* an address, relocated; the words after it follow */
+                if (!in_load(ph, n, e[0], 8, false, NULL))
+                    return "a relocation aims outside its segments";
+                where = e[0] + 8;
+            } else { /* a bitmap of the 63 words from `where` */
+                for (unsigned bit = 1; bit < 64; bit++)
+                    if (((e[0] >> bit) & 1) && !in_load(ph, n, where + (bit - 1) * 8u, 8, false, NULL))
+                        return "a relocation aims outside its segments";
+                where += 63 * 8u;
+            }
+        }
+        done += want;
+    }
+    return NULL;
+}
+
+static const char *check_relocations(int fd, const Elf64_Phdr *ph, uint16_t n)
+{
+    const Elf64_Phdr *dyn = NULL;
+    for (uint16_t i = 0; i < n && !dyn; i++)
+        if (ph[i].p_type == PT_DYNAMIC)
+            dyn = &ph[i];
+    if (!dyn)
+        return NULL; /* dlopen refuses it itself */
+    uint64_t rela = 0, relasz = 0, rel = 0, relsz = 0, jmprel = 0, pltrelsz = 0, pltrel = DT_RELA, relr = 0, relrsz = 0;
+    Elf64_Dyn d[64];
+    bool end = false;
+    for (uint64_t at = 0; !end && at + sizeof(Elf64_Dyn) <= dyn->p_filesz;) {
+        uint64_t left = (dyn->p_filesz - at) / sizeof(Elf64_Dyn);
+        size_t want = left < 64 ? (size_t)left : 64;
+        if (pread(fd, d, want * sizeof *d, (off_t)(dyn->p_offset + at)) != (ssize_t)(want * sizeof *d))
+            return "its dynamic section cannot be read";
+        for (size_t i = 0; i < want && !end; i++) {
+            uint64_t v = d[i].d_un.d_val;
+            switch (d[i].d_tag) {
+            case DT_NULL: end = true; break;
+            case DT_RELA: rela = v; break;
+            case DT_RELASZ: relasz = v; break;
+            case DT_REL: rel = v; break;
+            case DT_RELSZ: relsz = v; break;
+            case DT_JMPREL: jmprel = v; break;
+            case DT_PLTRELSZ: pltrelsz = v; break;
+            case DT_PLTREL: pltrel = v; break;
+#ifdef DT_RELR
+            case DT_RELR: relr = v; break;
+            case DT_RELRSZ: relrsz = v; break;
+#endif
+            default: break;
+            }
+        }
+        at += want * sizeof *d;
+    }
+    const char *why = check_reloc_table(fd, ph, n, rela, relasz, sizeof(Elf64_Rela), false);
+    if (!why)
+        why = check_reloc_table(fd, ph, n, rel, relsz, sizeof(Elf64_Rel), false);
+    if (!why)
+        why = check_reloc_table(fd, ph, n, jmprel, pltrelsz, pltrel == DT_REL ? sizeof(Elf64_Rel) : sizeof(Elf64_Rela),
+                                false);
+    if (!why)
+        why = check_reloc_table(fd, ph, n, relr, relrsz, sizeof(uint64_t), true);
+    return why;
+}
+
 /* dlopen trusts the ELF headers: a segment that lies past the end of the file (a truncated
  * binary, or too short a length given to aclrtBinaryLoadFromData) is mapped all the same, and
  * the loader's first access to it raises SIGBUS -- the process dies inside dlopen. So check,
  * before dlopen, that the headers and every segment the loader maps lie inside the file (the
- * section headers, which come last in the file, too: then any truncation is caught). */
+ * section headers, which come last in the file, too: then any truncation is caught), and that
+ * the relocations write inside the object (check_relocations). What else a corrupted file
+ * does to the loader, the load probe finds out (probe_load). */
 static aclError check_elf(const char *path, const char *label, const char *func)
 {
     /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for good (on
@@ -129,13 +233,17 @@ static aclError check_elf(const char *path, const char *label, const char *func)
             why = "its program headers lie past the end of the file (truncated?)";
         else if (eh.e_shoff && (eh.e_shoff > size || (uint64_t)eh.e_shnum * eh.e_shentsize > size - eh.e_shoff))
             why = "its section headers lie past the end of the file (truncated?)";
-        for (uint16_t i = 0; !why && i < eh.e_phnum; i++) {
-            Elf64_Phdr ph;
-            if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph)
-                why = "its program headers cannot be read";
-            else if (ph.p_type != PT_NULL && (ph.p_offset > size || ph.p_filesz > size - ph.p_offset))
+        Elf64_Phdr *ph = why ? NULL : calloc(eh.e_phnum ? eh.e_phnum : 1, sizeof *ph);
+        if (!why && !ph)
+            why = "out of host memory";
+        else if (!why && pread(fd, ph, eh.e_phnum * sizeof *ph, (off_t)eh.e_phoff) != (ssize_t)(eh.e_phnum * sizeof *ph))
+            why = "its program headers cannot be read";
+        for (uint16_t i = 0; !why && i < eh.e_phnum; i++)
+            if (ph[i].p_type != PT_NULL && (ph[i].p_offset > size || ph[i].p_filesz > size - ph[i].p_offset))
                 why = "a segment lies past the end of the file (truncated?)";
-        }
+        if (!why)
+            why = check_relocations(fd, ph, eh.e_phnum);
+        free(ph);
     }
     close(fd);
     if (why)

@@ -1356,17 +1356,27 @@ def test_corrupted_kernel_binaries_are_refused_not_crashed(tmp_path, test_kernel
     symbol hash table sending a lookup astray), in dlsym, or ld.so's own "Inconsistency
     detected" exit. The simulator now tries every binary in its load probe first; such a binary
     is 107000 naming what the probe died of, from data and from a file, and the process goes
-    on. In a subprocess, so that a regression is a failure and not the end of the test run."""
+    on. Relocations aimed outside the object are refused before any load (in the probe's
+    process such a write may fault where in the caller's it would land on live memory). In a
+    subprocess, so that a regression is a failure and not the end of the test run."""
     import random
     import struct
 
     data = Path(test_kernels_path).read_bytes()
     dyn = _elf_dynamic(data)
-    # Its first relocation aimed far outside the object: dlopen writes there (SIGSEGV). In
-    # these small objects the first pages are mapped at their file offsets (vaddr == offset).
+    # In these small objects the first pages are mapped at their file offsets (vaddr == offset).
+    # Its first relocation aimed far outside the object: dlopen would write there, so the
+    # simulator's own check refuses it before any loader sees it.
     wild = bytearray(data)
     struct.pack_into("<Q", wild, dyn[7], 0x7F00_0000_0000)  # DT_RELA: the first entry's r_offset
     (tmp_path / "wild.so").write_bytes(wild)
+    # The relocation that fills its destructor list (DT_FINI_ARRAY) made to point far away: it
+    # loads, and unloading it calls that address -- the probe faults (SIGSEGV).
+    fini = bytearray(data)
+    relas = [(dyn[7] + i, *struct.unpack_from("<QQ", data, dyn[7] + i)) for i in range(0, dyn[8], 24)]
+    entry = next(at for at, r_offset, _ in relas if r_offset == dyn[26])
+    struct.pack_into("<q", fini, entry + 16, 0x7F00_0000_0000)  # its r_addend
+    (tmp_path / "fini.so").write_bytes(fini)
     # A GNU hash table whose Bloom filter is not a power of two words: ld.so gives up itself.
     bloom = bytearray(data)
     struct.pack_into("<I", bloom, dyn[0x6FFFFEF5] + 8, 3)  # DT_GNU_HASH: bloom_size
@@ -1377,7 +1387,8 @@ def test_corrupted_kernel_binaries_are_refused_not_crashed(tmp_path, test_kernel
         for _ in range(rng.randint(1, 8)):
             b[rng.randrange(4096)] = rng.randrange(256)
         flipped.append(bytes(b))
-    (tmp_path / "cases.bin").write_bytes(b"".join(len(c).to_bytes(8, "little") + c for c in [wild, bloom, *flipped]))
+    cases = [wild, bloom, fini, *flipped]
+    (tmp_path / "cases.bin").write_bytes(b"".join(len(c).to_bytes(8, "little") + c for c in cases))
     code = f"""
 import sys
 from aiocann._lib import ffi, lib
@@ -1396,7 +1407,8 @@ def report(what, rc):
         assert lib.aclrtBinaryUnLoad(out[0]) == 0
 for i, case in enumerate(cases):
     report(f"data{{i}}", lib.aclrtBinaryLoadFromData(case, len(case), ffi.NULL, out))
-report("file", lib.aclrtBinaryLoadFromFile(sys.argv[1].encode() + b"/wild.so", ffi.NULL, out))
+report("file_wild", lib.aclrtBinaryLoadFromFile(sys.argv[1].encode() + b"/wild.so", ffi.NULL, out))
+report("file_fini", lib.aclrtBinaryLoadFromFile(sys.argv[1].encode() + b"/fini.so", ffi.NULL, out))
 whole = open({str(test_kernels_path)!r}, "rb").read()
 report("whole", lib.aclrtBinaryLoadFromData(whole, len(whole), ffi.NULL, out))
 """
@@ -1404,7 +1416,10 @@ report("whole", lib.aclrtBinaryLoadFromData(whole, len(whole), ffi.NULL, out))
     assert proc.returncode == 0, f"died ({proc.returncode}) after:\n{proc.stdout}\n{proc.stderr[-2000:]}"
     rows = {line.split(" ", 1)[0]: line.split(" ", 2)[1:] for line in proc.stdout.splitlines()}
     assert rows["whole"][0] == "0"
-    for name in ("data0", "file"):  # the wild relocation
+    for name in ("data0", "file_wild"):  # the wild relocation
+        rc, msg = rows[name]
+        assert rc == "107000" and "a relocation aims outside its segments" in msg, (name, msg)
+    for name in ("data2", "file_fini"):  # the wild destructor
         rc, msg = rows[name]
         assert rc == "107000" and "loading it faults in the dynamic loader (signal 11" in msg, (name, msg)
     assert rows["data1"][0] == "107000" and "not a loadable kernel binary" in rows["data1"][1], rows["data1"]
