@@ -119,7 +119,7 @@ def build_load_probe(cmd):
     import subprocess
 
     sim = Path(cmd.get_ext_fullpath(SIM.name)).resolve()
-    cc = shlex_split(cmd.compiler.compiler_so[0]) if getattr(cmd.compiler, "compiler_so", None) else ["cc"]
+    cc = c_compiler(cmd)
     subprocess.run(
         cc
         + ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-Inative/include", "-Inative/sim"]
@@ -171,7 +171,7 @@ def build_toolkit(cmd):
     lib64, tmp = toolkit / "lib64", Path(cmd.build_temp).resolve() / "toolkit"
     for d in (lib64, toolkit / "bin", tmp):
         d.mkdir(parents=True, exist_ok=True)
-    cc = shlex_split(cmd.compiler.compiler_so[0]) if getattr(cmd.compiler, "compiler_so", None) else ["cc"]
+    cc = c_compiler(cmd)
     nm = subprocess.run(["nm", "-D", "--defined-only", str(sim)], capture_output=True, text=True, check=True)
     names = sorted({f[2] for f in (line.split() for line in nm.stdout.splitlines()) if len(f) == 3 and f[1] == "T"})
     # Placeholders only: the filter's symbols are never bound to (the filtee's are).
@@ -248,6 +248,11 @@ def build_toolkit(cmd):
         else:
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst)
+
+
+def c_compiler(cmd):
+    """The C compiler build_ext compiles the extensions with, as an argv prefix."""
+    return shlex_split(cmd.compiler.compiler_so[0]) if getattr(cmd.compiler, "compiler_so", None) else ["cc"]
 
 
 def shlex_split(s):

@@ -501,18 +501,10 @@ static aclError open_binary_dl(const char *path, const char *label, int device, 
     /* The Ascend C layer's runtime (kernel_rt.c): a binary built with kernel_operator.h has a
      * slot for it (set through its exported setter); one built before that may lack it. Filled
      * before any block can run, and never changed again. */
-    union {
-        void *p;
-        aclsim_kernel_rt_set_fn fn;
-    } set = {.p = exports.rt_set}; /* a data pointer to a function, as dlsym has it */
-    if (set.fn)
-        set.fn(sim_kernel_rt());
+    if (exports.rt_set)
+        exports.rt_set(sim_kernel_rt());
     /* Optional: binaries built before blocks could report a status lack it (overflow.c). */
-    union {
-        void *p;
-        uint32_t (*fn)(void);
-    } take = {.p = exports.take_status};
-    b->take_status = take.fn;
+    b->take_status = exports.take_status;
     pthread_mutex_init(&b->lock, NULL);
     memcpy(b->path, label, plen + 1);
     return publish(b, func, out);

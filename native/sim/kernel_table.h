@@ -31,21 +31,27 @@ typedef enum {
     SIM_TABLE_MALFORMED, /* entry `count` is malformed (or the table has no end) */
 } sim_table_verdict;
 
+typedef uint32_t (*sim_take_status_fn)(void);
+
 typedef struct {
     const aclsim_kernel_desc *kernels;
     uint32_t count; /* entries of kernels */
     uint32_t abi;
-    void *rt_set;      /* aclsim_kernel_rt_set, or NULL: a binary built before kernel_operator.h had it */
-    void *take_status; /* aclsim_kernel_take_status, or NULL: one built before blocks reported a status */
+    aclsim_kernel_rt_set_fn rt_set; /* aclsim_kernel_rt_set, or NULL: a binary built before kernel_operator.h had it */
+    sim_take_status_fn take_status; /* aclsim_kernel_take_status, or NULL: one built before blocks reported a status */
 } sim_kernel_exports;
+
+/* dlsym's answer as the function it names: ISO C has no cast from a data pointer to a function
+ * pointer, so through a union, as dlsym's own documentation has it. */
+#define SIM_DLSYM_FN(type, dl, name) (((union { void *p; type fn; }){.p = dlsym((dl), (name))}).fn)
 
 static inline sim_table_verdict sim_kernel_exports_read(void *dl, sim_kernel_exports *out)
 {
     const uint32_t *abi = (const uint32_t *)dlsym(dl, "aclsim_kernel_abi");
     const aclsim_kernel_desc *table = (const aclsim_kernel_desc *)dlsym(dl, "aclsim_kernels");
     memset(out, 0, sizeof *out);
-    out->rt_set = dlsym(dl, "aclsim_kernel_rt_set");
-    out->take_status = dlsym(dl, "aclsim_kernel_take_status");
+    out->rt_set = SIM_DLSYM_FN(aclsim_kernel_rt_set_fn, dl, "aclsim_kernel_rt_set");
+    out->take_status = SIM_DLSYM_FN(sim_take_status_fn, dl, "aclsim_kernel_take_status");
     if (!abi || !table)
         return SIM_TABLE_MISSING;
     out->abi = *abi;

@@ -33,15 +33,10 @@ int main(int argc, char **argv)
     void *dl = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
     if (dl) {
         sim_kernel_exports exports;
-        if (sim_kernel_exports_read(dl, &exports) == SIM_TABLE_OK && exports.rt_set) {
-            /* The simulator calls the setter with its table; it only stores the pointer, so
-             * NULL stands in for it (a corrupted setter faults all the same). */
-            union {
-                void *p;
-                aclsim_kernel_rt_set_fn fn;
-            } set = {.p = exports.rt_set};
-            set.fn(NULL);
-        }
+        /* The simulator calls the setter with its table; it only stores the pointer, so NULL
+         * stands in for it (a corrupted setter faults all the same). */
+        if (sim_kernel_exports_read(dl, &exports) == SIM_TABLE_OK && exports.rt_set)
+            exports.rt_set(NULL);
         dlclose(dl); /* as aclrtBinaryUnLoad will: a corrupted destructor list faults here too */
     }
     _exit(0);
