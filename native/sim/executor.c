@@ -210,13 +210,15 @@ static pthread_cond_t *enqueue_locked(sim_stream *s)
     return wake_locked();
 }
 
-void sim_exec_schedule(sim_stream *s)
+sim_wake sim_exec_schedule(sim_stream *s)
 {
     pthread_mutex_lock(&g_exec.lock);
     pthread_cond_t *cv = enqueue_locked(s);
     pthread_mutex_unlock(&g_exec.lock);
-    wake_send(cv);
+    return cv;
 }
+
+void sim_exec_wake(sim_wake w) { wake_send(w); }
 
 /* ------------------------------------------------------------------ the timer heap ------- */
 

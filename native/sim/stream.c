@@ -376,8 +376,9 @@ void sim_stream_run_turn(sim_stream *s, sim_guard *guard)
             bool more = spin_for_work(s);
             pthread_mutex_lock(&s->lock);
             if (s->head && sim_exec_others_waiting()) {
-                sim_exec_schedule(s); /* the queued streams first (see below) */
+                sim_wake w = sim_exec_schedule(s); /* the queued streams first (see below) */
                 pthread_mutex_unlock(&s->lock);
+                sim_exec_wake(w);
                 return;
             }
             if (more || s->head)
@@ -489,8 +490,9 @@ void sim_stream_run_turn(sim_stream *s, sim_guard *guard)
             pthread_mutex_unlock(&s->lock);
             pay_reports(s);
             pthread_mutex_lock(&s->lock);
-            sim_exec_schedule(s); /* stream->lock > executor lock */
+            sim_wake w = sim_exec_schedule(s); /* stream->lock > executor lock */
             pthread_mutex_unlock(&s->lock);
+            sim_exec_wake(w);
             return;
         }
     }
@@ -591,13 +593,15 @@ aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_
     else
         s->head = t;
     s->tail = t;
+    sim_wake w = NULL;
     if (!s->scheduled) {
         s->scheduled = true; /* one scheduling is enough: later submitters find it set */
-        sim_exec_schedule(s);
+        w = sim_exec_schedule(s);
     }
     uint64_t n = t->seq;
     t_last_task_id = t->task_id;
     pthread_mutex_unlock(&s->lock);
+    sim_exec_wake(w); /* after the unlock: the worker it wakes takes s->lock first thing */
     take_recycled();
     if (seq)
         *seq = n;
