@@ -73,6 +73,7 @@
 #include <unistd.h>
 
 #include "aiocann_native.h"
+#include "spares.h"
 
 #include "acl_table.h"
 
@@ -97,7 +98,7 @@ struct aiocann_cq {
 
 /* One completion in flight: the callback's user data. */
 typedef struct pending {
-    struct pending *next; /* on the spare stack or a thread's spare list (see pending_new) */
+    struct pending *next; /* while a spare (spares.h) */
     aiocann_cq_stream *qs;
     uint64_t token;
     uint32_t work_task; /* task id of the work it completes, or NO_TASK (a marker) */
@@ -176,72 +177,16 @@ void aiocann_forget_context(void) { t_ctx = NULL; }
 void aiocann_free(void *p) { free(p); }
 
 /* Pending records are made by the submitting thread (the event loop's) and finished by the
- * report thread. With malloc and free each one is a cross-thread free: the report thread hands
- * the record back to the submitter's arena under the arena's lock, and the submitter, whose
- * own thread cache is never refilled by frees of its own, takes that lock for every malloc --
- * so the two threads met on the arena lock, and the event loop's thread slept on it (issue 25:
- * about 75 times a second at a million launches a second on 1900 streams). Instead
- * the report thread pushes finished records onto one stack, and a submitting thread that has
- * no spare left takes the whole stack at once into a list of its own (an exchange: pushes only
- * add and the one pop takes all, so no ABA). `n` counts the records kept (on the stack or in
- * a thread's list, not yet handed out again): beyond PENDING_SPARE_MAX (768 KB of them) they
- * are freed. */
-#define PENDING_SPARE_MAX 16384u
-
-static struct {
-    _Alignas(64) _Atomic(pending *) head;
-    atomic_uint n;
-} g_spare_pending; /* a cache line of its own: the report thread pushes, submitters take */
-
-static __thread pending *t_spare_pending;
-static __thread unsigned t_spare_handed; /* of this thread's spares, how many it handed out */
-static pthread_key_t g_spare_key;
-static pthread_once_t g_spare_once = PTHREAD_ONCE_INIT;
-
-/* Thread exit: its spares are freed, and no longer counted as kept. */
-static void spare_pending_free(void *list)
-{
-    unsigned n = t_spare_handed;
-    for (pending *p = list, *next; p; p = next, n++) {
-        next = p->next;
-        free(p);
-    }
-    t_spare_handed = 0;
-    atomic_fetch_sub_explicit(&g_spare_pending.n, n, memory_order_relaxed);
-}
-static void make_spare_key(void) { pthread_key_create(&g_spare_key, spare_pending_free); }
+ * report thread: spares (spares.h) rather than a cross-thread free each, which made the event
+ * loop's thread sleep on the allocator's lock (issue 25: about 75 times a second at a million
+ * launches a second on 1900 streams). 16384 of them are 768 KB. */
+static spare_pool g_spare_pending = SPARE_POOL(pending, next, 16384);
+static __thread spare_list t_spare_pending;
 
 static pending *pending_new(void)
 {
-    if (!t_spare_pending && atomic_load_explicit(&g_spare_pending.head, memory_order_relaxed)) {
-        pthread_once(&g_spare_once, make_spare_key);
-        t_spare_pending = atomic_exchange_explicit(&g_spare_pending.head, NULL, memory_order_acquire);
-    }
-    pending *p = t_spare_pending;
-    if (!p)
-        return malloc(sizeof *p);
-    t_spare_pending = p->next;
-    t_spare_handed++;
-    if (!t_spare_pending) { /* the last of the list: one update of the count per list */
-        atomic_fetch_sub_explicit(&g_spare_pending.n, t_spare_handed, memory_order_relaxed);
-        t_spare_handed = 0;
-    }
-    pthread_setspecific(g_spare_key, t_spare_pending); /* what the thread-exit destructor frees */
-    return p;
-}
-
-/* Any thread: the record is kept for a submitter, or freed when enough are kept. */
-static void pending_free(pending *p)
-{
-    if (atomic_fetch_add_explicit(&g_spare_pending.n, 1, memory_order_relaxed) >= PENDING_SPARE_MAX) {
-        atomic_fetch_sub_explicit(&g_spare_pending.n, 1, memory_order_relaxed);
-        free(p);
-        return;
-    }
-    p->next = atomic_load_explicit(&g_spare_pending.head, memory_order_relaxed);
-    while (!atomic_compare_exchange_weak_explicit(&g_spare_pending.head, &p->next, p, memory_order_release,
-                                                  memory_order_relaxed))
-        ;
+    pending *p = spare_take(&g_spare_pending, &t_spare_pending);
+    return p ? p : malloc(sizeof *p);
 }
 
 /* Task ids of one stream increase as tasks are submitted and wrap at 2^32 (a 16-bit counter
@@ -691,7 +636,7 @@ static void on_complete(void *user)
     } else {
         push(qs->cq, p->token, status, message);
     }
-    pending_free(p);
+    spare_give(&g_spare_pending, p);
     stream_put(qs);
 }
 
@@ -732,7 +677,7 @@ static aclError enqueue(aiocann_cq_stream *qs, uint64_t token, int work, aiocann
             model_track(model, token, 0, 1);
             model_put(model);
         }
-        pending_free(p);
+        spare_give(&g_spare_pending, p);
         stream_put(qs);
         return rc;
     }

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "spares.h"
 
 #define MAX_SUBSCRIBERS 1024
 
@@ -34,13 +35,29 @@ static pthread_mutex_t g_lock = SIM_MUTEX_INITIALIZER; /* registry and stream->s
 static sim_subscriber *g_subs;
 static int g_nsubs;
 
+/* A non-blocking report is made by a stream worker and freed by the processing thread: spares
+ * (spares.h), not a cross-thread free each. (A blocking one lives on its worker's stack, or is
+ * its parked task's.) 16384 of them are 640 KB. */
+static spare_pool g_spare_reports = SPARE_POOL(sim_report, next, 16384);
+static __thread spare_list t_spare_reports;
+
+static sim_report *report_new(void)
+{
+    sim_report *r = spare_take(&g_spare_reports, &t_spare_reports);
+    if (r)
+        memset(r, 0, sizeof *r);
+    return r ? r : calloc(1, sizeof *r);
+}
+
+static void report_free(sim_report *r) { spare_give(&g_spare_reports, r); }
+
 void sim_subscriber_put(sim_subscriber *sub)
 {
     if (sub && atomic_fetch_sub(&sub->refs, 1) == 1) {
         sim_report *r = sub->head;
         while (r) { /* undelivered non-blocking reports: nobody will run them now */
             sim_report *n = r->next;
-            free(r);
+            report_free(r);
             r = n;
         }
         pthread_mutex_destroy(&sub->lock);
@@ -193,7 +210,7 @@ static void drop_queued_locked(sim_subscriber *sub)
             if (r->parked)
                 sim_stream_wake(r->parked);
         } else {
-            free(r);
+            report_free(r);
         }
         r = next;
     }
@@ -293,7 +310,7 @@ static bool withdraw_locked(sim_subscriber *sub, sim_report *r)
 static void sim_callback_execute(sim_stream *s, sim_subscriber *sub, aclrtCallback fn, void *user_data, bool block)
 {
     sim_report stack_report = {.fn = fn, .user_data = user_data, .block = true};
-    sim_report *r = block ? &stack_report : calloc(1, sizeof *r);
+    sim_report *r = block ? &stack_report : report_new();
     if (!r) {
         /* Out of memory for a non-blocking report: run it as a blocking one rather than lose it. */
         r = &stack_report;
@@ -306,7 +323,7 @@ static void sim_callback_execute(sim_stream *s, sim_subscriber *sub, aclrtCallba
     if (sub->closed) { /* being torn down: the report is dropped (sim_callback_close) */
         pthread_mutex_unlock(&sub->lock);
         if (r != &stack_report)
-            free(r);
+            report_free(r);
         return;
     }
     if (sub->tail)
@@ -479,7 +496,7 @@ SIM_API aclError aclrtProcessReport(int32_t timeout)
                 sim_stream_wake(r->parked);
             pthread_mutex_unlock(&sub->lock);
         } else {
-            free(r);
+            report_free(r);
         }
     }
     pthread_mutex_lock(&g_lock);

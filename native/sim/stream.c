@@ -46,82 +46,32 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "spares.h"
 
-/* Task recycling. Tasks are allocated by the submitting thread and finished by a stream
- * worker; with malloc/free that is a cross-thread free per task, which contends for the
- * allocator's arena lock with the submitter. Instead a worker hands finished tasks back to one
- * process-wide stack (g_recycled), a chain of them at a time (sim_stream_run_turn collects a
- * turn's), and a submitting thread takes the whole stack at once (an exchange: with pushes
- * that only add and a pop that takes all, there is no ABA) into a thread-local spare list when
- * it has none left. A task may be reused on any stream.
+/* Task recycling. Tasks are made by the submitting thread and finished by a stream worker:
+ * spares (spares.h) rather than a cross-thread free each. A worker hands a turn's finished
+ * tasks back a chain at a time, and a task may be reused on any stream.
  *
- * One stack for every stream, not one per stream, so that the task a submitter reuses is one
- * finished a moment ago, still in cache: with a stack per stream, a program that spreads its
- * work over many streams (issue 25: 1900) came back to each stream's stack only once per
- * sweep over all of them, and reused tasks that had long left the cache -- the submitting
- * thread's dearest miss. `n` counts the tasks recycled and not yet handed out again (on the
- * stack or in a thread's spare list): above RECYCLE_MAX a worker frees instead, which bounds
- * the memory kept. */
-#define RECYCLE_MAX 4096u
+ * One pool for every stream, not one per stream, so that the task a submitter reuses is one
+ * finished a moment ago, still in cache: with a pool per stream, a program that spreads its
+ * work over many streams (issue 25: 1900) came back to each stream's pool only once per sweep
+ * over all of them, and reused tasks that had long left the cache -- the submitting thread's
+ * dearest miss. 16384 tasks kept are 6 MB: what a burst of 8000 launches with their completion
+ * callbacks has in flight (a real runtime's per-stream task rings are of that order). */
 #define RECYCLE_CHAIN 32u /* a turn hands back its finished tasks at least this often */
 
-static struct {
-    _Alignas(64) _Atomic(sim_task *) head;
-    atomic_uint n;
-} g_recycled; /* a cache line of its own: workers push to it, submitters take from it */
-
-static __thread sim_task *t_spares;
-static __thread unsigned t_handed; /* of the spares taken, how many were handed out (see g_recycled.n) */
-static pthread_key_t g_spares_key;
-static pthread_once_t g_spares_once = PTHREAD_ONCE_INIT;
-
-static unsigned free_list(sim_task *t)
-{
-    unsigned n = 0;
-    while (t) {
-        sim_task *next = t->next;
-        free(t);
-        t = next;
-        n++;
-    }
-    return n;
-}
-
-/* Thread exit: the spares left are no longer recycled ones. */
-static void free_spares(void *list)
-{
-    unsigned n = free_list(list) + t_handed;
-    t_handed = 0;
-    atomic_fetch_sub_explicit(&g_recycled.n, n, memory_order_relaxed);
-}
-static void make_spares_key(void) { pthread_key_create(&g_spares_key, free_spares); }
+static spare_pool g_spare_tasks = SPARE_POOL(sim_task, next, 16384);
+static __thread spare_list t_spare_tasks;
 
 sim_task *sim_task_new(const sim_task_ops *ops)
 {
-    sim_task *t = t_spares;
-    if (t) {
-        t_spares = t->next;
-        t_handed++;
-        if (!t_spares) { /* the last of them: no longer counted as recycled (one update a list) */
-            atomic_fetch_sub_explicit(&g_recycled.n, t_handed, memory_order_relaxed);
-            t_handed = 0;
-        }
-        pthread_setspecific(g_spares_key, t_spares); /* what the thread-exit destructor frees */
+    sim_task *t = spare_take(&g_spare_tasks, &t_spare_tasks);
+    if (t)
         memset(t, 0, offsetof(sim_task, inline_args));
-    } else if (!(t = calloc(1, sizeof *t))) {
+    else if (!(t = calloc(1, sizeof *t)))
         return NULL;
-    }
     t->ops = ops;
     return t;
-}
-
-static void take_recycled(void)
-{
-    if (t_spares || !atomic_load_explicit(&g_recycled.head, memory_order_relaxed))
-        return;
-    pthread_once(&g_spares_once, make_spares_key);
-    t_spares = atomic_exchange_explicit(&g_recycled.head, NULL, memory_order_acquire);
-    pthread_setspecific(g_spares_key, t_spares); /* freed if the thread exits */
 }
 
 /* Drops the references t holds (its kind's release). */
@@ -137,26 +87,17 @@ void sim_task_free(sim_task *t)
     free(t);
 }
 
-/* A turn's finished tasks, on their way back to g_recycled (the turn's own). */
+/* A turn's finished tasks, on their way back to the pool (the turn's own). */
 typedef struct {
     sim_task *head, *tail;
     unsigned n;
 } done_chain;
 
-/* Hands the chain back: recycled for a submitter, or freed when enough are waiting. */
+/* Hands the chain back: kept for a submitter, or freed when enough are kept. */
 static void done_flush(done_chain *c)
 {
-    if (!c->n)
-        return;
-    if (atomic_load_explicit(&g_recycled.n, memory_order_relaxed) >= RECYCLE_MAX) {
-        free_list(c->head);
-    } else {
-        atomic_fetch_add_explicit(&g_recycled.n, c->n, memory_order_relaxed);
-        c->tail->next = atomic_load_explicit(&g_recycled.head, memory_order_relaxed);
-        while (!atomic_compare_exchange_weak_explicit(&g_recycled.head, &c->tail->next, c->head,
-                                                      memory_order_release, memory_order_relaxed))
-            ;
-    }
+    if (c->n)
+        spare_give_chain(&g_spare_tasks, c->head, c->tail, c->n);
     *c = (done_chain){0};
 }
 
@@ -602,7 +543,6 @@ aclError sim_stream_submit(sim_stream *s, sim_task *t, const char *func, uint64_
     t_last_task_id = t->task_id;
     pthread_mutex_unlock(&s->lock);
     sim_exec_wake(w); /* after the unlock: the worker it wakes takes s->lock first thing */
-    take_recycled();
     if (seq)
         *seq = n;
     return ACL_SUCCESS;
