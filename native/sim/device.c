@@ -172,12 +172,13 @@ typedef struct core_arg {
     int device;
 } core_arg;
 
-/* Claims the next block of j for core slot c, run by the calling thread. Pool lock held. */
-static uint32_t claim(sim_core_pool *p, sim_core *c, sim_job *j, sim_guard *guard)
+/* Claims the next block of j for core slot c, run by the calling thread. Pool lock held. now:
+ * the clock, when the caller has just read it, else 0. */
+static uint32_t claim(sim_core_pool *p, sim_core *c, sim_job *j, sim_guard *guard, uint64_t now)
 {
     uint32_t b = j->next_block++;
     if (b == 0 && j->timeout_us)
-        j->deadline_ns = sim_now_ns() + j->timeout_us * 1000ull;
+        j->deadline_ns = (now ? now : sim_now_ns()) + j->timeout_us * 1000ull;
     if (j->next_block == j->num_blocks)
         dequeue(p, j);
     j->running++;
@@ -240,7 +241,7 @@ static void *core_main(void *arg)
             pthread_cond_wait(&p->work_cv, &p->lock);
             continue;
         }
-        uint32_t b = claim(p, me, j, guard);
+        uint32_t b = claim(p, me, j, guard, 0);
         run_claimed(p, me, a.index, j, b, guard);
     }
     me->guard = NULL;
@@ -376,7 +377,7 @@ void sim_pool_run(sim_core_pool *p, sim_job *job, sim_guard *guard)
     if (job->timeout_us) {
         p->timed_jobs++;
         /* Its deadline is at least timeout after now (it is set when the first block starts). */
-        if (sim_now_ns() + job->timeout_us * 1000ull < p->watchdog_wake_ns)
+        if ((job->start_ns ? job->start_ns : sim_now_ns()) + job->timeout_us * 1000ull < p->watchdog_wake_ns)
             pthread_cond_signal(&p->watchdog_cv);
     }
     if (job->num_blocks > 1)
@@ -388,7 +389,9 @@ void sim_pool_run(sim_core_pool *p, sim_job *job, sim_guard *guard)
     while (claimable(p) == job && job->next_block < job->num_blocks && (ci = idle_slot(p)) >= 0) {
         sim_core *c = &p->cores[ci];
         c->borrowed = true;
-        uint32_t b = claim(p, c, job, guard);
+        /* Its first block starts now: the launch's own clock read, a moment old, dates it (the
+         * deadline is earlier by that moment; a clock read is among a worker's dearest calls). */
+        uint32_t b = claim(p, c, job, guard, job->start_ns);
         run_claimed(p, c, ci, job, b, guard);
         c->borrowed = false;
     }

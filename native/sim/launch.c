@@ -232,6 +232,7 @@ aclError sim_kernel_execute(sim_stream *s, sim_task *t, char *msg, size_t msglen
     job.take_status = fn->bin->take_status;
     job.running_slot = &s->running_job; /* an abort ends the launch through it (abort.c) */
     uint64_t t0 = sim_now_ns();
+    job.start_ns = t0;
     sim_pool_run(&s->dev->pool, &job, s->guard);
     atomic_store_explicit(&t->u.kernel.fn->last_ns, sim_now_ns() - t0 + 1, memory_order_relaxed);
     if (job.error) {

@@ -338,6 +338,8 @@ typedef struct sim_job {
     bool abort;                 /* set on the first failure or timeout: unclaimed blocks skip */
     uint64_t timeout_us;        /* launch timeout attribute, 0 = none */
     uint64_t deadline_ns;       /* set when the first block starts */
+    uint64_t start_ns;          /* the caller's clock read as it hands the job over, or 0: the
+                                 * pool reads no clock of its own for a job started at once */
     bool timed_out;
     aclError error;             /* first failure */
     char errmsg[448];
