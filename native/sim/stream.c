@@ -185,8 +185,8 @@ void sim_stream_trace_task(sim_stream *s, const sim_task *t, uint64_t t0, aclErr
  * callback.c, launch.c) -- and pays it before anything else, when its queue runs dry, or once
  * REPORT_DEFER_MAX reports or REPORT_DEFER_NS have accumulated (looked at every fourth task). A
  * report is thus delayed by a few tens of microseconds at most (one short kernel longer when a
- * function suddenly slows down), and
- * a burst of completions costs the processing thread one wake-up. */
+ * function suddenly slows down), and a burst of completions costs the processing thread one
+ * wake-up. */
 #define REPORT_DEFER_MAX 64u
 #define REPORT_DEFER_NS 50000ull
 
