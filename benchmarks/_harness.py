@@ -60,6 +60,32 @@ def kernel(name: str) -> Path:
     return build_kernel(example_kernel(name))
 
 
+def run_c_program(name: str, *args: str, timeout: float = 120) -> str:
+    """Builds benchmarks/c/<name>.c against the simulator library (in a temporary directory)
+    and runs it with args; returns what it printed. The C baselines are fixed programs: only
+    their arguments differ between the benchmarks that run them."""
+    import subprocess
+    import tempfile
+
+    from aiocann.compiler import include_dir, library_path
+
+    lib_dir = library_path().parent
+    src = Path(__file__).resolve().parent / "c" / f"{name}.c"
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = Path(tmp) / name
+        build = subprocess.run(
+            ["cc", "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{include_dir()}", str(src), "-o", str(exe),
+             f"-L{lib_dir}", "-l:libascendcl.so", f"-Wl,-rpath,{lib_dir}", "-lpthread"],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        if build.returncode:
+            raise RuntimeError(f"building {src} failed:\n{build.stderr}")
+        run = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=timeout)
+        if run.returncode:
+            raise RuntimeError(f"{exe} failed:\n{run.stderr}")
+        return run.stdout
+
+
 def examples_dir() -> Path:
     """The examples (examples/inference.py, server.py, ...): examples/ next to benchmarks/ in a
     checkout, aiocann/examples next to aiocann/_benchmarks in an installed wheel."""

@@ -19,7 +19,7 @@ import numpy as np
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
-from _harness import Result, goal_met, kernel  # noqa: E402
+from _harness import Result, goal_met, kernel, run_c_program  # noqa: E402
 
 import aiocann as ac  # noqa: E402
 
@@ -52,29 +52,7 @@ async def _native(burst: bool) -> float:
 
 def _c_baseline() -> float:
     """Completions/s of benchmarks/c/completions.c, built against the simulator library."""
-    import subprocess
-    import tempfile
-    from pathlib import Path
-
-    from aiocann.compiler import include_dir, library_path
-
-    lib_dir = library_path().parent
-    src = Path(__file__).resolve().parent / "c" / "completions.c"
-    with tempfile.TemporaryDirectory() as tmp:
-        exe = Path(tmp) / "completions"
-        build = subprocess.run(
-            ["cc", "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{include_dir()}", str(src), "-o", str(exe),
-             f"-L{lib_dir}", "-l:libascendcl.so", f"-Wl,-rpath,{lib_dir}", "-lpthread"],
-            capture_output=True, text=True,
-        )  # fmt: skip
-        if build.returncode:
-            raise RuntimeError(f"building {src} failed:\n{build.stderr}")
-        run = subprocess.run(
-            [str(exe), str(kernel("test_kernels.c")), str(N), str(STREAMS)], capture_output=True, text=True, timeout=120
-        )
-        if run.returncode:
-            raise RuntimeError(f"{exe} failed:\n{run.stderr}")
-        return float(run.stdout.strip())
+    return float(run_c_program("completions", str(kernel("test_kernels.c")), str(N), str(STREAMS)).strip())
 
 
 def main() -> Result:

@@ -19,6 +19,11 @@ Goal: both ratios (1900 streams / 8) >= 0.9, with at most 0.1 threads per stream
 session 8 the two sides also differed in their tasks -- 1900 against 8 -- so the ratio priced
 spawning and suspending 1900 anyio tasks, not the streams; the old figure is printed beside:
 one task per stream on both sides.)
+
+Printed beside, not part of the ratio: the 8-task side's shape in C on the same runtime
+(benchmarks/c/completions.c, P2's baseline, given EACH and ROUNDS: one thread, each launch with
+its completion callback, 10 at a time on each of 1900 streams against 2375 on each of 8) -- what
+a stream turn costs the runtime itself, without Python.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import numpy as np
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import Result, goal_met, kernel  # noqa: E402
+from _harness import Result, goal_met, kernel, run_c_program  # noqa: E402
 
 import aiocann as ac  # noqa: E402
 
@@ -94,6 +99,20 @@ async def _measure(streams: int, hosts: tuple[int, ...]) -> tuple[dict[int, floa
     return best, per_stream, total
 
 
+def _c_reference() -> dict[int, float]:
+    """Completions/s of benchmarks/c/completions.c in the 8-task side's shape without Python:
+    one thread, N launches with their callbacks, N / 1900 (10) at a time on each of 1900
+    streams, or N / 8 on each of 8 -- what a stream turn costs the runtime itself. Best of each,
+    the two alternating."""
+    best = dict.fromkeys((FEW, MANY), 0.0)
+    path = str(kernel("test_kernels.c"))
+    for _ in range(SITTINGS):
+        for streams in (FEW, MANY):
+            out = run_c_program("completions", path, str(N), str(streams), str(N // streams), str(ROUNDS))
+            best[streams] = max(best[streams], float(out.strip()))
+    return best
+
+
 def main() -> Result:
     # The sides alternate, SITTINGS times each, and each keeps its best: on a shared machine
     # the figures of two runs seconds apart differ more than the sides do.
@@ -104,6 +123,7 @@ def main() -> Result:
             best, per_stream, total = anyio.run(_measure, streams, HOSTS)
             for t in HOSTS:
                 side[t] = max(side[t], best[t])
+    c = _c_reference()
     ratios = {t: many[t] / few[t] for t in HOSTS}
     ratio = min(ratios.values())
     met = goal_met(ratio, GOAL) and per_stream <= THREADS_GOAL
@@ -112,7 +132,9 @@ def main() -> Result:
     return Result(
         "P12 streams scaling",
         f"{MANY} streams ({per_stream:.3f} host threads per stream, {total} in all): {per_host}; "
-        f"one task per stream on both sides, the old figure: {old:.2f}",
+        f"one task per stream on both sides, the old figure: {old:.2f}; C, one thread, {N // MANY} launches at a "
+        f"time on each stream against {N // FEW} on each of {FEW}: {c[MANY]:,.0f} vs {c[FEW]:,.0f}/s "
+        f"({c[MANY] / c[FEW]:.2f})",
         f"{FEW} streams, the same tasks",
         ratio,
         GOAL,
@@ -122,6 +144,8 @@ def main() -> Result:
             **{f"few_per_s_{t}_tasks": few[t] for t in HOSTS},
             **{f"ratio_{t}_tasks": ratios[t] for t in HOSTS},
             "ratio_one_task_per_stream": old,
+            "c_per_s_many": c[MANY],
+            "c_per_s_few": c[FEW],
             "streams_many": MANY,
             "streams_few": FEW,
             "threads_per_stream": per_stream,
