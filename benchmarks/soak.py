@@ -62,7 +62,7 @@ def _counts() -> tuple[int, int, int]:
         try:
             with open(f"/proc/self/task/{tid}/comm") as f:
                 name = f.read().strip()
-        except FileNotFoundError:  # it exited meanwhile
+        except (FileNotFoundError, ProcessLookupError):  # it exited meanwhile (before the open, or the read)
             continue
         if name == _POOL_THREAD:
             pool += 1
