@@ -234,10 +234,14 @@ def free_ports(n: int) -> list[int]:
             sock.close()
 
 
-def _free_port_range(size: int) -> int:
-    """The first of ``size`` consecutive free ports, away from Ray's default worker ports."""
+def _free_port_range(size: int, taken: set[int]) -> int:
+    """The first of ``size`` consecutive free ports, away from Ray's default worker ports and
+    from ``taken`` (ports chosen for other components: free now, because their sockets were
+    closed, but not for the workers -- Ray refuses to start when the two overlap)."""
     for _ in range(100):
         base = 30000 + secrets.randbelow(30000 - size)
+        if taken & set(range(base, base + size)):
+            continue
         try:
             for port in range(base, base + size):
                 with socket.socket() as sock:
@@ -285,8 +289,9 @@ class LocalCluster:
         self.temp_dir = Path(tempfile.mkdtemp(prefix="aiocann-ray-", dir="/tmp"))
         self.logs_to = logs_to
         self.log_path = self.temp_dir / "ray-start.log"
-        gcs, client, node_manager, object_manager, agent, agent_grpc, env_agent, metrics, dashboard = free_ports(9)
-        workers = _free_port_range(64)
+        ports = free_ports(9)
+        gcs, client, node_manager, object_manager, agent, agent_grpc, env_agent, metrics, dashboard = ports
+        workers = _free_port_range(64, set(ports))
         self.address = f"127.0.0.1:{gcs}"
         self.env = {
             **os.environ,
