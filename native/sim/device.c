@@ -374,10 +374,13 @@ void sim_pool_run(sim_core_pool *p, sim_job *job, sim_guard *guard)
     else
         p->head = job;
     p->tail = job;
+    /* The clock now, for a launch with a timeout: the caller's read as it handed the job over
+     * (a moment old; a clock read is among a worker's dearest calls), else one of our own. */
+    uint64_t now = !job->timeout_us ? 0 : job->start_ns ? job->start_ns : sim_now_ns();
     if (job->timeout_us) {
         p->timed_jobs++;
         /* Its deadline is at least timeout after now (it is set when the first block starts). */
-        if ((job->start_ns ? job->start_ns : sim_now_ns()) + job->timeout_us * 1000ull < p->watchdog_wake_ns)
+        if (now + job->timeout_us * 1000ull < p->watchdog_wake_ns)
             pthread_cond_signal(&p->watchdog_cv);
     }
     if (job->num_blocks > 1)
@@ -389,9 +392,9 @@ void sim_pool_run(sim_core_pool *p, sim_job *job, sim_guard *guard)
     while (claimable(p) == job && job->next_block < job->num_blocks && (ci = idle_slot(p)) >= 0) {
         sim_core *c = &p->cores[ci];
         c->borrowed = true;
-        /* Its first block starts now: the launch's own clock read, a moment old, dates it (the
-         * deadline is earlier by that moment; a clock read is among a worker's dearest calls). */
-        uint32_t b = claim(p, c, job, guard, job->start_ns);
+        /* Its first block starts now, dated by that clock read (its deadline earlier by the
+         * moment since). */
+        uint32_t b = claim(p, c, job, guard, now);
         run_claimed(p, c, ci, job, b, guard);
         c->borrowed = false;
     }
